@@ -1,0 +1,57 @@
+// Lint rules that carry architecture: the domain stays pure, workflows stay deterministic.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+
+/** Imports that make code non-deterministic or do I/O: banned in workflows and in the domain. */
+const ioPackages = ['undici', 'pg', 'minio', 'cheerio', '@temporalio/activity', '@temporalio/client', '@temporalio/worker', '@temporalio/testing'];
+
+const restrictedFor = (extra, message) => ({
+  '@typescript-eslint/no-restricted-imports': [
+    'error',
+    {
+      paths: [...nodeBuiltins, ...ioPackages, ...extra.paths].map((name) => ({ name, message })),
+      patterns: extra.patterns.map((group) => ({ group: [group], message, allowTypeImports: true })),
+    },
+  ],
+});
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.crawler-data/**', '.test-data/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+    },
+  },
+  {
+    files: ['**/*.js', 'bin/**'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+  {
+    // Workflow code is replayed: no I/O, no clocks or randomness outside the SDK, activities by type only.
+    files: ['src/workflows/**/*.ts'],
+    rules: restrictedFor(
+      { paths: [], patterns: ['**/activities/**', '**/storage/**', '**/http/**', '**/stack/**', '**/workers/**', '**/cli/**'] },
+      'Workflow code must stay deterministic: no Node built-ins, no I/O clients, activities by type only.',
+    ),
+  },
+  {
+    // The domain is pure: workflows, activities and unit tests all call it.
+    files: ['src/domain/**/*.ts'],
+    rules: restrictedFor(
+      { paths: ['@temporalio/workflow', '@temporalio/common'], patterns: ['**/activities/**', '**/workflows/**', '**/storage/**', '**/http/**', '**/stack/**', '**/workers/**', '**/cli/**', '**/config/**'] },
+      'The domain is pure: no I/O, no Temporal, no Node built-ins.',
+    ),
+  },
+);

@@ -1,0 +1,26 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/domain/**/*.test.ts', 'test/unit/**/*.test.ts'],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/activities/**/*.test.ts', 'test/workflows/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/replay/**/*.test.ts'],
+          globalSetup: ['test/support/global-stack.ts'],
+          // One real stack, shared; the files run one after another on a 2-core machine.
+          fileParallelism: false,
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+        },
+      },
+    ],
+  },
+});
