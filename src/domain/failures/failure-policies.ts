@@ -1,0 +1,213 @@
+import { FailuresInputError } from './errors.js';
+import { FETCH_FAILURE_TYPES, isFetchFailureType, type FetchFailureType } from './fetch-failure-type.js';
+
+/**
+ * Who retries a failure:
+ * - 'activity': Temporal retries the fetch activity (URL-level transient). The host workflow is
+ *   awaiting that activity, so no other request reaches the host meanwhile.
+ * - 'host': the activity gives up at once; the host workflow records the outcome (which delays
+ *   the whole host) and requeues the URL.
+ * - 'none': terminal for this URL at this stage.
+ */
+export type RetryLayer = 'none' | 'activity' | 'host';
+
+/**
+ * What a failure does to the host's politeness state (see applyHostOutcome):
+ * - 'slow-down': an overload signal; the adaptive delay grows.
+ * - 'cooldown': the host may be failing; the adaptive delay grows and the failure counts toward
+ *   the host's circuit breaker.
+ * - 'quarantine-host': no request to the host until recheckAfterMs has passed (TLS, private network).
+ * - 'negative-cache-host': the name does not exist; no request until recheckAfterMs has passed.
+ * - 'none': says nothing about the host.
+ */
+export type HostEffect = 'none' | 'slow-down' | 'cooldown' | 'quarantine-host' | 'negative-cache-host';
+
+/** A multiplier range for jitter: the delay is multiplied by a uniform draw in [min, max). */
+export interface JitterRange {
+  min: number;
+  max: number;
+}
+
+/** The seed's jitter (000 §6.1): 0.5 to 1.5 times the backoff, so retries do not arrive together. */
+export const DEFAULT_JITTER: Readonly<JitterRange> = Object.freeze({ min: 0.5, max: 1.5 });
+
+/** What the crawler does after one FetchFailureType. Plain data, so it can be tabulated and tested. */
+export interface FailurePolicy {
+  type: FetchFailureType;
+  /** One line for the README and for operators. */
+  summary: string;
+  retryLayer: RetryLayer;
+  /** Total attempts at this stage including the first; 1 means never retried. */
+  maxAttempts: number;
+  /** Backoff before attempt n+1 is baseDelayMs * 2^(n-1), capped at maxDelayMs, then jittered. */
+  baseDelayMs: number;
+  /** Cap on the backoff before jitter, so the jittered delay is at most jitter.max * maxDelayMs. */
+  maxDelayMs: number;
+  jitter: Readonly<JitterRange>;
+  hostEffect: HostEffect;
+  /** For 429 and 503: a Retry-After header, or without one our throttle backoff, delays the whole host. */
+  throttlesHost: boolean;
+  /** NotFound: tombstone recheck; host holds: how long until the host is tried again. */
+  recheckAfterMs?: number;
+  /**
+   * Counted per URL fingerprint and stage toward POISON_ATTEMPT_LIMIT. True only for failures this
+   * URL plausibly causes itself; host-wide failures (DNS, connect, 429, 503) are the circuit
+   * breaker's business, or a host outage would dead-letter every URL of the host.
+   */
+  countsTowardPoison: boolean;
+}
+
+/** Failures at one stage of one URL before it moves to the dead-letter table (000 §6.1, §9.1). */
+export const POISON_ATTEMPT_LIMIT = 5;
+
+const SECOND_MS = 1000;
+const MINUTE_MS = 60 * SECOND_MS;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+/** Tombstone recheck for a 404/410 (000 §6.1: "a long tombstone recrawl"). */
+export const NOT_FOUND_RECHECK_MS = 30 * DAY_MS;
+/** How long a host stays held after NXDOMAIN, a bad certificate or a private address. */
+export const HOST_HOLD_RECHECK_MS = 24 * HOUR_MS;
+
+type PolicyFields = Omit<FailurePolicy, 'type' | 'jitter' | 'throttlesHost'> & { throttlesHost?: boolean };
+
+function terminal(summary: string, fields: Partial<PolicyFields> = {}): PolicyFields {
+  return { summary, retryLayer: 'none', maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0, hostEffect: 'none', countsTowardPoison: false, ...fields };
+}
+
+/** Timeouts and other URL-level transients: 000 §6.1 says 2-3 attempts with jittered backoff. */
+function transient(summary: string, fields: Partial<PolicyFields> = {}): PolicyFields {
+  return { summary, retryLayer: 'activity', maxAttempts: 3, baseDelayMs: 2 * SECOND_MS, maxDelayMs: 30 * SECOND_MS, hostEffect: 'cooldown', countsTowardPoison: true, ...fields };
+}
+
+const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
+  NotFound: terminal('404 or 410: gone. Never retried; a known document becomes a tombstone, rechecked after 30 days.', {
+    recheckAfterMs: NOT_FOUND_RECHECK_MS,
+  }),
+  ClientError: terminal('Other 4xx, or a 3xx we do not follow (300, 305, 306, unassigned): the request as made cannot succeed. Not retried.'),
+  RequestTimeout: transient('408: the server gave up waiting for our request. Retried twice with jittered backoff; counts toward the circuit breaker.'),
+  ConnectTimeout: transient('TCP/TLS connect did not finish in time. Retried twice; a host-wide symptom, so it feeds the circuit breaker, not the poison budget.', {
+    countsTowardPoison: false,
+  }),
+  FirstByteTimeout: transient('Connected, but no response headers in time. Retried twice with jittered backoff; counts toward the circuit breaker.'),
+  BodyTimeout: transient('Headers arrived, the body stalled or took too long. Retried twice with jittered backoff; counts toward the circuit breaker.'),
+  TooManyRequests: {
+    summary: "429: the host's budget is spent. Retry-After (else min(10 s * 2^n, 1 h) * jitter) delays the whole host; the URL is requeued.",
+    retryLayer: 'host',
+    maxAttempts: 6,
+    baseDelayMs: 10 * SECOND_MS,
+    maxDelayMs: HOUR_MS,
+    hostEffect: 'slow-down',
+    throttlesHost: true,
+    countsTowardPoison: false,
+  },
+  ServerError: {
+    summary: '500, 502, 504 and other 5xx: limited requeues, then give up; consecutive ones open the host circuit breaker.',
+    retryLayer: 'host',
+    maxAttempts: 3,
+    baseDelayMs: 10 * SECOND_MS,
+    maxDelayMs: 5 * MINUTE_MS,
+    hostEffect: 'cooldown',
+    countsTowardPoison: true,
+  },
+  ServiceUnavailable: {
+    summary: '503: the host is overloaded or down. Retry-After or a throttle backoff delays the whole host; limited requeues; feeds the circuit breaker.',
+    retryLayer: 'host',
+    maxAttempts: 4,
+    baseDelayMs: 30 * SECOND_MS,
+    maxDelayMs: HOUR_MS,
+    hostEffect: 'cooldown',
+    throttlesHost: true,
+    countsTowardPoison: false,
+  },
+  DnsNotFound: terminal('NXDOMAIN or no addresses: the name does not exist. Not retried; the host is negatively cached for 24 h.', {
+    hostEffect: 'negative-cache-host',
+    recheckAfterMs: HOST_HOLD_RECHECK_MS,
+  }),
+  DnsTemporaryFailure: transient('SERVFAIL or resolver timeout: short backoff (1 s, 2 s), then give up; feeds the circuit breaker.', {
+    baseDelayMs: SECOND_MS,
+    maxDelayMs: 10 * SECOND_MS,
+    countsTowardPoison: false,
+  }),
+  ConnectionFailed: transient('Connection refused or reset. Retried twice; a host-wide symptom, so it feeds the circuit breaker, not the poison budget.', {
+    countsTowardPoison: false,
+  }),
+  TlsCertificateError: terminal('Invalid, expired, self-signed or mismatched certificate. Never bypassed, never retried; the host is quarantined for 24 h.', {
+    hostEffect: 'quarantine-host',
+    recheckAfterMs: HOST_HOLD_RECHECK_MS,
+  }),
+  TlsHandshakeError: terminal('TLS protocol or cipher failure. Not retried; the host is quarantined for 24 h.', {
+    hostEffect: 'quarantine-host',
+    recheckAfterMs: HOST_HOLD_RECHECK_MS,
+  }),
+  PrivateNetworkRefused: terminal('The host resolved to a loopback, private or link-local address. Not retried; the host is quarantined for 24 h.', {
+    hostEffect: 'quarantine-host',
+    recheckAfterMs: HOST_HOLD_RECHECK_MS,
+  }),
+  BodyTooLarge: terminal('The body on the wire exceeded the size limit and was cut off. Not retried; counts toward the poison budget.', {
+    countsTowardPoison: true,
+  }),
+  DecompressedTooLarge: terminal('The decoded body exceeded its limit (a compression bomb) and was cut off. Not retried; counts toward the poison budget.', {
+    countsTowardPoison: true,
+  }),
+  BadContentEncoding: terminal('Corrupt gzip, br or deflate stream. Not retried; counts toward the poison budget.', { countsTowardPoison: true }),
+  InvalidResponse: terminal('Malformed HTTP (bad status line or headers, a 1xx or out-of-range final status). Not retried; counts toward the poison budget.', {
+    countsTowardPoison: true,
+  }),
+  UnsupportedContentType: terminal('A content type the crawler does not accept. Not retried.'),
+  RobotsDisallowed: terminal('robots.txt disallows the path. No request is sent; not retried until the rules change.'),
+  RobotsUnreachable: {
+    summary: 'robots.txt answered 5xx or failed, so everything is disallowed for now (RFC 9309). No request is sent; the URL is requeued later.',
+    retryLayer: 'host',
+    maxAttempts: 4,
+    baseDelayMs: 5 * MINUTE_MS,
+    maxDelayMs: HOUR_MS,
+    hostEffect: 'none',
+    countsTowardPoison: false,
+  },
+  RedirectLoop: terminal('A redirect chain revisits a URL it already passed. Not retried.'),
+  TooManyRedirects: terminal('A redirect chain exceeded the hop limit. Not retried.'),
+  InvalidUrl: terminal('Not a fetchable http(s) URL. Not retried.'),
+  HostCircuitOpen: {
+    summary: "The host's circuit breaker is open. No request is sent; the URL is requeued after the cooldown.",
+    retryLayer: 'host',
+    maxAttempts: 3,
+    baseDelayMs: 5 * MINUTE_MS,
+    maxDelayMs: HOUR_MS,
+    hostEffect: 'none',
+    countsTowardPoison: false,
+  },
+  PoisonUrl: terminal('Failed 5 times at one stage: moved to the dead-letter table with its history. Not retried until requeued by hand.'),
+};
+
+function buildPolicies(): Readonly<Record<FetchFailureType, FailurePolicy>> {
+  const entries = FETCH_FAILURE_TYPES.map((type) => {
+    const fields = POLICY_FIELDS[type];
+    const policy: FailurePolicy = { type, jitter: DEFAULT_JITTER, throttlesHost: false, ...fields };
+    return [type, Object.freeze(policy)] as const;
+  });
+  return Object.freeze(Object.fromEntries(entries) as Record<FetchFailureType, FailurePolicy>);
+}
+
+/** The policy of every failure type: the one place that decides retries and host effects. */
+export const FAILURE_POLICIES: Readonly<Record<FetchFailureType, FailurePolicy>> = buildPolicies();
+
+/** The policy for an ApplicationFailure `type` read back by a workflow; undefined if it is not ours. */
+export function lookupFailurePolicy(type: string): FailurePolicy | undefined {
+  return isFetchFailureType(type) ? FAILURE_POLICIES[type] : undefined;
+}
+
+/** The policy for `type`; throws FAILURES_UNKNOWN_TYPE when the name is not a FetchFailureType. */
+export function failurePolicyFor(type: string): FailurePolicy {
+  const policy = lookupFailurePolicy(type);
+  if (policy === undefined) {
+    throw new FailuresInputError('FAILURES_UNKNOWN_TYPE', 'type', type, `use one of FETCH_FAILURE_TYPES (${FETCH_FAILURE_TYPES.length} names)`);
+  }
+  return policy;
+}
+
+/** True when nothing retries this failure: the URL's stage ends here (it may be rechecked much later). */
+export function isTerminal(type: FetchFailureType): boolean {
+  return failurePolicyFor(type).retryLayer === 'none';
+}

@@ -1,0 +1,16 @@
+export { DEFAULT_HOST_POLITENESS_POLICY, policyDelayMs, resolveHostPolitenessPolicy, validateHostPolitenessPolicy } from './host-politeness-policy.js';
+export type { HostPolitenessPolicy } from './host-politeness-policy.js';
+export { MAX_RECENT_THROTTLES, initialHostPolitenessState } from './host-politeness-state.js';
+export type { HostPolitenessState } from './host-politeness-state.js';
+export { adaptiveDelayMs, hostDelayFloorMs, throttleDelayMs } from './host-delays.js';
+export { applyHostOutcome } from './host-outcome.js';
+export type { HostOutcome } from './host-outcome.js';
+export { canStartFetch, circuitStateAt, hostHoldAt, nextFetchAtMs, onFetchStarted } from './host-gate.js';
+export type { CircuitState } from './host-gate.js';
+export { parseHttpDate } from './http-date.js';
+export { DEFAULT_MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
+export type { RetryAfterOptions } from './retry-after.js';
+export { TtlCache } from './ttl-cache.js';
+export type { TtlCacheOptions } from './ttl-cache.js';
+export { PolitenessInputError } from './errors.js';
+export type { PolitenessErrorCode } from './errors.js';
