@@ -1,0 +1,205 @@
+import { execFile } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { readPidFile } from './process-supervisor.js';
+import { StackError } from './stack-error.js';
+import { runAsUserPrefix, type SystemUser } from './system-user.js';
+
+const execFileAsync = promisify(execFile);
+
+/** The role initdb creates; trust auth on loopback only, so no password. */
+export const postgresSuperuser = 'crawler';
+export const postgresDatabase = 'crawler';
+
+export interface PostgresClusterOptions {
+  /** Folder holding initdb, pg_ctl and postgres of one install. */
+  binDir: string;
+  /** `<dataDir>/postgres`: cluster, socket folder and log live under it. */
+  dir: string;
+  /** TCP port on 127.0.0.1. */
+  port: number;
+  /**
+   * Who runs initdb and postgres. They refuse to run as root, so when we are root this is the
+   * `postgres` system user and the folder is handed to it. Default: undefined (the current user).
+   */
+  runAs?: SystemUser;
+  /** pg_ctl -w timeout. Default: 120 s. */
+  startTimeoutSeconds?: number;
+}
+
+export function postgresPaths(dir: string): { clusterDir: string; socketDir: string; logFile: string; pidFile: string } {
+  const clusterDir = join(dir, 'cluster');
+  return { clusterDir, socketDir: join(dir, 'run'), logFile: join(dir, 'postgres.log'), pidFile: join(clusterDir, 'postmaster.pid') };
+}
+
+export function postgresUrl(port: number, database = postgresDatabase): string {
+  return `postgres://${postgresSuperuser}@127.0.0.1:${port}/${database}`;
+}
+
+// A Unix socket path is limited to 107 bytes (sun_path); beyond that Postgres would refuse to start.
+const maxSocketPathBytes = 100;
+
+/**
+ * Settings regenerated on every start (the port may change). Sized for a crawler on a small
+ * machine: many short connections from workers, modest shared memory. fsync stays on: the
+ * fetch records are the crawl's memory.
+ */
+export function crawlerPostgresConf(port: number, socketDir: string): string {
+  const socketPath = join(socketDir, `.s.PGSQL.${port}`);
+  const socketDirs = Buffer.byteLength(socketPath) <= maxSocketPathBytes ? socketDir : '';
+  const quote = (value: string) => `'${value.replace(/'/g, "''")}'`;
+  return [
+    '# Written by src/stack/postgres-cluster.ts on every start; edits are overwritten.',
+    "listen_addresses = '127.0.0.1'",
+    `port = ${port}`,
+    `unix_socket_directories = ${quote(socketDirs)}`,
+    'max_connections = 200',
+    'shared_buffers = 128MB',
+    'fsync = on',
+    'synchronous_commit = on',
+    'logging_collector = off',
+    "log_min_messages = 'warning'",
+    "timezone = 'UTC'",
+    '',
+  ].join('\n');
+}
+
+/** pg_hba.conf: trust, but only over the local socket and loopback. */
+export const crawlerPgHba = [
+  '# Written by src/stack/postgres-cluster.ts: trust on loopback only.',
+  'local all all trust',
+  'host all all 127.0.0.1/32 trust',
+  'host all all ::1/128 trust',
+  '',
+].join('\n');
+
+async function run(binary: string, args: string[], runAs: SystemUser | undefined, logFile: string, cwd: string): Promise<void> {
+  const prefix = runAs === undefined ? [] : runAsUserPrefix(runAs);
+  const [command = binary, ...rest] = [...prefix, binary, ...args];
+  try {
+    // cwd: the postgres user may not be allowed into ours.
+    await execFileAsync(command, rest, { cwd, maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    appendFileSync(logFile, `\n$ ${[command, ...rest].join(' ')}\n${stdout}${stderr}`);
+    throw error;
+  }
+}
+
+function prepareDir(path: string, runAs: SystemUser | undefined, mode: number): void {
+  mkdirSync(path, { recursive: true, mode });
+  if (runAs !== undefined) chownSync(path, runAs.uid, runAs.gid);
+}
+
+/** Creates the cluster once (UTF8, C collation for byte-order URL sorting, `crawler` superuser). */
+export async function initPostgresCluster(options: PostgresClusterOptions): Promise<void> {
+  const paths = postgresPaths(options.dir);
+  prepareDir(options.dir, options.runAs, 0o700);
+  prepareDir(paths.socketDir, options.runAs, 0o700);
+  if (!existsSync(paths.logFile)) writeFileSync(paths.logFile, '');
+  if (options.runAs !== undefined) chownSync(paths.logFile, options.runAs.uid, options.runAs.gid);
+  if (existsSync(join(paths.clusterDir, 'PG_VERSION'))) return;
+  try {
+    await run(
+      join(options.binDir, 'initdb'),
+      ['-D', paths.clusterDir, '-U', postgresSuperuser, '-E', 'UTF8', '--no-locale', '--auth=trust', '--no-instructions'],
+      options.runAs,
+      paths.logFile,
+      options.dir,
+    );
+  } catch (cause) {
+    throw new StackError(`initdb failed for ${paths.clusterDir}`, {
+      code: 'STACK_START_FAILED',
+      service: 'postgres',
+      logFile: paths.logFile,
+      hint:
+        options.runAs === undefined
+          ? 'Read the log; delete the half-made cluster folder and retry.'
+          : `Read the log; every folder above ${options.dir} must be searchable by the '${options.runAs.name}' user (chmod o+x), then delete the half-made cluster folder and retry.`,
+      cause,
+    });
+  }
+  writeFileSync(join(paths.clusterDir, 'pg_hba.conf'), crawlerPgHba);
+  appendFileSync(join(paths.clusterDir, 'postgresql.conf'), "\n# Crawler stack settings (port, sockets, sizes)\ninclude_if_exists = 'crawler-stack.conf'\n");
+}
+
+/** Starts the cluster with pg_ctl -w (returns once it accepts connections) and returns the postmaster pid. */
+export async function startPostgresCluster(options: PostgresClusterOptions): Promise<{ pid: number; logFile: string }> {
+  const paths = postgresPaths(options.dir);
+  const confFile = join(paths.clusterDir, 'crawler-stack.conf');
+  writeFileSync(confFile, crawlerPostgresConf(options.port, paths.socketDir));
+  if (options.runAs !== undefined) chownSync(confFile, options.runAs.uid, options.runAs.gid);
+  try {
+    await run(
+      join(options.binDir, 'pg_ctl'),
+      ['start', '-D', paths.clusterDir, '-l', paths.logFile, '-w', '-t', String(options.startTimeoutSeconds ?? 120)],
+      options.runAs,
+      paths.logFile,
+      options.dir,
+    );
+  } catch (cause) {
+    throw new StackError(`Postgres did not start on 127.0.0.1:${options.port}`, {
+      code: 'STACK_START_FAILED',
+      service: 'postgres',
+      logFile: paths.logFile,
+      hint: `Read the log; start it by hand with: pg_ctl start -D ${paths.clusterDir} -l ${paths.logFile}`,
+      cause,
+    });
+  }
+  const pid = readPidFile(paths.pidFile);
+  if (pid === undefined) {
+    throw new StackError('Postgres started but wrote no postmaster.pid', {
+      code: 'STACK_START_FAILED',
+      service: 'postgres',
+      logFile: paths.logFile,
+      hint: 'Read the log, then retry.',
+    });
+  }
+  return { pid, logFile: paths.logFile };
+}
+
+/** The port a cluster was last configured for, from crawler-stack.conf. */
+export function configuredPostgresPort(dir: string): number | undefined {
+  try {
+    const match = /^port = (\d+)$/m.exec(readFileSync(join(postgresPaths(dir).clusterDir, 'crawler-stack.conf'), 'utf8'));
+    return match === null ? undefined : Number(match[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when a `SELECT 1` over url succeeds. */
+export async function postgresAnswers(url: string, connectTimeoutMs = 3_000): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Creates the database when missing; two racing callers are both fine. */
+export async function ensurePostgresDatabase(adminUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (found.rowCount !== 0) return;
+    try {
+      await client.query(`CREATE DATABASE ${quoteIdentifier(database)}`);
+    } catch (error) {
+      // 42P04 duplicate_database: someone else created it in between.
+      if ((error as { code?: string }).code !== '42P04') throw error;
+    }
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}

@@ -1,0 +1,37 @@
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** What this data folder started, as last recorded. Ports are kept so a restart reuses them. */
+export interface StackState {
+  version: 1;
+  temporal?: { pid?: number; port: number; uiPort: number; namespace: string; logFile: string };
+  postgres?: { pid?: number; port: number; logFile: string };
+  minio?: { pid?: number; port: number; consolePort: number; logFile: string };
+  /** MinIO root credentials, generated once per data folder. */
+  minioCredentials?: { accessKey: string; secretKey: string };
+}
+
+export function stackStatePath(dataDir: string): string {
+  return join(dataDir, 'stack.json');
+}
+
+export function readStackState(dataDir: string): StackState {
+  let text: string;
+  try {
+    text = readFileSync(stackStatePath(dataDir), 'utf8');
+  } catch {
+    return { version: 1 };
+  }
+  const parsed = JSON.parse(text) as Partial<StackState>;
+  return { ...parsed, version: 1 };
+}
+
+/** Atomic (write then rename) and private (0600): the file holds the MinIO root password. */
+export function writeStackState(dataDir: string, state: StackState): void {
+  mkdirSync(dataDir, { recursive: true });
+  const path = stackStatePath(dataDir);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, path);
+}

@@ -1,0 +1,154 @@
+import { Connection } from '@temporalio/client';
+import { join } from 'node:path';
+import { spawnDetached, type DetachedProcess } from './process-supervisor.js';
+
+export type SearchAttributeKind = 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
+
+/** The attributes the crawler's workflows upsert; they must exist before a workflow sets them. */
+export const defaultSearchAttributes: Readonly<Record<string, SearchAttributeKind>> = {
+  CrawlId: 'Keyword',
+  CrawlHost: 'Keyword',
+  CrawlState: 'Keyword',
+};
+
+export interface TemporalDevServerOptions {
+  /** Path of the `temporal` CLI binary. */
+  binary: string;
+  /** Folder for the SQLite file, log and pid file (`<dataDir>/temporal`). */
+  dir: string;
+  /** Frontend gRPC port. */
+  port: number;
+  /** Web UI port. */
+  uiPort: number;
+  /** Interface to bind. Default: '127.0.0.1' (a dev server has no auth: never a public interface). */
+  ip?: string;
+  /** Namespace created at launch besides 'default'. Default: 'default' (nothing extra). */
+  namespace?: string;
+  /** Registered at launch. Default: defaultSearchAttributes. */
+  searchAttributes?: Readonly<Record<string, SearchAttributeKind>>;
+  /** Extra dynamic config, each value JSON-encoded. Default: none. */
+  dynamicConfig?: Readonly<Record<string, unknown>>;
+  /** Server log level. Default: 'warn'. */
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+}
+
+export function temporalPaths(dir: string): { dbFile: string; logFile: string; pidFile: string } {
+  return { dbFile: join(dir, 'temporal.db'), logFile: join(dir, 'temporal.log'), pidFile: join(dir, 'temporal.pid') };
+}
+
+const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The `temporal server start-dev` argument list. The db file is what lets workflows survive a restart. */
+export function temporalDevServerArgs(options: TemporalDevServerOptions): string[] {
+  const args = [
+    'server',
+    'start-dev',
+    '--db-filename',
+    temporalPaths(options.dir).dbFile,
+    '--ip',
+    options.ip ?? '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--ui-port',
+    String(options.uiPort),
+    '--log-level',
+    options.logLevel ?? 'warn',
+    // WAL lets the UI and workers read while the server writes.
+    '--sqlite-pragma',
+    'journal_mode=WAL',
+  ];
+  const namespace = options.namespace ?? 'default';
+  if (namespace !== 'default') args.push('--namespace', namespace);
+  for (const [name, kind] of Object.entries(options.searchAttributes ?? defaultSearchAttributes)) {
+    if (!identifier.test(name)) throw new Error(`search attribute name '${name}' is not an identifier`);
+    args.push('--search-attribute', `${name}=${kind}`);
+  }
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
+  return args;
+}
+
+export function startTemporalDevServer(options: TemporalDevServerOptions): DetachedProcess {
+  const paths = temporalPaths(options.dir);
+  return spawnDetached({
+    command: options.binary,
+    args: temporalDevServerArgs(options),
+    cwd: options.dir,
+    logFile: paths.logFile,
+    pidFile: paths.pidFile,
+  });
+}
+
+/** IndexedValueType numbers of temporal.api.enums.v1 (the proto package is not a direct dependency). */
+const indexedValueType = {
+  Text: 1,
+  Keyword: 2,
+  Int: 3,
+  Double: 4,
+  Bool: 5,
+  Datetime: 6,
+  KeywordList: 7,
+} as const satisfies Record<SearchAttributeKind, number>;
+
+/** Connects and describes the namespace: true only when the frontend serves that namespace. */
+export async function temporalAnswers(address: string, namespace: string, connectTimeoutMs = 3_000): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: connectTimeoutMs });
+  try {
+    await connection.workflowService.describeNamespace({ namespace });
+    return true;
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * Registers missing custom search attributes through the operator service (an external server
+ * gets no --search-attribute flags). Idempotent: existing ones are left alone. Returns the names added.
+ */
+export async function ensureSearchAttributes(
+  address: string,
+  namespace: string,
+  searchAttributes: Readonly<Record<string, SearchAttributeKind>>,
+): Promise<string[]> {
+  const connection = await Connection.connect({ address, connectTimeout: 5_000 });
+  try {
+    const existing = await connection.operatorService.listSearchAttributes({ namespace });
+    const known = new Set([...Object.keys(existing.customAttributes ?? {}), ...Object.keys(existing.systemAttributes ?? {})]);
+    const missing = Object.entries(searchAttributes).filter(([name]) => !known.has(name));
+    if (missing.length === 0) return [];
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map(([name, kind]) => [name, indexedValueType[kind]])),
+    });
+    return missing.map(([name]) => name);
+  } finally {
+    await connection.close();
+  }
+}
+
+/** gRPC NOT_FOUND, as carried by @grpc/grpc-js errors. */
+const grpcNotFound = 5;
+
+/**
+ * Registers the namespace on a dev server that lacks it (a server reused with a new namespace
+ * option). Retention is short: this is a developer's machine. Returns true when it registered.
+ */
+export async function ensureNamespace(address: string, namespace: string, retentionDays = 3): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 5_000 });
+  try {
+    try {
+      await connection.workflowService.describeNamespace({ namespace });
+      return false;
+    } catch (error) {
+      if ((error as { code?: number }).code !== grpcNotFound) throw error;
+    }
+    type Request = Parameters<typeof connection.workflowService.registerNamespace>[0];
+    // protobufjs takes a plain number where the generated type says Long.
+    const retention = { seconds: retentionDays * 24 * 3600 } as unknown as Request['workflowExecutionRetentionPeriod'];
+    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: retention });
+    return true;
+  } finally {
+    await connection.close();
+  }
+}
