@@ -110,7 +110,8 @@ function systematicRound(expected: readonly number[], total: number, u: number):
   let cumulative = 0;
   return floors.map((floor, i) => {
     const before = Math.ceil(cumulative - u);
-    cumulative = i === floors.length - 1 ? extra : cumulative + (fractions[i] ?? 0) * scale;
+    // Clamped so float error cannot push an earlier boundary past `extra` and make a count negative.
+    cumulative = i === floors.length - 1 ? extra : Math.min(extra, cumulative + (fractions[i] ?? 0) * scale);
     return floor + Math.ceil(cumulative - u) - before;
   });
 }

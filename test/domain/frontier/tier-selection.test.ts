@@ -29,6 +29,13 @@ describe('chooseTierCounts', () => {
     );
   });
 
+  it('stays non-negative when float error crowds the cumulative shares (fast-check counterexample)', () => {
+    const counts = chooseTierCounts([0, 1, 7, 1], 7, () => 0, { weights: [0, 1.45088483221862e-156, 2.9040908398832355e-141, 0], minShare: 0 });
+    expect(counts.every((c) => c >= 0)).toBe(true);
+    expect(sum(counts)).toBe(7);
+    counts.forEach((c, i) => expect(c).toBeLessThanOrEqual([0, 1, 7, 1][i]!));
+  });
+
   it('is biased toward high tiers: over 10k seeded draws tier 0 gets the most, in weight order', () => {
     const random = seededRandom(11);
     const totals = [0, 0, 0, 0];
