@@ -12,3 +12,33 @@ export {
 } from './priority.js';
 export { TIER_COUNT, DEFAULT_TIER_BOUNDS, tierOf } from './tiers.js';
 export { chooseTierCounts, type TierSelectionOptions } from './tier-selection.js';
+export {
+  admissionDecision,
+  resolveAdmissionOptions,
+  DEFAULT_ADMISSION_OPTIONS,
+  type AdmissionInput,
+  type AdmissionOptions,
+  type AdmissionDecision,
+  type AdmissionReason,
+} from './admission.js';
+export { RateMeter, type RateMeterOptions, type RateMeterState } from './rate-meter.js';
+export {
+  splitBudget,
+  reallocateBudget,
+  validateBudgetShares,
+  budgetTotal,
+  BUDGET_POOLS,
+  DEFAULT_BUDGET_SHARES,
+  type BudgetShares,
+  type BudgetSplit,
+} from './budget.js';
+export {
+  politenessCeilingPagesPerSecond,
+  requiredHostsFor,
+  littleLawThroughput,
+  littleLawConcurrency,
+  requiredPagesPerSecond,
+  throughputCeiling,
+  type ThroughputCeilingInput,
+  type ThroughputCeiling,
+} from './capacity.js';
