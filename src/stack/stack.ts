@@ -142,7 +142,9 @@ async function ensureTemporal(ctx: Context): Promise<StackEndpoints['temporal']>
   const { namespace } = ctx;
   if (ctx.external.temporal !== undefined) {
     const { address } = ctx.external.temporal;
-    const outcome = await waitUntil(() => temporalAnswers(address, namespace), { timeoutMs: ctx.connectTimeoutMs });
+    const outcome = await waitUntil(() => temporalAnswers(address, namespace, Math.min(3_000, ctx.connectTimeoutMs)), {
+      timeoutMs: ctx.connectTimeoutMs,
+    });
     if (!outcome.ready) throw unreachable('temporal', 'TEMPORAL_ADDRESS', address, outcome);
     const added = await ensureSearchAttributes(address, namespace, ctx.searchAttributes);
     if (added.length > 0) ctx.log(`registered search attributes ${added.join(', ')} on ${address}`);
@@ -190,7 +192,7 @@ async function ensureTemporal(ctx: Context): Promise<StackEndpoints['temporal']>
 async function ensurePostgres(ctx: Context): Promise<StackEndpoints['postgres']> {
   if (ctx.external.postgres !== undefined) {
     const { url } = ctx.external.postgres;
-    const outcome = await waitUntil(() => postgresAnswers(url), { timeoutMs: ctx.connectTimeoutMs });
+    const outcome = await waitUntil(() => postgresAnswers(url, Math.min(3_000, ctx.connectTimeoutMs)), { timeoutMs: ctx.connectTimeoutMs });
     if (!outcome.ready) throw unreachable('postgres', 'DATABASE_URL', redactUrl(url), outcome);
     return { url, managed: false };
   }
