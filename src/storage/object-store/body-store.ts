@@ -1,0 +1,102 @@
+import { createReadStream } from 'node:fs';
+import { gunzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import * as Minio from 'minio';
+
+const gunzipAsync = promisify(gunzip);
+
+export interface BodyStoreOptions {
+  endPoint: string;
+  port: number;
+  useSSL: boolean;
+  accessKey: string;
+  secretKey: string;
+  bucket: string;
+  region?: string;
+}
+
+/** Content-addressed key: one object per distinct decoded body, whoever fetched it. */
+export function bodyKeyFor(sha256Hex: string): string {
+  if (!/^[0-9a-f]{64}$/.test(sha256Hex)) throw new Error(`not a SHA-256 hex digest: ${sha256Hex}`);
+  return `bodies/sha256/${sha256Hex.slice(0, 2)}/${sha256Hex}.gz`;
+}
+
+/**
+ * Raw bodies in MinIO, gzip-compressed at rest, addressed by the SHA-256 of the decoded bytes.
+ * Writes are idempotent: storing a body that exists is a no-op, so retried and redelivered
+ * fetches never duplicate an object.
+ */
+export class BodyStore {
+  readonly client: Minio.Client;
+  readonly bucket: string;
+
+  constructor(private readonly options: BodyStoreOptions) {
+    this.client = new Minio.Client({
+      endPoint: options.endPoint,
+      port: options.port,
+      useSSL: options.useSSL,
+      accessKey: options.accessKey,
+      secretKey: options.secretKey,
+      region: options.region ?? 'us-east-1',
+    });
+    this.bucket = options.bucket;
+  }
+
+  async ensureBucket(): Promise<void> {
+    if (!(await this.client.bucketExists(this.bucket))) {
+      await this.client.makeBucket(this.bucket, this.options.region ?? 'us-east-1').catch(async (error: unknown) => {
+        // Another worker may have created it between our check and our call.
+        if (!(await this.client.bucketExists(this.bucket))) throw error;
+      });
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await this.client.statObject(this.bucket, key);
+      return true;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'NotFound' || code === 'NoSuchKey') return false;
+      throw error;
+    }
+  }
+
+  /** Uploads an already-gzipped file under the body's key unless that object exists. */
+  async putGzipFileIfAbsent(sha256Hex: string, gzipFilePath: string, storedBytes: number): Promise<{ key: string; created: boolean }> {
+    const key = bodyKeyFor(sha256Hex);
+    if (await this.exists(key)) return { key, created: false };
+    await this.client.putObject(this.bucket, key, createReadStream(gzipFilePath), storedBytes, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Encoding': 'gzip',
+    });
+    return { key, created: true };
+  }
+
+  async getGzipped(key: string): Promise<Buffer> {
+    const stream = await this.client.getObject(this.bucket, key);
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  /** The decoded body bytes. */
+  async getBody(key: string): Promise<Buffer> {
+    return gunzipAsync(await this.getGzipped(key));
+  }
+
+  async getBodyByHash(sha256Hex: string): Promise<Buffer> {
+    return this.getBody(bodyKeyFor(sha256Hex));
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.client.removeObject(this.bucket, key);
+  }
+
+  async *listKeys(prefix = 'bodies/'): AsyncGenerator<string> {
+    const stream = this.client.listObjectsV2(this.bucket, prefix, true);
+    for await (const item of stream as AsyncIterable<{ name?: string }>) {
+      if (item.name) yield item.name;
+    }
+  }
+}

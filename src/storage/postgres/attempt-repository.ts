@@ -1,0 +1,94 @@
+import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
+import { type Pool, type PoolClient } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+export type Stage = 'fetch' | 'parse';
+
+/** One failed attempt; the key makes a redelivered report count once (000 §6.1 poison URLs). */
+export async function recordAttempt(
+  db: Queryable,
+  input: { fingerprint: string; stage: Stage; attemptKey: string; crawlId: string; failureType: string; message: string },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO attempts (fingerprint, stage, attempt_key, crawl_id, failure_type, message) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT DO NOTHING`,
+    [fingerprintToBytes(input.fingerprint), input.stage, input.attemptKey, input.crawlId, input.failureType, input.message.slice(0, 2000)],
+  );
+}
+
+export async function attemptHistory(db: Queryable, fingerprint: string, stage: Stage, crawlId: string) {
+  const result = await db.query<{ attempt_key: string; failure_type: string; message: string | null; at: Date }>(
+    'SELECT attempt_key, failure_type, message, at FROM attempts WHERE fingerprint = $1 AND stage = $2 AND crawl_id = $3 ORDER BY at',
+    [fingerprintToBytes(fingerprint), stage, crawlId],
+  );
+  return result.rows.map((row) => ({ attemptKey: row.attempt_key, failureType: row.failure_type, message: row.message, at: row.at.toISOString() }));
+}
+
+export async function moveToDeadLetters(
+  db: Queryable,
+  input: { fingerprint: string; stage: Stage; crawlId: string; url: string; failureType: string; attempts: number; history: unknown },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO dead_letters (fingerprint, stage, crawl_id, url, failure_type, attempts, history) VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (fingerprint, stage, crawl_id) DO UPDATE SET failure_type = $5, attempts = $6, history = $7, dead_at = now(), requeued_at = NULL`,
+    [fingerprintToBytes(input.fingerprint), input.stage, input.crawlId, input.url, input.failureType, input.attempts, JSON.stringify(input.history)],
+  );
+}
+
+export interface DeadLetter {
+  fingerprint: string;
+  stage: Stage;
+  crawlId: string;
+  url: string;
+  failureType: string;
+  attempts: number;
+  history: unknown;
+  deadAt: Date;
+  requeuedAt: Date | null;
+}
+
+export async function listDeadLetters(db: Queryable, input: { crawlId?: string; includeRequeued?: boolean; limit: number }): Promise<DeadLetter[]> {
+  const result = await db.query<{
+    fingerprint: Buffer; stage: Stage; crawl_id: string; url: string; failure_type: string; attempts: number; history: unknown; dead_at: Date; requeued_at: Date | null;
+  }>(
+    `SELECT * FROM dead_letters WHERE ($1::text IS NULL OR crawl_id = $1) AND ($2 OR requeued_at IS NULL) ORDER BY dead_at DESC LIMIT $3`,
+    [input.crawlId ?? null, input.includeRequeued ?? false, input.limit],
+  );
+  return result.rows.map((row) => ({
+    fingerprint: fingerprintFromBytes(row.fingerprint),
+    stage: row.stage,
+    crawlId: row.crawl_id,
+    url: row.url,
+    failureType: row.failure_type,
+    attempts: row.attempts,
+    history: row.history,
+    deadAt: row.dead_at,
+    requeuedAt: row.requeued_at,
+  }));
+}
+
+/**
+ * Puts dead-lettered URLs back in their crawl's queue with a clean attempt count. The crawl must
+ * still be running for them to be fetched; returns how many were requeued.
+ */
+export async function requeueDeadLetters(db: Queryable, input: { crawlId: string; fingerprints?: string[] }): Promise<number> {
+  const filter = input.fingerprints?.map(fingerprintToBytes) ?? null;
+  const requeued = await db.query<{ fingerprint: Buffer; stage: Stage }>(
+    `UPDATE dead_letters SET requeued_at = now()
+     WHERE crawl_id = $1 AND requeued_at IS NULL AND ($2::bytea[] IS NULL OR fingerprint = ANY($2))
+     RETURNING fingerprint, stage`,
+    [input.crawlId, filter],
+  );
+  if (requeued.rows.length === 0) return 0;
+  const fingerprints = requeued.rows.map((row) => row.fingerprint);
+  await db.query('DELETE FROM attempts WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[])', [input.crawlId, fingerprints]);
+  const result = await db.query(
+    `UPDATE frontier SET state = 'queued', outcome = NULL, attempts = 0, generation = NULL, claim_token = NULL, updated_at = now()
+     WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[]) AND state = 'dead'`,
+    [input.crawlId, fingerprints],
+  );
+  // Requeued URLs may be fetched again: they no longer count against the page budget.
+  await db.query('UPDATE crawls SET admitted = GREATEST(0, admitted - $2) WHERE id = $1', [input.crawlId, result.rowCount ?? 0]);
+  return result.rowCount ?? 0;
+}

@@ -1,0 +1,160 @@
+import type { CrawlConfig } from '../../config/crawl-config.js';
+import type { FrontierCounts } from '../../workflows/status.js';
+import { TIER_COUNT } from '../../domain/frontier/index.js';
+import { type Pool, type PoolClient } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+export type CrawlRecordState = 'running' | 'paused' | 'stopping' | 'finished' | 'stopped';
+
+export interface CrawlRecord {
+  id: string;
+  kind: string;
+  state: CrawlRecordState;
+  config: CrawlConfig;
+  seedHosts: string[];
+  createdAt: Date;
+  finishedAt: Date | null;
+  maxInFlight: number;
+  admitFactor: number;
+  admitted: number;
+  inFlight: number;
+  discovered: number;
+}
+
+interface CrawlRow {
+  id: string;
+  kind: string;
+  state: CrawlRecordState;
+  config: CrawlConfig;
+  seed_hosts: string[];
+  created_at: Date;
+  finished_at: Date | null;
+  max_in_flight: number;
+  admit_factor: number;
+  admitted: number;
+  in_flight: number;
+  discovered: number;
+}
+
+const toRecord = (row: CrawlRow): CrawlRecord => ({
+  id: row.id,
+  kind: row.kind,
+  state: row.state,
+  config: row.config,
+  seedHosts: row.seed_hosts,
+  createdAt: row.created_at,
+  finishedAt: row.finished_at,
+  maxInFlight: row.max_in_flight,
+  admitFactor: row.admit_factor,
+  admitted: Number(row.admitted),
+  inFlight: row.in_flight,
+  discovered: Number(row.discovered),
+});
+
+/** Creates the crawl record once; a repeated call (activity retry) leaves the first one. */
+export async function createCrawl(db: Queryable, input: { id: string; kind?: string; config: CrawlConfig; seedHosts: string[] }): Promise<void> {
+  await db.query(
+    `INSERT INTO crawls (id, kind, config, seed_hosts, max_pages, max_in_flight)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+    [input.id, input.kind ?? 'discovery', JSON.stringify(input.config), input.seedHosts, input.config.maxPages, input.config.maxInFlight],
+  );
+}
+
+export async function addSeedHosts(db: Queryable, crawlId: string, hosts: string[]): Promise<void> {
+  if (hosts.length === 0) return;
+  await db.query(
+    `UPDATE crawls SET seed_hosts = ARRAY(SELECT DISTINCT unnest(seed_hosts || $2::text[])) WHERE id = $1`,
+    [crawlId, hosts],
+  );
+}
+
+export async function getCrawl(db: Queryable, id: string): Promise<CrawlRecord | undefined> {
+  const result = await db.query<CrawlRow>('SELECT * FROM crawls WHERE id = $1', [id]);
+  return result.rows[0] ? toRecord(result.rows[0]) : undefined;
+}
+
+export async function listCrawls(db: Queryable, limit = 50): Promise<CrawlRecord[]> {
+  const result = await db.query<CrawlRow>('SELECT * FROM crawls ORDER BY created_at DESC LIMIT $1', [limit]);
+  return result.rows.map(toRecord);
+}
+
+/** The frontier workflow publishes its control decisions here; host claims enforce them. */
+export async function publishCrawlControl(
+  db: Queryable,
+  input: { id: string; state: CrawlRecordState; maxInFlight: number; admitFactor: number },
+): Promise<void> {
+  await db.query(
+    `UPDATE crawls SET state = $2, max_in_flight = $3, admit_factor = $4
+     WHERE id = $1 AND state NOT IN ('finished', 'stopped')`,
+    [input.id, input.state, input.maxInFlight, input.admitFactor],
+  );
+}
+
+export async function markCrawlFinished(db: Queryable, id: string, state: 'finished' | 'stopped'): Promise<void> {
+  await db.query(`UPDATE crawls SET state = $2, finished_at = COALESCE(finished_at, now()) WHERE id = $1`, [id, state]);
+}
+
+export async function frontierCounts(db: Queryable, crawlId: string): Promise<FrontierCounts> {
+  const [byState, crawl] = await Promise.all([
+    db.query<{ state: string; tier: number; outcome: string | null; n: number }>(
+      `SELECT state, tier, outcome, count(*)::int AS n FROM frontier WHERE crawl_id = $1 GROUP BY state, tier, outcome`,
+      [crawlId],
+    ),
+    db.query<{ admitted: number; in_flight: number; discovered: number }>('SELECT admitted, in_flight, discovered FROM crawls WHERE id = $1', [crawlId]),
+  ]);
+  const counts: FrontierCounts = {
+    queuedByTier: Array.from({ length: TIER_COUNT }, () => 0),
+    queued: 0,
+    inFlight: crawl.rows[0]?.in_flight ?? 0,
+    done: 0,
+    failed: 0,
+    dead: 0,
+    dropped: 0,
+    discovered: Number(crawl.rows[0]?.discovered ?? 0),
+    admitted: Number(crawl.rows[0]?.admitted ?? 0),
+    fetched: 0,
+  };
+  for (const row of byState.rows) {
+    switch (row.state) {
+      case 'queued':
+        counts.queued += row.n;
+        counts.queuedByTier[Math.min(TIER_COUNT - 1, row.tier)]! += row.n;
+        break;
+      case 'done':
+        counts.done += row.n;
+        if (row.outcome === 'ok') counts.fetched += row.n;
+        break;
+      case 'failed':
+        counts.failed += row.n;
+        break;
+      case 'dead':
+        counts.dead += row.n;
+        break;
+      case 'dropped':
+        counts.dropped += row.n;
+        break;
+      default:
+        break;
+    }
+  }
+  return counts;
+}
+
+export async function errorsByType(db: Queryable, crawlId: string): Promise<Record<string, number>> {
+  const result = await db.query<{ outcome: string; n: number }>(
+    `SELECT outcome, count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND state IN ('failed', 'dead') GROUP BY outcome`,
+    [crawlId],
+  );
+  return Object.fromEntries(result.rows.map((row) => [row.outcome, row.n]));
+}
+
+/** Parse backlog and consume rate for backpressure (000 §9). */
+export async function parseBacklog(db: Queryable, crawlId: string, windowSeconds: number): Promise<{ backlogItems: number; parsedInWindow: number }> {
+  const result = await db.query<{ backlog: number; parsed: number }>(
+    `SELECT (SELECT count(*)::int FROM frontier WHERE crawl_id = $1 AND state = 'fetched') AS backlog,
+            (SELECT count(*)::int FROM documents WHERE crawl_id = $1 AND parsed_at > now() - make_interval(secs => $2)) AS parsed`,
+    [crawlId, windowSeconds],
+  );
+  return { backlogItems: result.rows[0]?.backlog ?? 0, parsedInWindow: result.rows[0]?.parsed ?? 0 };
+}

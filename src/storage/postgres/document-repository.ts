@@ -1,0 +1,86 @@
+import { fingerprintToBytes } from './frontier-repository.js';
+import { type Pool, type PoolClient } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+export interface DocumentRecord {
+  fingerprint: string;
+  generation: number;
+  parserVersion: number;
+  crawlId: string;
+  title: string | null;
+  language: string | null;
+  canonicalHint: string | null;
+  metaRobots: string | null;
+  xRobotsTag: string | null;
+  noindex: boolean;
+  nofollow: boolean;
+  charset: string | null;
+  textLength: number;
+  normalizedHash: string | null;
+  /** Signed 64-bit, as Postgres bigint stores it. */
+  simhashSigned: string | null;
+  minhash: number[] | null;
+  linksFound: number;
+  linksRegistered: number;
+  extracted: Record<string, unknown>;
+}
+
+/** Once per (fingerprint, generation, parser version): a replayed parse changes nothing. */
+export async function recordDocument(db: Queryable, doc: DocumentRecord): Promise<boolean> {
+  const result = await db.query(
+    `INSERT INTO documents (fingerprint, generation, parser_version, crawl_id, title, language, canonical_hint, meta_robots,
+                            x_robots_tag, noindex, nofollow, charset, text_length, normalized_hash, simhash, minhash,
+                            links_found, links_registered, extracted)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::bigint, $16, $17, $18, $19)
+     ON CONFLICT (fingerprint, generation, parser_version) DO NOTHING`,
+    [
+      fingerprintToBytes(doc.fingerprint),
+      doc.generation,
+      doc.parserVersion,
+      doc.crawlId,
+      doc.title,
+      doc.language,
+      doc.canonicalHint,
+      doc.metaRobots,
+      doc.xRobotsTag,
+      doc.noindex,
+      doc.nofollow,
+      doc.charset,
+      doc.textLength,
+      doc.normalizedHash ? Buffer.from(doc.normalizedHash, 'hex') : null,
+      doc.simhashSigned,
+      doc.minhash,
+      doc.linksFound,
+      doc.linksRegistered,
+      JSON.stringify(doc.extracted),
+    ],
+  );
+  return (result.rowCount ?? 0) > 0;
+}
+
+export interface LinkEdge {
+  source: string;
+  target: string;
+  anchorText?: string;
+  rel?: string;
+  kind: 'link' | 'redirect' | 'canonical';
+}
+
+export async function recordLinks(db: Queryable, crawlId: string, edges: readonly LinkEdge[]): Promise<void> {
+  if (edges.length === 0) return;
+  const unique = [...new Map(edges.map((edge) => [`${edge.source}/${edge.target}/${edge.kind}`, edge])).values()];
+  await db.query(
+    `INSERT INTO links (source, target, crawl_id, anchor_text, rel, kind)
+     SELECT s, t, $1, a, r, k FROM unnest($2::bytea[], $3::bytea[], $4::text[], $5::text[], $6::text[]) AS e(s, t, a, r, k)
+     ON CONFLICT (source, target, kind) DO NOTHING`,
+    [
+      crawlId,
+      unique.map((edge) => fingerprintToBytes(edge.source)),
+      unique.map((edge) => fingerprintToBytes(edge.target)),
+      unique.map((edge) => edge.anchorText?.slice(0, 500) ?? null),
+      unique.map((edge) => edge.rel ?? null),
+      unique.map((edge) => edge.kind),
+    ],
+  );
+}

@@ -1,0 +1,172 @@
+import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
+import { type Pool, type PoolClient } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+export interface FetchRecord {
+  fingerprint: string;
+  generation: number;
+  crawlId: string;
+  url: string;
+  finalUrl: string;
+  fetchedAt: Date;
+  status: number | null;
+  outcome: string;
+  contentType: string | null;
+  headers: Record<string, string>;
+  rawHash: string | null;
+  bodyKey: string | null;
+  bytes: number | null;
+  wireBytes: number | null;
+  timings: Record<string, number>;
+  redirectLocation: string | null;
+}
+
+interface FetchRow {
+  fingerprint: Buffer;
+  generation: number;
+  crawl_id: string;
+  url: string;
+  final_url: string;
+  fetched_at: Date;
+  status: number | null;
+  outcome: string;
+  content_type: string | null;
+  headers: Record<string, string>;
+  raw_hash: Buffer | null;
+  body_key: string | null;
+  bytes: number | null;
+  wire_bytes: number | null;
+  timings: Record<string, number>;
+  redirect_location: string | null;
+}
+
+const toRecord = (row: FetchRow): FetchRecord => ({
+  fingerprint: fingerprintFromBytes(row.fingerprint),
+  generation: row.generation,
+  crawlId: row.crawl_id,
+  url: row.url,
+  finalUrl: row.final_url,
+  fetchedAt: row.fetched_at,
+  status: row.status,
+  outcome: row.outcome,
+  contentType: row.content_type,
+  headers: row.headers,
+  rawHash: row.raw_hash ? row.raw_hash.toString('hex') : null,
+  bodyKey: row.body_key,
+  bytes: row.bytes === null ? null : Number(row.bytes),
+  wireBytes: row.wire_bytes === null ? null : Number(row.wire_bytes),
+  timings: row.timings,
+  redirectLocation: row.redirect_location,
+});
+
+export async function getFetch(db: Queryable, fingerprint: string, generation: number): Promise<FetchRecord | undefined> {
+  const result = await db.query<FetchRow>('SELECT * FROM fetches WHERE fingerprint = $1 AND generation = $2', [fingerprintToBytes(fingerprint), generation]);
+  return result.rows[0] ? toRecord(result.rows[0]) : undefined;
+}
+
+/**
+ * Records a fetch once per (fingerprint, generation): a retried or redelivered activity finds
+ * the first record and changes nothing. Returns whether this call created it.
+ */
+export async function recordFetch(db: Queryable, record: Omit<FetchRecord, 'fetchedAt'> & { fetchedAt: Date }): Promise<boolean> {
+  const result = await db.query(
+    `INSERT INTO fetches (fingerprint, generation, crawl_id, url, final_url, fetched_at, status, outcome, content_type,
+                          headers, raw_hash, body_key, bytes, wire_bytes, timings, redirect_location)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+     ON CONFLICT (fingerprint, generation) DO NOTHING`,
+    [
+      fingerprintToBytes(record.fingerprint),
+      record.generation,
+      record.crawlId,
+      record.url,
+      record.finalUrl,
+      record.fetchedAt,
+      record.status,
+      record.outcome,
+      record.contentType,
+      JSON.stringify(record.headers),
+      record.rawHash ? Buffer.from(record.rawHash, 'hex') : null,
+      record.bodyKey,
+      record.bytes,
+      record.wireBytes,
+      JSON.stringify(record.timings),
+      record.redirectLocation,
+    ],
+  );
+  return (result.rowCount ?? 0) > 0;
+}
+
+export async function recordBody(db: Queryable, input: { sha256: string; objectKey: string; bytes: number; storedBytes: number }): Promise<void> {
+  await db.query(
+    `INSERT INTO bodies (sha256, object_key, bytes, stored_bytes) VALUES ($1, $2, $3, $4) ON CONFLICT (sha256) DO NOTHING`,
+    [Buffer.from(input.sha256, 'hex'), input.objectKey, input.bytes, input.storedBytes],
+  );
+}
+
+export interface UrlValidators {
+  etag: string | null;
+  lastModified: string | null;
+}
+
+export async function getUrlValidators(db: Queryable, fingerprint: string): Promise<UrlValidators> {
+  const result = await db.query<{ etag: string | null; last_modified: string | null }>(
+    'SELECT etag, last_modified FROM urls WHERE fingerprint = $1',
+    [fingerprintToBytes(fingerprint)],
+  );
+  return { etag: result.rows[0]?.etag ?? null, lastModified: result.rows[0]?.last_modified ?? null };
+}
+
+/** The URL record's latest state after a fetch; validators are kept only from successful responses. */
+export async function updateUrlAfterFetch(
+  db: Queryable,
+  input: { fingerprint: string; state: string; status: number | null; fetchedAt: Date; success: boolean; etag?: string | null; lastModified?: string | null; rawHash?: string | null; bytes?: number | null },
+): Promise<void> {
+  await db.query(
+    `UPDATE urls SET state = $2, last_status = $3, last_fetch_at = $4,
+       last_success_at = CASE WHEN $5 THEN $4 ELSE last_success_at END,
+       etag = CASE WHEN $5 AND $6::text IS NOT NULL THEN $6 WHEN $5 AND $9 THEN NULL ELSE etag END,
+       last_modified = CASE WHEN $5 AND $7::text IS NOT NULL THEN $7 WHEN $5 AND $9 THEN NULL ELSE last_modified END,
+       last_raw_hash = COALESCE($8, last_raw_hash),
+       last_bytes = COALESCE($10, last_bytes)
+     WHERE fingerprint = $1`,
+    [
+      fingerprintToBytes(input.fingerprint),
+      input.state,
+      input.status,
+      input.fetchedAt,
+      input.success,
+      input.etag ?? null,
+      input.lastModified ?? null,
+      input.rawHash ? Buffer.from(input.rawHash, 'hex') : null,
+      input.rawHash !== undefined && input.rawHash !== null,
+      input.bytes ?? null,
+    ],
+  );
+}
+
+export async function listFetches(db: Queryable, input: { crawlId?: string; afterFetchedAt?: Date; limit: number }): Promise<FetchRecord[]> {
+  const result = await db.query<FetchRow>(
+    `SELECT * FROM fetches WHERE ($1::text IS NULL OR crawl_id = $1) ORDER BY fetched_at, fingerprint, generation LIMIT $2`,
+    [input.crawlId ?? null, input.limit],
+  );
+  return result.rows.map(toRecord);
+}
+
+/** Streams every fetch record of a crawl (or all) in fetch order, a page at a time. */
+export async function* iterateFetches(db: Queryable, crawlId: string | undefined, pageSize = 1000): AsyncGenerator<FetchRecord> {
+  let cursor: { fetchedAt: Date; fingerprint: Buffer; generation: number } | undefined;
+  for (;;) {
+    const result = await db.query<FetchRow>(
+      `SELECT * FROM fetches
+       WHERE ($1::text IS NULL OR crawl_id = $1)
+         AND ($2::timestamptz IS NULL OR (fetched_at, fingerprint, generation) > ($2, $3, $4))
+       ORDER BY fetched_at, fingerprint, generation LIMIT $5`,
+      [crawlId ?? null, cursor?.fetchedAt ?? null, cursor?.fingerprint ?? null, cursor?.generation ?? null, pageSize],
+    );
+    for (const row of result.rows) yield toRecord(row);
+    const last = result.rows.at(-1);
+    if (!last || result.rows.length < pageSize) return;
+    cursor = { fetchedAt: last.fetched_at, fingerprint: last.fingerprint, generation: last.generation };
+  }
+}

@@ -1,0 +1,300 @@
+/**
+ * The frontier in Postgres: per-crawl queue entries (front queues, by tier and priority), atomic
+ * registration (the exact seen test), idempotent claims by host (refilling back queues) and
+ * settlement. Every operation here is safe to repeat: activities retry and get redelivered.
+ */
+import type { HostWorkItem } from '../../activities/contracts.js';
+import { chooseTierCounts, TIER_COUNT } from '../../domain/frontier/index.js';
+import { type Pool, type PoolClient } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+export const fingerprintToBytes = (hex: string): Buffer => Buffer.from(hex, 'hex');
+export const fingerprintFromBytes = (bytes: Buffer): string => bytes.toString('hex');
+
+export interface NewFrontierEntry {
+  fingerprint: string;
+  url: string;
+  host: string;
+  origin: string;
+  canonicalizationVersion: number;
+  depth: number;
+  priority: number;
+  tier: number;
+  purpose?: string;
+  discoveredFrom?: string;
+  anchorText?: string;
+  redirectHops?: number;
+  redirectChain?: string[];
+  demotion?: unknown;
+}
+
+export type FrontierState = 'queued' | 'dispatched' | 'fetched' | 'done' | 'failed' | 'dead' | 'dropped';
+
+export interface ClaimedCrawlSettings {
+  minHostDelayMs: number;
+  maxConcurrentFetchesPerHost: number;
+}
+
+/**
+ * Registers URLs in a crawl's frontier. Call it inside a transaction so that the discovery
+ * budget is read and spent under the crawl row's lock. The primary key (crawl, fingerprint) makes the check and
+ * the insert one atomic step: two workers registering the same URL at once get one row.
+ * Returns the fingerprints that were new to the crawl. The discovery budget caps how many.
+ */
+export async function registerFrontierEntries(
+  db: Queryable,
+  crawlId: string,
+  entries: readonly NewFrontierEntry[],
+  options: { respectDiscoveryBudget: boolean },
+): Promise<string[]> {
+  if (entries.length === 0) return [];
+  const unique = [...new Map(entries.map((entry) => [entry.fingerprint, entry])).values()];
+  await db.query(
+    `INSERT INTO urls (fingerprint, url, canonicalization_version, host, origin)
+     SELECT * FROM unnest($1::bytea[], $2::text[], $3::smallint[], $4::text[], $5::text[])
+     ON CONFLICT (fingerprint) DO NOTHING`,
+    [
+      unique.map((entry) => fingerprintToBytes(entry.fingerprint)),
+      unique.map((entry) => entry.url),
+      unique.map((entry) => entry.canonicalizationVersion),
+      unique.map((entry) => entry.host),
+      unique.map((entry) => entry.origin),
+    ],
+  );
+  // The budget is read and spent in the same statement as the insert, under the crawl row lock.
+  const budget = options.respectDiscoveryBudget
+    ? await db.query<{ room: number }>(
+        `SELECT GREATEST(0, (config->>'maxDiscoveredUrls')::bigint - discovered) AS room FROM crawls WHERE id = $1 FOR UPDATE`,
+        [crawlId],
+      )
+    : undefined;
+  const room = budget ? Number(budget.rows[0]?.room ?? 0) : unique.length;
+  if (room <= 0) return [];
+  const inserted = await db.query<{ fingerprint: Buffer }>(
+    `INSERT INTO frontier (crawl_id, fingerprint, url, host, origin, depth, priority, tier, purpose,
+                           discovered_from, anchor_text, redirect_hops, redirect_chain, demotion)
+     SELECT $1, e.fingerprint, e.url, e.host, e.origin, e.depth, e.priority, e.tier, e.purpose,
+            e.discovered_from, e.anchor_text, e.redirect_hops,
+            COALESCE((SELECT array_agg(decode(c, 'hex')) FROM unnest(string_to_array(e.chain, ',')) AS c WHERE c <> ''), '{}'),
+            e.demotion
+     FROM unnest($2::bytea[], $3::text[], $4::text[], $5::text[], $6::int[], $7::real[], $8::smallint[], $9::text[],
+                 $10::bytea[], $11::text[], $12::int[], $13::text[], $14::jsonb[])
+          AS e(fingerprint, url, host, origin, depth, priority, tier, purpose, discovered_from, anchor_text, redirect_hops, chain, demotion)
+     WHERE NOT EXISTS (SELECT 1 FROM frontier x WHERE x.crawl_id = $1 AND x.fingerprint = e.fingerprint)
+     ORDER BY e.priority DESC
+     LIMIT $15
+     ON CONFLICT (crawl_id, fingerprint) DO NOTHING
+     RETURNING fingerprint`,
+    [
+      crawlId,
+      unique.map((entry) => fingerprintToBytes(entry.fingerprint)),
+      unique.map((entry) => entry.url),
+      unique.map((entry) => entry.host),
+      unique.map((entry) => entry.origin),
+      unique.map((entry) => entry.depth),
+      unique.map((entry) => entry.priority),
+      unique.map((entry) => entry.tier),
+      unique.map((entry) => entry.purpose ?? 'discovery'),
+      unique.map((entry) => (entry.discoveredFrom ? fingerprintToBytes(entry.discoveredFrom) : null)),
+      unique.map((entry) => entry.anchorText ?? null),
+      unique.map((entry) => entry.redirectHops ?? 0),
+      unique.map((entry) => (entry.redirectChain ?? []).join(',')),
+      unique.map((entry) => (entry.demotion === undefined ? null : JSON.stringify(entry.demotion))),
+      room,
+    ],
+  );
+  const fresh = inserted.rows.map((row) => fingerprintFromBytes(row.fingerprint));
+  if (fresh.length > 0) {
+    await db.query('UPDATE crawls SET discovered = discovered + $2 WHERE id = $1', [crawlId, fresh.length]);
+  }
+  return fresh;
+}
+
+interface ClaimRow {
+  crawl_id: string;
+  fingerprint: Buffer;
+  url: string;
+  origin: string;
+  depth: number;
+  generation: number;
+  attempts: number;
+  purpose: string;
+  config: { minHostDelayMs?: number; maxConcurrentFetchesPerHost?: number };
+}
+
+function toWorkItem(row: ClaimRow): HostWorkItem {
+  return {
+    crawlId: row.crawl_id,
+    fingerprint: fingerprintFromBytes(row.fingerprint),
+    url: row.url,
+    origin: row.origin,
+    depth: row.depth,
+    generation: row.generation,
+    attempt: 0,
+    purpose: row.purpose,
+    minHostDelayMs: row.config.minHostDelayMs ?? 1000,
+    maxConcurrentFetches: row.config.maxConcurrentFetchesPerHost ?? 1,
+  };
+}
+
+const CLAIMED_ROWS_SQL = `
+  SELECT f.crawl_id, f.fingerprint, f.url, f.origin, f.depth, f.generation, f.attempts, f.purpose, c.config
+  FROM frontier f JOIN crawls c ON c.id = f.crawl_id
+  WHERE f.claim_token = $1
+  ORDER BY f.tier, f.priority DESC`;
+
+/**
+ * Claims up to `maxItems` queued URLs of one host, across the crawls that have room. Admission
+ * (the crawl's in-flight limit scaled by its backpressure factor, and its page budget) is
+ * reserved atomically on the crawl row. Tiers are drawn with a bias that never starves low
+ * tiers. The claim token makes a retried claim return what the first attempt took.
+ */
+export async function claimHostWork(
+  pool: Pool,
+  input: { host: string; maxItems: number; claimToken: string; random: () => number },
+): Promise<HostWorkItem[]> {
+  const previous = await pool.query<ClaimRow>(CLAIMED_ROWS_SQL, [input.claimToken]);
+  if (previous.rows.length > 0) return previous.rows.map(toWorkItem);
+
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const crawls = await client.query<{ crawl_id: string }>(
+      `SELECT DISTINCT f.crawl_id FROM frontier f JOIN crawls c ON c.id = f.crawl_id
+       WHERE f.host = $1 AND f.state = 'queued' AND c.state = 'running'`,
+      [input.host],
+    );
+    let remaining = input.maxItems;
+    for (const { crawl_id: crawlId } of crawls.rows) {
+      if (remaining <= 0) break;
+      const reserved = await client.query<{ reserved: number }>(
+        `UPDATE crawls SET in_flight = in_flight + r.n, admitted = admitted + r.n
+         FROM (SELECT GREATEST(0, LEAST($2::int, floor(max_in_flight * admit_factor)::int - in_flight, max_pages - admitted)) AS n
+               FROM crawls WHERE id = $1 AND state = 'running') AS r
+         WHERE id = $1
+         RETURNING r.n AS reserved`,
+        [crawlId, remaining],
+      );
+      const room = Number(reserved.rows[0]?.reserved ?? 0);
+      if (room <= 0) continue;
+
+      const available = await client.query<{ tier: number; n: number }>(
+        `SELECT tier, count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND host = $2 AND state = 'queued' GROUP BY tier`,
+        [crawlId, input.host],
+      );
+      const availableByTier = Array.from({ length: TIER_COUNT }, () => 0);
+      for (const row of available.rows) availableByTier[Math.min(TIER_COUNT - 1, row.tier)]! += row.n;
+      const perTier = chooseTierCounts(availableByTier, room, input.random);
+
+      let taken = 0;
+      for (let tier = 0; tier < perTier.length; tier += 1) {
+        const want = perTier[tier] ?? 0;
+        if (want <= 0) continue;
+        const rows = await client.query<{ fingerprint: Buffer }>(
+          `SELECT fingerprint FROM frontier
+           WHERE crawl_id = $1 AND host = $2 AND state = 'queued' AND tier ${tier === TIER_COUNT - 1 ? '>=' : '='} $3
+           ORDER BY priority DESC, discovered_at
+           LIMIT $4
+           FOR UPDATE SKIP LOCKED`,
+          [crawlId, input.host, tier, want],
+        );
+        if (rows.rows.length === 0) continue;
+        const fingerprints = rows.rows.map((row) => row.fingerprint);
+        // A new fetch generation per logical fetch (000 §9.1): retries of this claim reuse it.
+        await client.query(
+          `WITH generations AS (
+             UPDATE urls SET fetch_generation = fetch_generation + 1
+             WHERE fingerprint = ANY($2::bytea[])
+             RETURNING fingerprint, fetch_generation)
+           UPDATE frontier f SET state = 'dispatched', generation = g.fetch_generation, claim_token = $3, updated_at = now()
+           FROM generations g
+           WHERE f.crawl_id = $1 AND f.fingerprint = g.fingerprint`,
+          [crawlId, fingerprints, input.claimToken],
+        );
+        taken += fingerprints.length;
+      }
+      if (taken < room) {
+        await client.query('UPDATE crawls SET in_flight = in_flight - $2, admitted = admitted - $2 WHERE id = $1', [crawlId, room - taken]);
+      }
+      remaining -= taken;
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+  const claimed = await pool.query<ClaimRow>(CLAIMED_ROWS_SQL, [input.claimToken]);
+  return claimed.rows.map(toWorkItem);
+}
+
+/**
+ * Moves a dispatched URL to its next state. Only a URL still in flight moves, so repeating a
+ * settlement changes nothing and the crawl's in-flight count stays exact.
+ */
+export async function settleFrontierEntry(
+  db: Queryable,
+  input: { crawlId: string; fingerprint: string; generation: number; state: FrontierState; outcome: string; attempts?: number },
+): Promise<boolean> {
+  const leavingFlight = input.state !== 'dispatched' && input.state !== 'fetched';
+  const result = await db.query(
+    `UPDATE frontier SET state = $4, outcome = $5, attempts = GREATEST(attempts, $6), updated_at = now(),
+            generation = CASE WHEN $4 = 'queued' THEN NULL ELSE generation END,
+            claim_token = CASE WHEN $4 = 'queued' THEN NULL ELSE claim_token END
+     WHERE crawl_id = $1 AND fingerprint = $2 AND generation = $3 AND state IN ('dispatched', 'fetched')
+       AND NOT (state = $4)`,
+    [input.crawlId, fingerprintToBytes(input.fingerprint), input.generation, input.state, input.outcome, input.attempts ?? 0],
+  );
+  const changed = (result.rowCount ?? 0) > 0;
+  if (changed && leavingFlight) {
+    // A URL returned to the queue gives its admission back; a settled one keeps counting against the budget.
+    await db.query(
+      `UPDATE crawls SET in_flight = in_flight - 1, admitted = admitted - CASE WHEN $2 THEN 1 ELSE 0 END WHERE id = $1`,
+      [input.crawlId, input.state === 'queued'],
+    );
+  }
+  return changed;
+}
+
+export interface FrontierEntryRecord {
+  crawlId: string;
+  fingerprint: string;
+  url: string;
+  depth: number;
+  state: FrontierState;
+  redirectHops: number;
+  redirectChain: string[];
+}
+
+export async function getFrontierEntry(db: Queryable, crawlId: string, fingerprint: string): Promise<FrontierEntryRecord | undefined> {
+  const result = await db.query<{ url: string; depth: number; state: FrontierState; redirect_hops: number; redirect_chain: Buffer[] }>(
+    'SELECT url, depth, state, redirect_hops, redirect_chain FROM frontier WHERE crawl_id = $1 AND fingerprint = $2',
+    [crawlId, fingerprintToBytes(fingerprint)],
+  );
+  const row = result.rows[0];
+  if (!row) return undefined;
+  return {
+    crawlId,
+    fingerprint,
+    url: row.url,
+    depth: row.depth,
+    state: row.state,
+    redirectHops: row.redirect_hops,
+    redirectChain: row.redirect_chain.map(fingerprintFromBytes),
+  };
+}
+
+/** Hosts with queued work in this crawl whose workflow is idle, best tier first. */
+export async function idleHostsWithWork(db: Queryable, crawlId: string, limit: number): Promise<string[]> {
+  if (limit <= 0) return [];
+  const result = await db.query<{ host: string }>(
+    `SELECT f.host FROM frontier f LEFT JOIN hosts h ON h.host = f.host
+     WHERE f.crawl_id = $1 AND f.state = 'queued' AND (h.host IS NULL OR NOT h.workflow_active)
+     GROUP BY f.host ORDER BY min(f.tier), max(f.priority) DESC, f.host
+     LIMIT $2`,
+    [crawlId, limit],
+  );
+  return result.rows.map((row) => row.host);
+}

@@ -1,0 +1,101 @@
+import type { HostRecord } from '../../activities/contracts.js';
+import { type Pool, type PoolClient } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+interface HostRow {
+  politeness: unknown;
+  delay_override_ms: number | null;
+  paused: boolean;
+  quarantined_reason: string | null;
+}
+
+export async function getHostRecord(db: Queryable, host: string): Promise<HostRecord> {
+  const result = await db.query<HostRow>('SELECT politeness, delay_override_ms, paused, quarantined_reason FROM hosts WHERE host = $1', [host]);
+  const row = result.rows[0];
+  return {
+    politeness: row?.politeness ?? null,
+    delayOverrideMs: row?.delay_override_ms ?? null,
+    paused: row?.paused ?? false,
+    quarantinedReason: row?.quarantined_reason ?? null,
+  };
+}
+
+/** Marks hosts as having a running workflow, before signalling it, so a tick wakes each once. */
+export async function markHostsActive(db: Queryable, hosts: string[]): Promise<void> {
+  if (hosts.length === 0) return;
+  await db.query(
+    `INSERT INTO hosts (host, workflow_active, woken_at) SELECT h, true, now() FROM unnest($1::text[]) AS h
+     ON CONFLICT (host) DO UPDATE SET workflow_active = true, woken_at = now(), updated_at = now()`,
+    [hosts],
+  );
+}
+
+export async function markHostInactive(db: Queryable, host: string): Promise<void> {
+  await db.query('UPDATE hosts SET workflow_active = false, updated_at = now() WHERE host = $1', [host]);
+}
+
+/** The host's workflow is about to end: keep what its next run needs. */
+export async function releaseHost(
+  db: Queryable,
+  input: { host: string; politeness: unknown; paused: boolean; delayOverrideMs: number | null },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO hosts (host, workflow_active, politeness, paused, delay_override_ms) VALUES ($1, false, $2, $3, $4)
+     ON CONFLICT (host) DO UPDATE SET workflow_active = false, politeness = EXCLUDED.politeness,
+       paused = EXCLUDED.paused, delay_override_ms = EXCLUDED.delay_override_ms, updated_at = now()`,
+    [input.host, JSON.stringify(input.politeness ?? null), input.paused, input.delayOverrideMs],
+  );
+}
+
+export async function setHostOperatorSettings(
+  db: Queryable,
+  input: { host: string; paused?: boolean; delayOverrideMs?: number | null },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO hosts (host, paused, delay_override_ms) VALUES ($1, COALESCE($2, false), $3)
+     ON CONFLICT (host) DO UPDATE SET paused = COALESCE($2, hosts.paused),
+       delay_override_ms = CASE WHEN $4 THEN $3 ELSE hosts.delay_override_ms END, updated_at = now()`,
+    [input.host, input.paused ?? null, input.delayOverrideMs ?? null, input.delayOverrideMs !== undefined],
+  );
+}
+
+export async function quarantineHost(db: Queryable, host: string, reason: string): Promise<void> {
+  await db.query(
+    `INSERT INTO hosts (host, quarantined_reason) VALUES ($1, $2)
+     ON CONFLICT (host) DO UPDATE SET quarantined_reason = $2, updated_at = now()`,
+    [host, reason],
+  );
+}
+
+/** Hosts marked active that hold this crawl's work but were woken long ago: candidates to verify. */
+export async function staleActiveHosts(db: Queryable, crawlId: string, olderThanSeconds: number, limit: number): Promise<string[]> {
+  const result = await db.query<{ host: string }>(
+    `SELECT DISTINCT f.host FROM frontier f JOIN hosts h ON h.host = f.host
+     WHERE f.crawl_id = $1 AND f.state IN ('queued', 'dispatched') AND h.workflow_active
+       AND h.woken_at < now() - make_interval(secs => $2)
+     LIMIT $3`,
+    [crawlId, olderThanSeconds, limit],
+  );
+  return result.rows.map((row) => row.host);
+}
+
+/** URLs a dead host workflow held: back to the queue, with their admission returned. */
+export async function requeueOrphans(db: Queryable, crawlId: string, host: string): Promise<number> {
+  const result = await db.query(
+    `UPDATE frontier SET state = 'queued', generation = NULL, claim_token = NULL, updated_at = now()
+     WHERE crawl_id = $1 AND host = $2 AND state IN ('dispatched', 'fetched')`,
+    [crawlId, host],
+  );
+  const n = result.rowCount ?? 0;
+  if (n > 0) await db.query('UPDATE crawls SET in_flight = in_flight - $2, admitted = admitted - $2 WHERE id = $1', [crawlId, n]);
+  return n;
+}
+
+export async function activeHostCount(db: Queryable, crawlId: string): Promise<number> {
+  const result = await db.query<{ n: number }>(
+    `SELECT count(DISTINCT host)::int AS n FROM frontier WHERE crawl_id = $1 AND state IN ('dispatched', 'fetched')`,
+    [crawlId],
+  );
+  return result.rows[0]?.n ?? 0;
+}

@@ -1,0 +1,40 @@
+import type { RobotsCacheEntry } from '../../domain/robots/index.js';
+import { type Pool, type PoolClient } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+/** robots.txt per origin, shared by every worker (000 §5.2). */
+export async function getRobotsEntry(db: Queryable, origin: string): Promise<RobotsCacheEntry | undefined> {
+  const result = await db.query<{ entry: RobotsCacheEntry | null }>('SELECT entry FROM robots_cache WHERE origin = $1', [origin]);
+  return result.rows[0]?.entry ?? undefined;
+}
+
+/**
+ * Takes the origin's refresh lease unless another worker holds a live one, so that two workers
+ * never fetch the same robots.txt at once. The lease expires by itself if its holder dies.
+ */
+export async function tryAcquireRobotsLease(db: Queryable, input: { origin: string; owner: string; leaseMs: number }): Promise<boolean> {
+  const result = await db.query(
+    `INSERT INTO robots_cache (origin, lease_owner, lease_until) VALUES ($1, $2, now() + make_interval(secs => $3))
+     ON CONFLICT (origin) DO UPDATE SET lease_owner = $2, lease_until = now() + make_interval(secs => $3)
+     WHERE robots_cache.lease_until IS NULL OR robots_cache.lease_until < now() OR robots_cache.lease_owner = $2`,
+    [input.origin, input.owner, input.leaseMs / 1000],
+  );
+  return (result.rowCount ?? 0) > 0;
+}
+
+export async function saveRobotsEntry(db: Queryable, input: { origin: string; owner: string; entry: RobotsCacheEntry; sitemaps: string[] }): Promise<void> {
+  await db.query(
+    `INSERT INTO robots_cache (origin, entry, fetched_at, expires_at, sitemaps)
+     VALUES ($1, $2, to_timestamp($3 / 1000.0), to_timestamp($4 / 1000.0), $5)
+     ON CONFLICT (origin) DO UPDATE SET entry = $2, fetched_at = to_timestamp($3 / 1000.0), expires_at = to_timestamp($4 / 1000.0),
+       sitemaps = $5,
+       lease_owner = CASE WHEN robots_cache.lease_owner = $6 THEN NULL ELSE robots_cache.lease_owner END,
+       lease_until = CASE WHEN robots_cache.lease_owner = $6 THEN NULL ELSE robots_cache.lease_until END`,
+    [input.origin, JSON.stringify(input.entry), input.entry.fetchedAtMs, input.entry.expiresAtMs, input.sitemaps, input.owner],
+  );
+}
+
+export async function releaseRobotsLease(db: Queryable, origin: string, owner: string): Promise<void> {
+  await db.query('UPDATE robots_cache SET lease_owner = NULL, lease_until = NULL WHERE origin = $1 AND lease_owner = $2', [origin, owner]);
+}
