@@ -1,0 +1,188 @@
+/**
+ * Inputs and outputs of every activity: the contract between workflows (which import these
+ * types only) and the implementations in this folder. Plain JSON, small: bodies never travel
+ * through Temporal, only their object keys (temporal-facts: payload limits).
+ */
+import type { CrawlConfig } from '../config/crawl-config.js';
+import type { AddSeedsResult } from '../workflows/messages.js';
+import type { CrawlSummary, FrontierCounts, AdmissionStatus } from '../workflows/status.js';
+
+/** One URL in a host's back queue. */
+export interface HostWorkItem {
+  crawlId: string;
+  /** 32 hex chars. */
+  fingerprint: string;
+  url: string;
+  origin: string;
+  depth: number;
+  generation: number;
+  /** Host-level attempts already made for this generation (429/5xx requeues). */
+  attempt: number;
+  purpose: string;
+  /** The crawl's politeness settings that travel with its URLs. */
+  minHostDelayMs: number;
+  maxConcurrentFetches: number;
+}
+
+export interface RegisterSeedsInput {
+  crawlId: string;
+  config: CrawlConfig;
+  seeds: string[];
+  /** True for the crawl's first registration: creates the crawl record. */
+  createCrawl: boolean;
+}
+export type RegisterSeedsResult = AddSeedsResult;
+
+export interface FrontierControl {
+  paused: boolean;
+  stopping: boolean;
+  maxInFlight: number;
+}
+
+export interface FrontierTickInput {
+  crawlId: string;
+  control: FrontierControl;
+  /** At most this many idle hosts are woken per tick. */
+  maxHostsToWake: number;
+  taskQueue: string;
+}
+
+export interface FrontierTickResult {
+  counts: FrontierCounts;
+  admission: AdmissionStatus;
+  activeHosts: number;
+  hostsWoken: number;
+  errorsByType: Record<string, number>;
+  /** Nothing queued and nothing in flight (or the budget is spent and nothing is in flight). */
+  finished: boolean;
+  nowMs: number;
+}
+
+export interface FinishCrawlInput {
+  crawlId: string;
+  stopped: boolean;
+  startedAtMs: number;
+}
+export type FinishCrawlResult = CrawlSummary;
+
+export interface HostRecord {
+  /** The politeness state the host's previous run left, if any. */
+  politeness: unknown;
+  delayOverrideMs: number | null;
+  paused: boolean;
+  quarantinedReason: string | null;
+}
+
+export interface ClaimHostWorkInput {
+  host: string;
+  maxItems: number;
+  /** When nothing can be claimed, mark the host idle (its workflow is about to end). */
+  releaseIfEmpty: boolean;
+  /** Saved with the host when it is released, so its next run keeps its politeness and operator settings. */
+  politeness: unknown;
+  paused: boolean;
+  delayOverrideMs: number | null;
+  taskQueue: string;
+}
+export interface ClaimHostWorkResult {
+  items: HostWorkItem[];
+  released: boolean;
+  host: HostRecord;
+}
+
+export interface RefreshRobotsInput {
+  origin: string;
+  /** The crawl whose URL needs the rules: its User-Agent and network policy are used. */
+  crawlId: string;
+}
+export interface RefreshRobotsResult {
+  /** A request went to the host (politeness must count it). */
+  requested: boolean;
+  startedAtMs: number;
+  finishedAtMs: number;
+  status?: number;
+  policyKind: 'rules' | 'allow-all' | 'disallow-all';
+  freshUntilMs: number;
+  crawlDelayMs?: number;
+}
+
+export interface FetchUrlInput extends HostWorkItem {
+  /** The host's current politeness delay: activity-level retries never come sooner. */
+  hostDelayMs: number;
+}
+
+export type FetchUrlResult =
+  | {
+      kind: 'fetched';
+      status: number;
+      bodyKey: string;
+      rawHash: string;
+      bytes: number;
+      contentType: string | undefined;
+      /** Worth parsing (HTML). */
+      parse: boolean;
+      finalUrl: string;
+      startedAtMs: number;
+      finishedAtMs: number;
+    }
+  | { kind: 'not-modified'; status: 304; startedAtMs: number; finishedAtMs: number }
+  | {
+      kind: 'redirect';
+      status: number;
+      location: string | null;
+      decision: 'follow' | 'loop' | 'too-many-hops' | 'invalid' | 'out-of-scope';
+      targetUrl?: string;
+      startedAtMs: number;
+      finishedAtMs: number;
+    }
+  | { kind: 'robots-disallowed'; atMs: number }
+  | { kind: 'robots-stale'; atMs: number }
+  | { kind: 'skipped'; reason: 'crawl-paused' | 'crawl-stopping' | 'host-quarantined'; atMs: number };
+
+/** What a typed fetch failure carries to the workflow in ApplicationFailure details. */
+export interface FetchFailureDetails {
+  status?: number;
+  retryAfterAtMs?: number;
+  startedAtMs: number;
+  finishedAtMs: number;
+  /** A request reached the host (a response or a transport error after connecting). */
+  requested: boolean;
+}
+
+export interface ParseDocumentInput {
+  crawlId: string;
+  fingerprint: string;
+  generation: number;
+  url: string;
+  finalUrl: string;
+  depth: number;
+  bodyKey: string;
+  contentType: string | undefined;
+}
+export interface ParseDocumentResult {
+  title: string | null;
+  linksFound: number;
+  linksRegistered: number;
+  noindex: boolean;
+  nofollow: boolean;
+}
+
+export type SettleOutcome =
+  | { kind: 'not-modified' }
+  | { kind: 'redirect' }
+  | { kind: 'robots-disallowed' }
+  | { kind: 'fetched-unparsed' }
+  | { kind: 'returned'; reason: string } // back to the queued state (crawl paused)
+  | { kind: 'dropped'; reason: string } // crawl stopping
+  | { kind: 'failed'; failureType: string; message: string; stage: 'fetch' | 'parse'; attempts: number; status?: number };
+
+export interface SettleUrlInput {
+  crawlId: string;
+  fingerprint: string;
+  generation: number;
+  url: string;
+  outcome: SettleOutcome;
+}
+export interface SettleUrlResult {
+  deadLettered: boolean;
+}

@@ -1,0 +1,144 @@
+/**
+ * Activities of the frontier workflow: registering seeds, the scheduler tick (admission,
+ * backpressure, waking hosts) and closing the crawl.
+ */
+import { admissionDecision } from '../domain/frontier/index.js';
+import { tryCanonicalizeUrl, urlFingerprint, redactUserinfo } from '../domain/url/index.js';
+import { inTransaction } from '../storage/postgres/pool.js';
+import {
+  addSeedHosts,
+  createCrawl,
+  errorsByType,
+  frontierCounts,
+  markCrawlFinished,
+  parseBacklog,
+  publishCrawlControl,
+  type CrawlRecordState,
+} from '../storage/postgres/crawl-repository.js';
+import { idleHostsWithWork, registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { activeHostCount } from '../storage/postgres/host-repository.js';
+import type {
+  FinishCrawlInput,
+  FinishCrawlResult,
+  FrontierTickInput,
+  FrontierTickResult,
+  RegisterSeedsInput,
+  RegisterSeedsResult,
+} from './contracts.js';
+import type { ActivityDeps } from './deps.js';
+import { HostWaker } from './host-waker.js';
+import { priorityOfDiscovery } from './link-registration.js';
+
+/** Parse throughput is measured over this window for backpressure. */
+const BACKLOG_WINDOW_SECONDS = 30;
+
+export function createCrawlActivities(deps: ActivityDeps) {
+  const waker = new HostWaker(deps);
+
+  async function registerSeeds(input: RegisterSeedsInput): Promise<RegisterSeedsResult> {
+    const rejected: RegisterSeedsResult['rejected'] = [];
+    const entries: NewFrontierEntry[] = [];
+    for (const seed of input.seeds) {
+      const result = tryCanonicalizeUrl(seed);
+      if (!result.ok) {
+        rejected.push({ url: redactUserinfo(seed), reason: `${result.error.code}: ${result.error.message}` });
+        continue;
+      }
+      const url = result.value;
+      const { priority, tier } = priorityOfDiscovery({ depth: 0, trapPenalty: 0 });
+      entries.push({
+        fingerprint: urlFingerprint(url.url),
+        url: url.url,
+        host: url.host,
+        origin: url.origin,
+        canonicalizationVersion: url.version,
+        depth: 0,
+        priority,
+        tier,
+      });
+    }
+    const seedHosts = [...new Set(entries.map((entry) => entry.host))];
+    const registered = await inTransaction(deps.pool, async (client) => {
+      if (input.createCrawl) await createCrawl(client, { id: input.crawlId, config: input.config, seedHosts });
+      else await addSeedHosts(client, input.crawlId, seedHosts);
+      // Seeds are what the operator asked for: they do not spend the discovery budget.
+      return registerFrontierEntries(client, input.crawlId, entries, { respectDiscoveryBudget: false });
+    });
+    return { registered: registered.length, rejected };
+  }
+
+  async function frontierTick(input: FrontierTickInput): Promise<FrontierTickResult> {
+    const nowMs = deps.now();
+    const [counts, backlog] = await Promise.all([
+      frontierCounts(deps.pool, input.crawlId),
+      parseBacklog(deps.pool, input.crawlId, BACKLOG_WINDOW_SECONDS),
+    ]);
+    const crawlState: CrawlRecordState = input.control.stopping ? 'stopping' : input.control.paused ? 'paused' : 'running';
+    const maxPages = await maxPagesOf(input.crawlId);
+    const decision = admissionDecision({
+      inFlight: counts.inFlight,
+      maxInFlight: input.control.maxInFlight,
+      budgetRemaining: Math.max(0, maxPages - counts.admitted),
+      downstream: { backlogItems: backlog.backlogItems, consumeRatePerSecond: backlog.parsedInWindow / BACKLOG_WINDOW_SECONDS },
+      nowMs,
+      paused: input.control.paused,
+      stopping: input.control.stopping,
+    });
+    await publishCrawlControl(deps.pool, {
+      id: input.crawlId,
+      state: crawlState,
+      maxInFlight: input.control.maxInFlight,
+      admitFactor: decision.throttleFactor,
+    });
+
+    let hostsWoken = 0;
+    if (decision.admit > 0 && counts.queued > 0) {
+      const hosts = await idleHostsWithWork(deps.pool, input.crawlId, Math.min(input.maxHostsToWake, decision.admit));
+      hostsWoken = await waker.wake(hosts, input.crawlId, input.taskQueue);
+    }
+    await waker.reapLostHosts(input.crawlId);
+
+    const [errors, activeHosts] = await Promise.all([errorsByType(deps.pool, input.crawlId), activeHostCount(deps.pool, input.crawlId)]);
+    const budgetSpent = counts.admitted >= maxPages;
+    const finished = counts.inFlight === 0 && (counts.queued === 0 || budgetSpent || input.control.stopping);
+    return {
+      counts,
+      admission: {
+        maxInFlight: input.control.maxInFlight,
+        admitFactor: decision.throttleFactor,
+        // Infinity (nothing drains yet) does not survive JSON: report it as -1.
+        backlogSeconds: Number.isFinite(decision.backlogSeconds) ? decision.backlogSeconds : -1,
+        reason: decision.reason,
+      },
+      activeHosts,
+      hostsWoken,
+      errorsByType: errors,
+      finished,
+      nowMs,
+    };
+  }
+
+  async function maxPagesOf(crawlId: string): Promise<number> {
+    const result = await deps.pool.query<{ max_pages: number }>('SELECT max_pages FROM crawls WHERE id = $1', [crawlId]);
+    return result.rows[0]?.max_pages ?? 0;
+  }
+
+  async function finishCrawl(input: FinishCrawlInput): Promise<FinishCrawlResult> {
+    const state = input.stopped ? 'stopped' : 'finished';
+    await markCrawlFinished(deps.pool, input.crawlId, state);
+    const [counts, errors] = await Promise.all([frontierCounts(deps.pool, input.crawlId), errorsByType(deps.pool, input.crawlId)]);
+    const finishedAtMs = deps.now();
+    return {
+      crawlId: input.crawlId,
+      state,
+      pagesFetched: counts.fetched,
+      urlsDiscovered: counts.discovered,
+      errorsByType: errors,
+      durationMs: finishedAtMs - input.startedAtMs,
+      startedAtMs: input.startedAtMs,
+      finishedAtMs,
+    };
+  }
+
+  return { registerSeeds, frontierTick, finishCrawl };
+}

@@ -1,0 +1,23 @@
+import type { Client } from '@temporalio/client';
+import type { HttpClient } from '../http/index.js';
+import type { Pool } from '../storage/postgres/pool.js';
+import type { BodyStore } from '../storage/object-store/body-store.js';
+
+/**
+ * What activities need from the outside world, injected by the worker (the composition root) so
+ * that tests can wire real local services and nothing here reaches for globals.
+ */
+export interface ActivityDeps {
+  pool: Pool;
+  bodies: BodyStore;
+  /** One HTTP client for public crawls and one that may reach private networks (tests, intranets). */
+  http: { publicOnly: HttpClient; privateAllowed: HttpClient };
+  /** To wake host workflows (signal-with-start) and check that they run. */
+  temporal: Client;
+  /** Names this worker in robots leases. */
+  workerId: string;
+  /** Where bodies are spooled (gzipped) between the socket and the object store. */
+  spoolDir: string;
+  /** Milliseconds since the epoch; tests may freeze it. */
+  now: () => number;
+}

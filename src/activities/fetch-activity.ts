@@ -1,0 +1,371 @@
+/**
+ * Fetches one URL: robots verdict from the shared cache, one HTTP request through undici (no
+ * retries, no redirects followed there), the body spooled gzipped to disk and stored once in
+ * MinIO under its SHA-256, and the outcome recorded in Postgres under (fingerprint, generation).
+ * Every failure leaves as an ApplicationFailure of one named type; Temporal owns the retries.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createGzip } from 'node:zlib';
+import { once } from 'node:events';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import {
+  FAILURE_POLICIES,
+  classifyHttpStatus,
+  classifyTransportError,
+  retryDelayMs,
+  type FetchFailureType,
+} from '../domain/failures/index.js';
+import { parseRetryAfter } from '../domain/politeness/index.js';
+import { isRobotsFresh, productTokenOf, robotsVerdictFor } from '../domain/robots/index.js';
+import { canonicalizeUrl, decideRedirect, isSkippedContentType } from '../domain/url/index.js';
+import { HttpFetchError, type BodySink, type FetchResponseHead } from '../http/index.js';
+import { bodyKeyFor } from '../storage/object-store/body-store.js';
+import { recordAttempt } from '../storage/postgres/attempt-repository.js';
+import { getFetch, getUrlValidators, recordBody, recordFetch, updateUrlAfterFetch, type FetchRecord } from '../storage/postgres/fetch-repository.js';
+import { getFrontierEntry, settleFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { getRobotsEntry } from '../storage/postgres/robots-repository.js';
+import { inTransaction } from '../storage/postgres/pool.js';
+import type { CrawlContext, CrawlContextCache } from './crawl-context.js';
+import type { FetchFailureDetails, FetchUrlInput, FetchUrlResult } from './contracts.js';
+import type { ActivityDeps } from './deps.js';
+import { registerDiscoveredUrls } from './link-registration.js';
+
+/** Response headers kept with the fetch record (000 §8: selected headers). */
+const KEPT_HEADERS = ['content-type', 'content-length', 'content-encoding', 'etag', 'last-modified', 'cache-control', 'expires', 'location', 'retry-after', 'x-robots-tag', 'content-language', 'server', 'date'];
+const HEARTBEAT_EVERY_MS = 5_000;
+
+export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCache) {
+  async function fetchUrl(input: FetchUrlInput): Promise<FetchUrlResult> {
+    const context = await crawls.get(input.crawlId);
+    const crawlState = context.record.state;
+    if (crawlState === 'stopping' || crawlState === 'stopped' || crawlState === 'finished') {
+      return { kind: 'skipped', reason: 'crawl-stopping', atMs: deps.now() };
+    }
+    if (crawlState === 'paused') return { kind: 'skipped', reason: 'crawl-paused', atMs: deps.now() };
+
+    // Redelivered after the work was done: answer from the record, fetch nothing.
+    const recorded = await getFetch(deps.pool, input.fingerprint, input.generation);
+    if (recorded) return resultFromRecord(recorded, input);
+
+    const url = canonicalizeUrl(input.url, context.canonicalizeOptions);
+    const robots = await getRobotsEntry(deps.pool, url.origin);
+    if (!robots || !isRobotsFresh(robots, deps.now())) return { kind: 'robots-stale', atMs: deps.now() };
+    const verdict = robotsVerdictFor(robots, productTokenOf(context.record.config.userAgent), url.pathAndQuery);
+    if (!verdict.allowed) return { kind: 'robots-disallowed', atMs: deps.now() };
+
+    const validators = await getUrlValidators(deps.pool, input.fingerprint);
+    const conditional: Record<string, string> = {};
+    if (validators.etag) conditional['if-none-match'] = validators.etag;
+    if (validators.lastModified) conditional['if-modified-since'] = validators.lastModified;
+
+    const config = context.record.config;
+    const http = config.allowPrivateNetworks ? deps.http.privateAllowed : deps.http.publicOnly;
+    const spool = new BodySpool(deps.spoolDir);
+    const startedAtMs = deps.now();
+    let head: FetchResponseHead;
+    let body;
+    try {
+      const response = await http.fetch(
+        {
+          url: url.url,
+          headers: { ...conditional, 'user-agent': config.userAgent },
+          maxBodyBytes: config.maxBodyBytes,
+          maxDecompressedBytes: config.maxDecompressedBytes,
+          signal: Context.current().cancellationSignal,
+        },
+        (responseHead) => {
+          const status = classifyHttpStatus(responseHead.status);
+          if (status.kind !== 'success') return undefined;
+          if (isSkippedContentType(responseHead.headers['content-type'] ?? '')) return undefined;
+          return spool.sink();
+        },
+      );
+      head = response.head;
+      body = response.body;
+    } catch (error) {
+      await spool.discard();
+      if (error instanceof HttpFetchError) {
+        const type = classifyTransportError(error.code);
+        throw await failure(input, type, error.message, {
+          startedAtMs,
+          finishedAtMs: deps.now(),
+          requested: !['dns-not-found', 'dns-temporary-failure', 'private-network-refused'].includes(error.code),
+          ...(error.partial?.status === undefined ? {} : { status: error.partial.status }),
+        });
+      }
+      throw error;
+    }
+    const finishedAtMs = deps.now();
+    const timing = { startedAtMs, finishedAtMs, requested: true } as const;
+    const status = classifyHttpStatus(head.status);
+
+    if (status.kind === 'failure') {
+      await spool.discard();
+      const retryAfterAtMs = parseRetryAfter(head.headers['retry-after'], finishedAtMs);
+      throw await failure(input, status.type, `HTTP ${head.status} from ${url.url}`, {
+        ...timing,
+        status: head.status,
+        ...(retryAfterAtMs === undefined ? {} : { retryAfterAtMs }),
+      });
+    }
+
+    const baseRecord = {
+      fingerprint: input.fingerprint,
+      generation: input.generation,
+      crawlId: input.crawlId,
+      url: input.url,
+      finalUrl: url.url,
+      fetchedAt: new Date(startedAtMs),
+      status: head.status,
+      contentType: head.headers['content-type'] ?? null,
+      headers: keptHeaders(head.headers),
+      wireBytes: body.wireBytes,
+      timings: { connectMs: head.timings.connectMs ?? -1, firstByteMs: head.timings.firstByteMs, totalMs: body.totalMs },
+    };
+
+    if (status.kind === 'not-modified') {
+      await spool.discard();
+      await inTransaction(deps.pool, async (client) => {
+        await recordFetch(client, { ...baseRecord, outcome: 'not-modified', rawHash: null, bodyKey: null, bytes: 0, redirectLocation: null });
+        await updateUrlAfterFetch(client, { fingerprint: input.fingerprint, state: 'not-modified', status: 304, fetchedAt: new Date(startedAtMs), success: true, etag: head.headers['etag'], lastModified: head.headers['last-modified'] });
+      });
+      return { kind: 'not-modified', status: 304, startedAtMs, finishedAtMs };
+    }
+
+    if (status.kind === 'redirect') {
+      await spool.discard();
+      return handleRedirect(context, input, head, baseRecord, startedAtMs, finishedAtMs);
+    }
+
+    // 2xx
+    const contentType = head.headers['content-type'];
+    if (!spool.used) {
+      throw await failure(input, 'UnsupportedContentType', `content type ${contentType ?? '(none)'} is not crawled`, { ...timing, status: head.status });
+    }
+    const storedBytes = await spool.finish();
+    try {
+      const { key } = await deps.bodies.putGzipFileIfAbsent(body.sha256, spool.filePath, storedBytes);
+      await inTransaction(deps.pool, async (client) => {
+        await recordBody(client, { sha256: body.sha256, objectKey: key, bytes: body.bytes, storedBytes });
+        await recordFetch(client, { ...baseRecord, outcome: 'ok', rawHash: body.sha256, bodyKey: key, bytes: body.bytes, redirectLocation: null });
+        await updateUrlAfterFetch(client, {
+          fingerprint: input.fingerprint,
+          state: 'ok',
+          status: head.status,
+          fetchedAt: new Date(startedAtMs),
+          success: true,
+          etag: head.headers['etag'] ?? null,
+          lastModified: head.headers['last-modified'] ?? null,
+          rawHash: body.sha256,
+          bytes: body.bytes,
+        });
+        await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'fetched', outcome: 'ok' });
+      });
+      return {
+        kind: 'fetched',
+        status: head.status,
+        bodyKey: key,
+        rawHash: body.sha256,
+        bytes: body.bytes,
+        contentType,
+        parse: isHtml(contentType),
+        finalUrl: url.url,
+        startedAtMs,
+        finishedAtMs,
+      };
+    } finally {
+      await spool.discard();
+    }
+  }
+
+  async function handleRedirect(
+    context: CrawlContext,
+    input: FetchUrlInput,
+    head: FetchResponseHead,
+    baseRecord: Omit<FetchRecord, 'outcome' | 'rawHash' | 'bodyKey' | 'bytes' | 'redirectLocation'>,
+    startedAtMs: number,
+    finishedAtMs: number,
+  ): Promise<FetchUrlResult> {
+    const location = head.headers['location'] ?? null;
+    const entry = await getFrontierEntry(deps.pool, input.crawlId, input.fingerprint);
+    const chain = [...(entry?.redirectChain ?? []), input.fingerprint];
+    const decision = decideRedirect({
+      location: location ?? undefined,
+      fromUrl: input.url,
+      chainFingerprints: chain,
+      options: context.canonicalizeOptions,
+    });
+    let outcomeDecision: Extract<FetchUrlResult, { kind: 'redirect' }>['decision'] = decision.kind === 'follow' ? 'follow' : decision.kind;
+    let targetUrl: string | undefined;
+    await inTransaction(deps.pool, async (client) => {
+      if (decision.kind === 'follow') {
+        targetUrl = decision.target.url;
+        const registration = await registerDiscoveredUrls(client, context, {
+          sourceFingerprint: input.fingerprint,
+          depth: input.depth,
+          urls: [{ absoluteUrl: decision.target.url }],
+          kind: 'redirect',
+          redirect: { hops: chain.length, chain },
+          nowMs: finishedAtMs,
+        });
+        if (registration.rejected.some((rejection) => rejection.reason.startsWith('out-of-scope'))) outcomeDecision = 'out-of-scope';
+      }
+      await recordFetch(client, {
+        ...baseRecord,
+        outcome: decision.kind === 'follow' ? 'redirect' : decision.kind === 'loop' ? 'RedirectLoop' : decision.kind === 'too-many-hops' ? 'TooManyRedirects' : 'redirect-invalid',
+        rawHash: null,
+        bodyKey: null,
+        bytes: 0,
+        redirectLocation: location,
+      });
+      await updateUrlAfterFetch(client, { fingerprint: input.fingerprint, state: 'redirect', status: head.status, fetchedAt: new Date(startedAtMs), success: false });
+    });
+    if (decision.kind === 'loop' || decision.kind === 'too-many-hops') {
+      // A loop or an endless chain is a terminal failure of this URL (000 §6.2).
+      throw await failure(input, decision.kind === 'loop' ? 'RedirectLoop' : 'TooManyRedirects', `redirect ${decision.kind} at ${input.url}`, {
+        startedAtMs,
+        finishedAtMs,
+        requested: true,
+        status: head.status,
+      });
+    }
+    return { kind: 'redirect', status: head.status, location, decision: outcomeDecision, ...(targetUrl ? { targetUrl } : {}), startedAtMs, finishedAtMs };
+  }
+
+  /** Records the attempt, then builds the typed failure with its policy's retry decision. */
+  async function failure(input: FetchUrlInput, type: FetchFailureType, message: string, details: FetchFailureDetails): Promise<ApplicationFailure> {
+    const info = Context.current().info;
+    await recordAttempt(deps.pool, {
+      fingerprint: input.fingerprint,
+      stage: 'fetch',
+      attemptKey: `${input.generation}/${input.attempt}/${info.attempt}`,
+      crawlId: input.crawlId,
+      failureType: type,
+      message,
+    });
+    const policy = FAILURE_POLICIES[type];
+    const retryableHere = policy.retryLayer === 'activity';
+    const nextDelayMs = retryableHere
+      ? retryDelayMs(type, info.attempt, Math.random, { floorMs: input.hostDelayMs, nowMs: details.finishedAtMs, ...(details.retryAfterAtMs === undefined ? {} : { retryAfterAtMs: details.retryAfterAtMs }) })
+      : undefined;
+    return ApplicationFailure.create({
+      type,
+      message,
+      nonRetryable: nextDelayMs === undefined,
+      ...(nextDelayMs === undefined ? {} : { nextRetryDelay: nextDelayMs }),
+      details: [details],
+    });
+  }
+
+  return { fetchUrl };
+}
+
+function resultFromRecord(record: FetchRecord, input: FetchUrlInput): FetchUrlResult {
+  const atMs = record.fetchedAt.getTime();
+  const finishedAtMs = atMs + (record.timings['totalMs'] ?? 0);
+  switch (record.outcome) {
+    case 'ok':
+      return {
+        kind: 'fetched',
+        status: record.status ?? 200,
+        bodyKey: record.bodyKey ?? bodyKeyFor(record.rawHash ?? ''),
+        rawHash: record.rawHash ?? '',
+        bytes: record.bytes ?? 0,
+        contentType: record.contentType ?? undefined,
+        parse: isHtml(record.contentType ?? undefined),
+        finalUrl: record.finalUrl,
+        startedAtMs: atMs,
+        finishedAtMs,
+      };
+    case 'not-modified':
+      return { kind: 'not-modified', status: 304, startedAtMs: atMs, finishedAtMs };
+    default:
+      if (record.redirectLocation !== null || record.outcome === 'redirect') {
+        return { kind: 'redirect', status: record.status ?? 301, location: record.redirectLocation, decision: 'follow', startedAtMs: atMs, finishedAtMs };
+      }
+      // A failure recorded at settlement: report it again, without a new request.
+      throw ApplicationFailure.create({
+        type: record.outcome,
+        message: `already settled as ${record.outcome} for generation ${input.generation}`,
+        nonRetryable: true,
+        details: [{ startedAtMs: atMs, finishedAtMs, requested: false, ...(record.status === null ? {} : { status: record.status }) } satisfies FetchFailureDetails],
+      });
+  }
+}
+
+function isHtml(contentType: string | undefined): boolean {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return type === 'text/html' || type === 'application/xhtml+xml' || type === '';
+}
+
+function keptHeaders(headers: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const value = headers[name];
+    if (value !== undefined) kept[name] = value.slice(0, 1000);
+  }
+  return kept;
+}
+
+/**
+ * The decoded body on its way to the object store: gzipped into a spool file as it arrives, so
+ * memory stays flat whatever the body size, and heartbeating so a stalled worker is noticed.
+ */
+class BodySpool {
+  readonly filePath: string;
+  used = false;
+  private gzip?: ReturnType<typeof createGzip>;
+  private done?: Promise<void>;
+
+  constructor(private readonly dir: string) {
+    this.filePath = path.join(dir, `${randomUUID()}.gz`);
+  }
+
+  sink(): BodySink {
+    this.used = true;
+    let lastHeartbeatMs = 0;
+    let opened: Promise<void> | undefined;
+    const open = async (): Promise<void> => {
+      await mkdir(this.dir, { recursive: true });
+      const file = createWriteStream(this.filePath);
+      this.gzip = createGzip();
+      this.gzip.pipe(file);
+      this.done = once(file, 'close').then(() => undefined);
+    };
+    return {
+      write: async (chunk) => {
+        opened ??= open();
+        await opened;
+        if (!this.gzip!.write(chunk)) await once(this.gzip!, 'drain');
+        const now = Date.now();
+        if (now - lastHeartbeatMs > HEARTBEAT_EVERY_MS) {
+          lastHeartbeatMs = now;
+          Context.current().heartbeat();
+        }
+      },
+      end: async () => {
+        opened ??= open();
+        await opened;
+        this.gzip!.end();
+        await this.done;
+      },
+      abort: async () => {
+        this.gzip?.destroy();
+      },
+    };
+  }
+
+  /** Bytes of the gzipped spool file. */
+  async finish(): Promise<number> {
+    await this.done;
+    return (await stat(this.filePath)).size;
+  }
+
+  async discard(): Promise<void> {
+    this.gzip?.destroy();
+    await rm(this.filePath, { force: true });
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Activities of the host workflow that touch only the store: refilling the back queue from the
+ * frontier and settling each URL's outcome.
+ */
+import { Context } from '@temporalio/activity';
+import { FAILURE_POLICIES, POISON_ATTEMPT_LIMIT, type FetchFailureType } from '../domain/failures/index.js';
+import { inTransaction } from '../storage/postgres/pool.js';
+import { claimHostWork as claimFromFrontier, settleFrontierEntry, type FrontierState } from '../storage/postgres/frontier-repository.js';
+import { getHostRecord, releaseHost } from '../storage/postgres/host-repository.js';
+import { attemptHistory, moveToDeadLetters, recordAttempt } from '../storage/postgres/attempt-repository.js';
+import { getFetch, recordFetch, updateUrlAfterFetch } from '../storage/postgres/fetch-repository.js';
+import type { ClaimHostWorkInput, ClaimHostWorkResult, SettleUrlInput, SettleUrlResult } from './contracts.js';
+import type { ActivityDeps } from './deps.js';
+
+/** A token that stays the same across retries of one activity call, and differs between calls. */
+export function activityCallToken(): string {
+  const info = Context.current().info;
+  const execution = info.workflowExecution ?? { workflowId: 'standalone', runId: info.activityId };
+  return `${execution.workflowId}/${execution.runId}/${info.activityId}`;
+}
+
+export function createHostActivities(deps: ActivityDeps) {
+  async function claimHostWork(input: ClaimHostWorkInput): Promise<ClaimHostWorkResult> {
+    const items = await claimFromFrontier(deps.pool, {
+      host: input.host,
+      maxItems: input.maxItems,
+      claimToken: activityCallToken(),
+      random: Math.random,
+    });
+    const host = await getHostRecord(deps.pool, input.host);
+    if (items.length === 0 && input.releaseIfEmpty) {
+      await releaseHost(deps.pool, { host: input.host, politeness: input.politeness, paused: input.paused, delayOverrideMs: input.delayOverrideMs });
+      return { items, released: true, host };
+    }
+    return { items, released: false, host };
+  }
+
+  async function settleUrl(input: SettleUrlInput): Promise<SettleUrlResult> {
+    const outcome = input.outcome;
+    const base = { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation };
+    switch (outcome.kind) {
+      case 'not-modified':
+        await settleFrontierEntry(deps.pool, { ...base, state: 'done', outcome: 'not-modified' });
+        return { deadLettered: false };
+      case 'redirect':
+        await settleFrontierEntry(deps.pool, { ...base, state: 'done', outcome: 'redirect' });
+        return { deadLettered: false };
+      case 'fetched-unparsed':
+        await settleFrontierEntry(deps.pool, { ...base, state: 'done', outcome: 'ok' });
+        return { deadLettered: false };
+      case 'robots-disallowed':
+        await settleFrontierEntry(deps.pool, { ...base, state: 'dropped', outcome: 'robots-disallowed' });
+        return { deadLettered: false };
+      case 'returned':
+        await settleFrontierEntry(deps.pool, { ...base, state: 'queued', outcome: outcome.reason });
+        return { deadLettered: false };
+      case 'dropped':
+        await settleFrontierEntry(deps.pool, { ...base, state: 'dropped', outcome: outcome.reason });
+        return { deadLettered: false };
+      case 'failed':
+        return settleFailure(input, outcome);
+    }
+  }
+
+  async function settleFailure(input: SettleUrlInput, outcome: Extract<SettleUrlInput['outcome'], { kind: 'failed' }>): Promise<SettleUrlResult> {
+    const policy = FAILURE_POLICIES[outcome.failureType as FetchFailureType];
+    return inTransaction(deps.pool, async (client) => {
+      // The workflow's own verdict counts as an attempt too (parse failures, quarantines).
+      await recordAttempt(client, {
+        fingerprint: input.fingerprint,
+        stage: outcome.stage,
+        attemptKey: `${input.generation}/settled`,
+        crawlId: input.crawlId,
+        failureType: outcome.failureType,
+        message: outcome.message,
+      });
+      const history = await attemptHistory(client, input.fingerprint, outcome.stage, input.crawlId);
+      const poisonable = policy ? policy.countsTowardPoison : true;
+      const dead = poisonable && Math.max(history.length, outcome.attempts) >= POISON_ATTEMPT_LIMIT;
+      const state: FrontierState = dead ? 'dead' : 'failed';
+      const changed = await settleFrontierEntry(client, {
+        crawlId: input.crawlId,
+        fingerprint: input.fingerprint,
+        generation: input.generation,
+        state,
+        outcome: outcome.failureType,
+        attempts: Math.max(history.length, outcome.attempts),
+      });
+      if (dead && changed) {
+        await moveToDeadLetters(client, {
+          fingerprint: input.fingerprint,
+          stage: outcome.stage,
+          crawlId: input.crawlId,
+          url: input.url,
+          failureType: outcome.failureType,
+          attempts: history.length,
+          history,
+        });
+      }
+      if (outcome.stage === 'fetch' && !(await getFetch(client, input.fingerprint, input.generation))) {
+        const nowMs = deps.now();
+        await recordFetch(client, {
+          fingerprint: input.fingerprint,
+          generation: input.generation,
+          crawlId: input.crawlId,
+          url: input.url,
+          finalUrl: input.url,
+          fetchedAt: new Date(nowMs),
+          status: outcome.status ?? null,
+          outcome: outcome.failureType,
+          contentType: null,
+          headers: {},
+          rawHash: null,
+          bodyKey: null,
+          bytes: null,
+          wireBytes: null,
+          timings: {},
+          redirectLocation: null,
+        });
+        const gone = outcome.failureType === 'NotFound';
+        await updateUrlAfterFetch(client, {
+          fingerprint: input.fingerprint,
+          state: gone ? 'gone' : dead ? 'dead' : 'failed',
+          status: outcome.status ?? null,
+          fetchedAt: new Date(nowMs),
+          success: false,
+        });
+        if (policy?.recheckAfterMs !== undefined && gone) {
+          // A tombstone: checked again on a long interval rather than retried (000 §6.1, §8.1).
+          await client.query('UPDATE urls SET next_fetch_at = to_timestamp($2 / 1000.0) WHERE fingerprint = $1', [
+            Buffer.from(input.fingerprint, 'hex'),
+            nowMs + policy.recheckAfterMs,
+          ]);
+        }
+      }
+      return { deadLettered: dead && changed };
+    });
+  }
+
+  return { claimHostWork, settleUrl };
+}

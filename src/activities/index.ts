@@ -1,0 +1,26 @@
+/**
+ * All activities, created from injected dependencies (the worker wires real clients; tests may
+ * wire their own). Workflows import the *type* of this factory's result only.
+ */
+import { createCrawlActivities } from './crawl-activities.js';
+import { CrawlContextCache } from './crawl-context.js';
+import type { ActivityDeps } from './deps.js';
+import { createFetchActivities } from './fetch-activity.js';
+import { createHostActivities } from './host-activities.js';
+import { createParseActivities } from './parse-activity.js';
+import { createRobotsActivities } from './robots-activity.js';
+
+export type { ActivityDeps } from './deps.js';
+
+export function createActivities(deps: ActivityDeps) {
+  const crawls = new CrawlContextCache(deps.pool, deps.now);
+  return {
+    ...createCrawlActivities(deps),
+    ...createHostActivities(deps),
+    ...createRobotsActivities(deps, crawls),
+    ...createFetchActivities(deps, crawls),
+    ...createParseActivities(deps, crawls),
+  };
+}
+
+export type CrawlerActivities = ReturnType<typeof createActivities>;

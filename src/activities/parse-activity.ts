@@ -1,0 +1,92 @@
+/**
+ * Parses a stored body (by its object key, never through Temporal): the document record with
+ * its content identities, the link graph, and the new URLs for the frontier, all in one
+ * transaction keyed by (fingerprint, generation, parser version), so a replay changes nothing.
+ */
+import {
+  SHORT_DOCUMENT_CHARS,
+  minhashSignature,
+  normalizeTextForHash,
+  simhash64,
+  toSignedInt64String,
+  tokenize,
+} from '../domain/content/index.js';
+import { sha256Hex } from '../domain/hash/index.js';
+import { productTokenOf } from '../domain/robots/index.js';
+import { decodeCharset } from '../http/index.js';
+import { extractHtmlDocument, robotsDirectives } from '../parse/html-document.js';
+import { recordDocument } from '../storage/postgres/document-repository.js';
+import { getFetch } from '../storage/postgres/fetch-repository.js';
+import { settleFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { inTransaction } from '../storage/postgres/pool.js';
+import type { CrawlContextCache } from './crawl-context.js';
+import type { ParseDocumentInput, ParseDocumentResult } from './contracts.js';
+import type { ActivityDeps } from './deps.js';
+import { registerDiscoveredUrls } from './link-registration.js';
+
+/** Bump when extraction changes what it produces: documents are keyed by it (000 §7.1). */
+export const PARSER_VERSION = 1;
+
+export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCache) {
+  async function parseDocument(input: ParseDocumentInput): Promise<ParseDocumentResult> {
+    const context = await crawls.get(input.crawlId);
+    const config = context.record.config;
+    const token = productTokenOf(config.userAgent);
+    const [bytes, fetch] = await Promise.all([deps.bodies.getBody(input.bodyKey), getFetch(deps.pool, input.fingerprint, input.generation)]);
+    const decoded = decodeCharset(bytes, input.contentType);
+    const document = extractHtmlDocument(decoded.text, input.finalUrl, { productToken: token });
+    const xRobotsTag = fetch?.headers['x-robots-tag'];
+    const directives = robotsDirectives(document.metaRobots, xRobotsTag, token);
+
+    const normalized = normalizeTextForHash(document.mainText);
+    const tokens = tokenize(normalized);
+    const simhash = tokens.length > 0 ? toSignedInt64String(simhash64(tokens)) : null;
+    const minhash = normalized.length > 0 && normalized.length < SHORT_DOCUMENT_CHARS ? minhashSignature(normalized) : null;
+
+    // nofollow on the page, or rel=nofollow on the link unless the crawl chose to follow those.
+    const followable = directives.nofollow
+      ? []
+      : document.links.filter((link) => link.absoluteUrl !== undefined && (config.followNofollowLinks || !link.nofollow));
+
+    return inTransaction(deps.pool, async (client) => {
+      const registration = await registerDiscoveredUrls(client, context, {
+        sourceFingerprint: input.fingerprint,
+        depth: input.depth + 1,
+        urls: followable.map((link) => ({ absoluteUrl: link.absoluteUrl!, anchorText: link.anchorText, rel: link.rel || undefined })),
+        kind: 'link',
+        nowMs: deps.now(),
+      });
+      await recordDocument(client, {
+        fingerprint: input.fingerprint,
+        generation: input.generation,
+        parserVersion: PARSER_VERSION,
+        crawlId: input.crawlId,
+        title: document.title,
+        language: document.language,
+        canonicalHint: document.canonicalHint,
+        metaRobots: document.metaRobots,
+        xRobotsTag: xRobotsTag ?? null,
+        noindex: directives.noindex,
+        nofollow: directives.nofollow,
+        charset: decoded.charset,
+        textLength: document.mainText.length,
+        normalizedHash: normalized.length > 0 ? sha256Hex(normalized) : null,
+        simhashSigned: simhash,
+        minhash,
+        linksFound: document.links.length,
+        linksRegistered: registration.registered,
+        extracted: { charsetSource: decoded.source },
+      });
+      await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'ok' });
+      return {
+        title: document.title,
+        linksFound: document.links.length,
+        linksRegistered: registration.registered,
+        noindex: directives.noindex,
+        nofollow: directives.nofollow,
+      };
+    });
+  }
+
+  return { parseDocument };
+}

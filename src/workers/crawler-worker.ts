@@ -1,0 +1,107 @@
+/**
+ * The composition root of a worker process: it connects to Temporal, Postgres and MinIO, wires
+ * them into the activities, and polls one task queue for workflows and activities. Run more of
+ * these, on more machines, against one Temporal cluster to scale out.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../activities/index.js';
+import { HttpClient } from '../http/index.js';
+import { BodyStore, type BodyStoreOptions } from '../storage/object-store/body-store.js';
+import { migrate } from '../storage/postgres/migrate.js';
+import { createPool, type Pool } from '../storage/postgres/pool.js';
+import { DEFAULT_TASK_QUEUE } from '../workflows/messages.js';
+import { loadWorkflowBundle } from './workflow-bundle.js';
+
+export interface CrawlerWorkerOptions {
+  temporal: { address: string; namespace: string };
+  databaseUrl: string;
+  s3: BodyStoreOptions;
+  /** Default 'crawler'. */
+  taskQueue?: string;
+  /** Names this worker in the Temporal UI and in robots leases. Default host name and pid. */
+  identity?: string;
+  /** Activities run at once by this process. Default 100. */
+  maxConcurrentActivities?: number;
+  /** Workflow executions kept in memory; host workflows sleep a lot, so keep many. Default 1,000. */
+  maxCachedWorkflows?: number;
+  /** Postgres connections of this process. Default 20. */
+  maxDatabaseConnections?: number;
+  /** Where the workflow bundle is cached and bodies are spooled. */
+  dataDir: string;
+  /** Sent with every request unless a crawl sets its own. */
+  log?: (line: string) => void;
+}
+
+export interface CrawlerWorker {
+  worker: Worker;
+  client: Client;
+  pool: Pool;
+  bodies: BodyStore;
+  /** Resolves when the worker stops (after shutdown() or a fatal error). */
+  run(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promise<CrawlerWorker> {
+  const identity = options.identity ?? `${os.hostname()}/${process.pid}`;
+  const pool = createPool({ connectionString: options.databaseUrl, maxConnections: options.maxDatabaseConnections ?? 20, applicationName: `crawler-worker ${identity}` });
+  await migrate(pool);
+  const bodies = new BodyStore(options.s3);
+  await bodies.ensureBucket();
+
+  const connection = await Connection.connect({ address: options.temporal.address });
+  const client = new Client({ connection, namespace: options.temporal.namespace });
+  const nativeConnection = await NativeConnection.connect({ address: options.temporal.address });
+
+  const publicOnly = new HttpClient({ userAgent: 'DurableCrawler/0.1', allowPrivateNetworks: false });
+  const privateAllowed = new HttpClient({ userAgent: 'DurableCrawler/0.1', allowPrivateNetworks: true });
+  const activities = createActivities({
+    pool,
+    bodies,
+    http: { publicOnly, privateAllowed },
+    temporal: client,
+    workerId: identity,
+    spoolDir: path.join(options.dataDir, 'spool', String(process.pid)),
+    now: Date.now,
+  });
+
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    namespace: options.temporal.namespace,
+    taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+    workflowBundle: await loadWorkflowBundle(path.join(options.dataDir, 'cache')),
+    activities,
+    identity,
+    maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 100,
+    maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
+    shutdownGraceTime: '10s',
+  });
+
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await Promise.allSettled([publicOnly.close(), privateAllowed.close()]);
+    await Promise.allSettled([pool.end(), connection.close(), nativeConnection.close()]);
+  };
+
+  return {
+    worker,
+    client,
+    pool,
+    bodies,
+    async run() {
+      try {
+        await worker.run();
+      } finally {
+        await close();
+      }
+    },
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+    },
+  };
+}

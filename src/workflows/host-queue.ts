@@ -1,0 +1,139 @@
+/**
+ * The state of one host's back queue (Mercator): a small local queue of URLs, the host's
+ * politeness state and its robots freshness. A plain class, so the workflow file only wires
+ * messages and timers, and the whole state is carried across continue-as-new as JSON.
+ */
+import {
+  applyHostOutcome,
+  DEFAULT_HOST_POLITENESS_POLICY,
+  initialHostPolitenessState,
+  nextFetchAtMs,
+  onFetchStarted,
+  type HostOutcome,
+  type HostPolitenessPolicy,
+  type HostPolitenessState,
+} from '../domain/politeness/index.js';
+import type { HostWorkItem } from '../activities/contracts.js';
+
+export interface HostQueueSnapshot {
+  host: string;
+  queue: HostWorkItem[];
+  politeness: HostPolitenessState | null;
+  robotsFreshUntilMs: Record<string, number>;
+  robotsCrawlDelayMs: Record<string, number>;
+  paused: boolean;
+  delayOverrideMs: number | null;
+  quarantinedReason: string | null;
+  run: number;
+}
+
+export class HostQueue {
+  readonly host: string;
+  queue: HostWorkItem[];
+  politeness: HostPolitenessState | null;
+  robotsFreshUntilMs: Record<string, number>;
+  robotsCrawlDelayMs: Record<string, number>;
+  paused: boolean;
+  delayOverrideMs: number | null;
+  quarantinedReason: string | null;
+  readonly run: number;
+  inFlight = 0;
+  pendingParses = 0;
+  fetchesThisRun = 0;
+  /** Counts settled requests, so the loop can wait for a slot to free. */
+  outcomes = 0;
+
+  constructor(snapshot: HostQueueSnapshot) {
+    this.host = snapshot.host;
+    this.queue = [...snapshot.queue];
+    this.politeness = snapshot.politeness;
+    this.robotsFreshUntilMs = { ...snapshot.robotsFreshUntilMs };
+    this.robotsCrawlDelayMs = { ...snapshot.robotsCrawlDelayMs };
+    this.paused = snapshot.paused;
+    this.delayOverrideMs = snapshot.delayOverrideMs;
+    this.quarantinedReason = snapshot.quarantinedReason;
+    this.run = snapshot.run;
+  }
+
+  static fresh(host: string): HostQueue {
+    return new HostQueue({
+      host,
+      queue: [],
+      politeness: null,
+      robotsFreshUntilMs: {},
+      robotsCrawlDelayMs: {},
+      paused: false,
+      delayOverrideMs: null,
+      quarantinedReason: null,
+      run: 1,
+    });
+  }
+
+  snapshotForNextRun(): HostQueueSnapshot {
+    return {
+      host: this.host,
+      queue: this.queue,
+      politeness: this.politeness,
+      robotsFreshUntilMs: this.robotsFreshUntilMs,
+      robotsCrawlDelayMs: this.robotsCrawlDelayMs,
+      paused: this.paused,
+      delayOverrideMs: this.delayOverrideMs,
+      quarantinedReason: this.quarantinedReason,
+      run: this.run + 1,
+    };
+  }
+
+  /** The politeness policy for the next request: the strictest of our delay, the operator's and robots' Crawl-delay. */
+  policyFor(item: HostWorkItem | undefined): HostPolitenessPolicy {
+    const crawlDelays = Object.values(this.robotsCrawlDelayMs);
+    const crawlDelayMs = crawlDelays.length > 0 ? Math.max(...crawlDelays) : undefined;
+    return {
+      ...DEFAULT_HOST_POLITENESS_POLICY,
+      minDelayMs: this.delayOverrideMs ?? item?.minHostDelayMs ?? DEFAULT_HOST_POLITENESS_POLICY.minDelayMs,
+      crawlDelayMs,
+      maxConcurrentFetches: item?.maxConcurrentFetches ?? 1,
+    };
+  }
+
+  politenessAt(nowMs: number): HostPolitenessState {
+    this.politeness ??= initialHostPolitenessState(nowMs);
+    return this.politeness;
+  }
+
+  nextFetchAtMs(nowMs: number): number {
+    return nextFetchAtMs(this.politenessAt(nowMs), nowMs);
+  }
+
+  /** May a request start now: not paused, a free slot, and the host's next fetch time reached. */
+  canStartAt(nowMs: number): boolean {
+    const next = this.queue[0];
+    if (this.paused || next === undefined) return false;
+    if (this.inFlight >= this.policyFor(next).maxConcurrentFetches) return false;
+    return this.nextFetchAtMs(nowMs) <= nowMs;
+  }
+
+  robotsFresh(origin: string, nowMs: number): boolean {
+    return (this.robotsFreshUntilMs[origin] ?? 0) > nowMs;
+  }
+
+  noteRequestStarted(nowMs: number): void {
+    this.politeness = onFetchStarted(this.politenessAt(nowMs), nowMs);
+    this.inFlight += 1;
+    this.fetchesThisRun += 1;
+  }
+
+  noteOutcome(outcome: HostOutcome, item: HostWorkItem | undefined, random: () => number, nowMs: number, startedRequest: boolean): void {
+    if (startedRequest) this.inFlight -= 1;
+    this.outcomes += 1;
+    this.politeness = applyHostOutcome(this.politenessAt(nowMs), outcome, this.policyFor(item), random);
+  }
+
+  /** A URL that failed host-wide goes back to the front, to be retried when the host allows. */
+  requeueFront(item: HostWorkItem): void {
+    this.queue.unshift(item);
+  }
+
+  get idle(): boolean {
+    return this.queue.length === 0 && this.inFlight === 0 && this.pendingParses === 0;
+  }
+}

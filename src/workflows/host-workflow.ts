@@ -1,0 +1,370 @@
+/**
+ * One workflow per host, shared by every crawl: a Mercator back queue. It holds a few URLs,
+ * sleeps until the host's next fetch time, fetches, hands the body to the parser, and asks the
+ * frontier (Postgres, through claimHostWork) for more when it runs low. Politeness lives here,
+ * in one place per host, so it holds across crawls and across worker processes.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  TimeoutFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  log,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { createActivities } from '../activities/index.js';
+import type { FetchFailureDetails, FetchUrlResult, HostWorkItem, SettleOutcome } from '../activities/contracts.js';
+import {
+  FAILURE_POLICIES,
+  POISON_ATTEMPT_LIMIT,
+  fetchActivityRetryShape,
+  type FetchFailureType,
+} from '../domain/failures/index.js';
+import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
+import {
+  DEFAULT_TASK_QUEUE,
+  SEARCH_ATTRIBUTES,
+  hostStatusQuery,
+  pauseHostSignal,
+  resumeHostSignal,
+  setHostDelaySignal,
+  wakeHostSignal,
+} from './messages.js';
+import type { HostStatus } from './status.js';
+
+type Activities = ReturnType<typeof createActivities>;
+
+export interface HostWorkflowInput {
+  host: string;
+  /** Task queue the host's activities and later runs use. Default 'crawler'. */
+  taskQueue?: string;
+  /** State carried from the previous run (continue-as-new). */
+  carried?: HostQueueSnapshot;
+}
+
+export interface HostWorkflowResult {
+  host: string;
+  fetches: number;
+  runs: number;
+}
+
+const retryShape = fetchActivityRetryShape();
+
+const storeActivities = proxyActivities<Activities>({
+  startToCloseTimeout: '60s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
+});
+
+const fetchActivities = proxyActivities<Activities>({
+  // connect + first byte + whole body deadlines of the HTTP layer, plus storing the body.
+  startToCloseTimeout: '150s',
+  heartbeatTimeout: '30s',
+  retry: {
+    initialInterval: retryShape.initialIntervalMs,
+    backoffCoefficient: retryShape.backoffCoefficient,
+    maximumInterval: retryShape.maximumIntervalMs,
+    maximumAttempts: retryShape.maximumAttempts,
+    nonRetryableErrorTypes: retryShape.nonRetryableErrorTypes,
+  },
+});
+
+const parseActivities = proxyActivities<Activities>({
+  startToCloseTimeout: '120s',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: POISON_ATTEMPT_LIMIT },
+});
+
+/** How many URLs a claim asks for: enough for a few seconds of this host's pace. */
+function claimSize(minDelayMs: number): number {
+  return Math.max(2, Math.min(10, Math.ceil(4000 / Math.max(1, minDelayMs))));
+}
+
+/** Seeded by the workflow's own randomness, which Temporal makes replay-safe. */
+const random = (): number => Math.random();
+
+export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkflowResult> {
+  const taskQueue = input.taskQueue ?? DEFAULT_TASK_QUEUE;
+  const state = input.carried ? new HostQueue(input.carried) : HostQueue.fresh(input.host);
+  let hostRecordLoaded = input.carried !== undefined;
+  let woken = false;
+  let changed = false;
+  let signalsThisRun = 0;
+
+  setHandler(wakeHostSignal, () => {
+    woken = true;
+    changed = true;
+    signalsThisRun += 1;
+  });
+  setHandler(pauseHostSignal, () => {
+    state.paused = true;
+    changed = true;
+    signalsThisRun += 1;
+  });
+  setHandler(resumeHostSignal, () => {
+    state.paused = false;
+    changed = true;
+    signalsThisRun += 1;
+  });
+  setHandler(setHostDelaySignal, ({ minDelayMs }) => {
+    state.delayOverrideMs = minDelayMs === null ? null : Math.max(0, Math.floor(minDelayMs));
+    changed = true;
+    signalsThisRun += 1;
+  });
+  setHandler(hostStatusQuery, (): HostStatus => ({
+    host: state.host,
+    queueLength: state.queue.length,
+    inFlight: state.inFlight,
+    pendingParses: state.pendingParses,
+    nextFetchAtMs: state.nextFetchAtMs(Date.now()),
+    paused: state.paused,
+    delayOverrideMs: state.delayOverrideMs,
+    quarantinedReason: state.quarantinedReason,
+    fetchesThisRun: state.fetchesThisRun,
+    run: state.run,
+  }));
+
+  upsertSearchAttributes({ [SEARCH_ATTRIBUTES.host]: [state.host] });
+
+  const historyIsLarge = (): boolean =>
+    workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > 8000 || signalsThisRun > 4000;
+
+  let claimExhausted = false;
+  // A failure no activity retry could absorb (the store unreachable for many minutes): fail
+  // the run visibly rather than leave a workflow that looks alive and does nothing.
+  let fatal: unknown;
+  const track = (work: Promise<void>): void => {
+    work.catch((error: unknown) => {
+      fatal ??= error;
+      changed = true;
+    });
+  };
+
+  for (;;) {
+    if (fatal !== undefined) {
+      throw ApplicationFailure.create({ type: 'HostWorkflowFailed', message: `host ${state.host}: ${String(fatal)}`, nonRetryable: true });
+    }
+
+    // Continue-as-new between requests, never with work in flight.
+    if (historyIsLarge()) {
+      if (state.inFlight === 0 && state.pendingParses === 0) {
+        await condition(allHandlersFinished);
+        await continueAsNew<typeof hostWorkflow>({ host: state.host, taskQueue, carried: state.snapshotForNextRun() });
+      }
+      await condition(() => (state.inFlight === 0 && state.pendingParses === 0) || fatal !== undefined);
+      continue;
+    }
+
+    if (woken) {
+      woken = false;
+      claimExhausted = false;
+    }
+
+    // Refill the back queue from the front queues when it runs low (Mercator).
+    if (state.queue.length <= 1 && !claimExhausted) {
+      const claim = await storeActivities.claimHostWork({
+        host: state.host,
+        maxItems: claimSize(state.policyFor(state.queue[0]).minDelayMs),
+        releaseIfEmpty: state.idle,
+        politeness: state.politeness,
+        paused: state.paused,
+        delayOverrideMs: state.delayOverrideMs,
+        taskQueue,
+      });
+      if (!hostRecordLoaded) {
+        hostRecordLoaded = true;
+        state.politeness ??= (claim.host.politeness as HostQueue['politeness']) ?? null;
+        state.delayOverrideMs ??= claim.host.delayOverrideMs;
+        state.paused = state.paused || claim.host.paused;
+        state.quarantinedReason ??= claim.host.quarantinedReason;
+      }
+      state.queue.push(...claim.items);
+      if (claim.released) {
+        // Released in Postgres: a wake that raced with the release is handled by this run,
+        // later ones start a new run through signal-with-start.
+        await condition(allHandlersFinished);
+        if (woken) continue;
+        return { host: state.host, fetches: state.fetchesThisRun, runs: state.run };
+      }
+      claimExhausted = claim.items.length === 0;
+    }
+
+    if (state.queue.length === 0) {
+      // Wait for in-flight work; once idle, the next claim may release the host.
+      if (!state.idle) await condition(() => state.idle || woken || fatal !== undefined);
+      claimExhausted = false;
+      continue;
+    }
+
+    const nowMs = Date.now();
+    if (!state.canStartAt(nowMs)) {
+      const outcomesBefore = state.outcomes;
+      changed = false;
+      if (state.paused) {
+        await condition(() => changed);
+      } else if (state.inFlight >= state.policyFor(state.queue[0]).maxConcurrentFetches) {
+        await condition(() => changed || state.outcomes !== outcomesBefore);
+      } else {
+        await condition(() => changed, Math.max(1, state.nextFetchAtMs(nowMs) - nowMs));
+      }
+      continue;
+    }
+
+    const item = state.queue.shift()!;
+    if (state.quarantinedReason !== null) {
+      await settle(item, { kind: 'failed', failureType: 'TlsCertificateError', message: state.quarantinedReason, stage: 'fetch', attempts: item.attempt + 1 });
+      continue;
+    }
+
+    if (!state.robotsFresh(item.origin, nowMs)) {
+      // robots.txt is a request to the host like any other: it takes a politeness slot.
+      state.queue.unshift(item);
+      await refreshRobots(item);
+      continue;
+    }
+
+    state.noteRequestStarted(nowMs);
+    // Runs beside the loop so that, with maxConcurrentFetches > 1, slots overlap; the loop only
+    // starts the next request when politeness allows, and parsing never holds a slot.
+    track(processItem(item));
+  }
+
+  async function refreshRobots(item: HostWorkItem): Promise<void> {
+    state.noteRequestStarted(Date.now());
+    const result = await storeActivities.refreshRobots({ origin: item.origin, crawlId: item.crawlId });
+    state.robotsFreshUntilMs[item.origin] = result.freshUntilMs;
+    if (result.crawlDelayMs !== undefined) state.robotsCrawlDelayMs[item.origin] = result.crawlDelayMs;
+    else delete state.robotsCrawlDelayMs[item.origin];
+    state.noteOutcome(
+      result.requested
+        ? { kind: 'response', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, status: result.status ?? 200 }
+        : { kind: 'not-sent', atMs: result.finishedAtMs },
+      item,
+      random,
+      Date.now(),
+      true,
+    );
+  }
+
+  async function processItem(item: HostWorkItem): Promise<void> {
+    let result: FetchUrlResult;
+    try {
+      result = await fetchActivities.fetchUrl({ ...item, hostDelayMs: state.policyFor(item).minDelayMs });
+    } catch (error) {
+      await handleFetchFailure(item, error);
+      return;
+    }
+    state.noteOutcome(hostOutcomeOf(result), item, random, Date.now(), true);
+
+    switch (result.kind) {
+      case 'fetched':
+        if (result.parse) await parse(item, result);
+        else await settle(item, { kind: 'fetched-unparsed' });
+        return;
+      case 'not-modified':
+        await settle(item, { kind: 'not-modified' });
+        return;
+      case 'redirect':
+        await settle(item, { kind: 'redirect' });
+        return;
+      case 'robots-disallowed':
+        await settle(item, { kind: 'robots-disallowed' });
+        return;
+      case 'robots-stale':
+        state.robotsFreshUntilMs[item.origin] = 0;
+        state.requeueFront(item);
+        return;
+      case 'skipped':
+        if (result.reason === 'crawl-paused') await settle(item, { kind: 'returned', reason: result.reason });
+        else await settle(item, { kind: 'dropped', reason: result.reason });
+        return;
+    }
+  }
+
+  async function parse(item: HostWorkItem, fetched: Extract<FetchUrlResult, { kind: 'fetched' }>): Promise<void> {
+    state.pendingParses += 1;
+    try {
+      await parseActivities.parseDocument({
+        crawlId: item.crawlId,
+        fingerprint: item.fingerprint,
+        generation: item.generation,
+        url: item.url,
+        finalUrl: fetched.finalUrl,
+        depth: item.depth,
+        bodyKey: fetched.bodyKey,
+        contentType: fetched.contentType,
+      });
+    } catch (error) {
+      const message = error instanceof ActivityFailure && error.cause ? error.cause.message : String(error);
+      await settle(item, { kind: 'failed', failureType: 'ParseFailed', message, stage: 'parse', attempts: POISON_ATTEMPT_LIMIT });
+    } finally {
+      state.pendingParses -= 1;
+    }
+  }
+
+  async function handleFetchFailure(item: HostWorkItem, error: unknown): Promise<void> {
+    const { type, details, message } = classifyActivityError(error);
+    const policy = FAILURE_POLICIES[type as FetchFailureType];
+    const nowMs = Date.now();
+    state.noteOutcome(
+      details?.requested === false || !details
+        ? { kind: 'not-sent', atMs: nowMs }
+        : details.status !== undefined
+          ? { kind: 'response', startedAtMs: details.startedAtMs, finishedAtMs: details.finishedAtMs, status: details.status, retryAfterAtMs: details.retryAfterAtMs }
+          : { kind: 'transport-failure', startedAtMs: details.startedAtMs, finishedAtMs: details.finishedAtMs, type: type as FetchFailureType },
+      item,
+      random,
+      nowMs,
+      true,
+    );
+    if (policy?.hostEffect === 'quarantine-host') state.quarantinedReason = `${type}: ${message}`;
+    const attempts = item.attempt + 1;
+    if (policy?.retryLayer === 'host' && attempts < policy.maxAttempts) {
+      log.info('host-level retry', { host: state.host, url: item.url, type, attempts });
+      state.requeueFront({ ...item, attempt: attempts });
+      return;
+    }
+    await settle(item, { kind: 'failed', failureType: type, message, stage: 'fetch', attempts });
+  }
+
+  async function settle(item: HostWorkItem, outcome: SettleOutcome): Promise<void> {
+    await storeActivities.settleUrl({
+      crawlId: item.crawlId,
+      fingerprint: item.fingerprint,
+      generation: item.generation,
+      url: item.url,
+      outcome,
+    });
+  }
+}
+
+function hostOutcomeOf(result: FetchUrlResult): Parameters<HostQueue['noteOutcome']>[0] {
+  switch (result.kind) {
+    case 'fetched':
+    case 'not-modified':
+    case 'redirect':
+      return { kind: 'response', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, status: result.status };
+    case 'robots-disallowed':
+    case 'robots-stale':
+    case 'skipped':
+      return { kind: 'not-sent', atMs: result.atMs };
+  }
+}
+
+function classifyActivityError(error: unknown): { type: string; details: FetchFailureDetails | undefined; message: string } {
+  if (error instanceof ActivityFailure) {
+    const cause = error.cause;
+    if (cause instanceof ApplicationFailure) {
+      return { type: cause.type ?? 'ConnectionFailed', details: cause.details?.[0] as FetchFailureDetails | undefined, message: cause.message };
+    }
+    if (cause instanceof TimeoutFailure) {
+      // The worker holding the fetch stopped heartbeating or ran out of time on every attempt.
+      return { type: 'BodyTimeout', details: undefined, message: `fetch activity ${cause.timeoutType} timeout` };
+    }
+    return { type: 'ConnectionFailed', details: undefined, message: cause?.message ?? error.message };
+  }
+  return { type: 'ConnectionFailed', details: undefined, message: String(error) };
+}

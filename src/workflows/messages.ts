@@ -1,0 +1,54 @@
+/**
+ * Everything a client and a workflow must agree on: workflow ids, messages and their payloads.
+ * Clients (CLI, tests, activities that signal) and workflows both import this module; it holds
+ * definitions only, no behaviour.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { CrawlStatus, HostStatus } from './status.js';
+
+export const DEFAULT_TASK_QUEUE = 'crawler';
+
+/** Readable ids, so the Temporal UI's list reads like the crawl. */
+export const crawlWorkflowId = (crawlId: string): string => `crawl/${crawlId}`;
+export const hostWorkflowId = (host: string): string => `host/${host}`;
+
+/** Custom search attributes, registered on the dev server at start (see src/stack). */
+export const SEARCH_ATTRIBUTES = { crawlId: 'CrawlId', host: 'CrawlHost', state: 'CrawlState' } as const;
+
+// The frontier (crawl) workflow.
+export const pauseCrawlSignal = defineSignal('pauseCrawl');
+export const resumeCrawlSignal = defineSignal('resumeCrawl');
+export interface StopCrawlInput {
+  /** Why, for the record. */
+  reason?: string;
+}
+export const stopCrawlSignal = defineSignal<[StopCrawlInput]>('stopCrawl');
+export interface AddSeedsInput {
+  urls: string[];
+}
+export interface AddSeedsResult {
+  registered: number;
+  rejected: { url: string; reason: string }[];
+}
+export const addSeedsUpdate = defineUpdate<AddSeedsResult, [AddSeedsInput]>('addSeeds');
+export interface SetCrawlLimitsInput {
+  /** URLs the crawl may have in flight at once. */
+  maxInFlight?: number;
+}
+export const setCrawlLimitsSignal = defineSignal<[SetCrawlLimitsInput]>('setCrawlLimits');
+export const crawlStatusQuery = defineQuery<CrawlStatus>('crawlStatus');
+
+// The per-host (back queue) workflow.
+export interface WakeHostInput {
+  /** The crawl that has new work for this host (informational). */
+  crawlId?: string;
+}
+export const wakeHostSignal = defineSignal<[WakeHostInput]>('wakeHost');
+export const pauseHostSignal = defineSignal('pauseHost');
+export const resumeHostSignal = defineSignal('resumeHost');
+export interface SetHostDelayInput {
+  /** Minimum delay between requests to this host, overriding the crawls' settings; null clears it. */
+  minDelayMs: number | null;
+}
+export const setHostDelaySignal = defineSignal<[SetHostDelayInput]>('setHostDelay');
+export const hostStatusQuery = defineQuery<HostStatus>('hostStatus');
