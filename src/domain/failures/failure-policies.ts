@@ -93,7 +93,7 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
   FirstByteTimeout: transient('Connected, but no response headers in time. Retried twice with jittered backoff; counts toward the circuit breaker.'),
   BodyTimeout: transient('Headers arrived, the body stalled or took too long. Retried twice with jittered backoff; counts toward the circuit breaker.'),
   TooManyRequests: {
-    summary: "429: the host's budget is spent. Retry-After (else min(10 s * 2^n, 1 h) * jitter) delays the whole host; the URL is requeued.",
+    summary: "429: the host's budget is spent. Retry-After (else min(10 s * 2^(n-1), 1 h) * jitter) delays the whole host; the URL is requeued.",
     retryLayer: 'host',
     maxAttempts: 6,
     baseDelayMs: 10 * SECOND_MS,

@@ -1,10 +1,10 @@
 import { FAILURE_POLICIES, type FailurePolicy } from './failure-policies.js';
 import { FETCH_FAILURE_TYPES } from './fetch-failure-type.js';
 
-/** A duration for people: "30 d", "1 h", "5 min", "10 s", "250 ms". Whole units only when exact. */
+/** A duration for people: "30 d", "24 h", "5 min", "10 s", "250 ms". Whole units only when exact; days from 2 d. */
 export function formatDurationMs(durationMs: number): string {
+  if (durationMs >= 2 * 86_400_000 && durationMs % 86_400_000 === 0) return `${durationMs / 86_400_000} d`;
   const units: Array<[number, string]> = [
-    [86_400_000, 'd'],
     [3_600_000, 'h'],
     [60_000, 'min'],
     [1000, 's'],

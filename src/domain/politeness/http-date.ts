@@ -23,7 +23,7 @@ export function parseHttpDate(value: string, nowMs: number): number | undefined 
   match = RFC850_DATE.exec(text);
   if (match) return utcMs(fullYear(Number(match[3]), nowMs), match[2], Number(match[1]), match.slice(4, 7));
   match = ASCTIME_DATE.exec(text);
-  if (match) return utcMs(Number(match[7]), match[1], Number(match[2]), match.slice(3, 6));
+  if (match) return utcMs(Number(match[6]), match[1], Number(match[2]), match.slice(3, 6));
   return undefined;
 }
 
