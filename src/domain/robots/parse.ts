@@ -61,7 +61,9 @@ export function parseRobotsTxt(body: string | Uint8Array, options: ParseRobotsOp
   const sitemaps: string[] = [];
   let current: RobotsGroup | undefined;
   // RFC 9309 §2.2: consecutive user-agent lines share a group; the first Allow/Disallow closes the
-  // list. Other records (Sitemap, Crawl-delay) must not change grouping (§2.2.4).
+  // list. Crawl-delay closes it too: it is a member of a group like a rule, and files often give
+  // one group nothing but a Crawl-delay before the next `User-agent:`. Sitemap and unknown
+  // records never touch grouping (§2.2.4).
   let acceptingAgents = false;
 
   lines.forEach((raw, index) => {
@@ -91,7 +93,9 @@ export function parseRobotsTxt(body: string | Uint8Array, options: ParseRobotsOp
         return;
       }
       case 'crawl-delay': {
-        if (current === undefined || !CRAWL_DELAY.test(value)) return;
+        if (current === undefined) return;
+        acceptingAgents = false;
+        if (!CRAWL_DELAY.test(value)) return;
         const seconds = Number(value);
         if (!Number.isFinite(seconds)) return;
         current.crawlDelaySeconds = Math.max(current.crawlDelaySeconds ?? 0, seconds);
