@@ -1,0 +1,91 @@
+import type { TransportErrorCode } from '../domain/failures/index.js';
+
+/** What was already known when a fetch failed after its response head arrived. */
+export interface PartialResponse {
+  status?: number;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The only error `HttpClient.fetch` throws for a transport problem. `code` is the shared
+ * vocabulary the failure domain maps to a retry policy; HTTP statuses are never errors here.
+ */
+export class HttpFetchError extends Error {
+  override readonly name = 'HttpFetchError';
+  readonly code: TransportErrorCode;
+  readonly url: string;
+  override readonly cause?: unknown;
+  readonly partial?: PartialResponse;
+
+  constructor(code: TransportErrorCode, url: string, options: { cause?: unknown; partial?: PartialResponse; detail?: string } = {}) {
+    const detail = options.detail ?? describeCause(options.cause);
+    super(`${code} fetching ${url}${detail ? `: ${detail}` : ''}`);
+    this.code = code;
+    this.url = url;
+    if (options.cause !== undefined) this.cause = options.cause;
+    if (options.partial !== undefined) this.partial = options.partial;
+  }
+
+  /** The same failure, now also saying what the response head was. */
+  withPartial(partial: PartialResponse): HttpFetchError {
+    const copy = new HttpFetchError(this.code, this.url, { cause: this.cause, partial });
+    copy.message = this.message;
+    return copy;
+  }
+}
+
+/** A DNS answer could not be had: the name does not exist, or the resolver failed for now. */
+export class DnsLookupError extends Error {
+  override readonly name = 'DnsLookupError';
+  readonly code: 'dns-not-found' | 'dns-temporary-failure';
+  readonly hostname: string;
+  override readonly cause?: unknown;
+
+  constructor(code: 'dns-not-found' | 'dns-temporary-failure', hostname: string, cause?: unknown) {
+    const what = code === 'dns-not-found' ? 'has no address (NXDOMAIN or no A/AAAA records)' : 'could not be resolved right now';
+    super(`${hostname} ${what}${cause === undefined ? '' : `: ${describeCause(cause)}`}`);
+    this.code = code;
+    this.hostname = hostname;
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
+/** A connection would have gone to a loopback/private/link-local address while those are refused. */
+export class PrivateNetworkRefusedError extends Error {
+  override readonly name = 'PrivateNetworkRefusedError';
+  readonly code = 'private-network-refused' as const;
+  readonly hostname: string;
+  readonly addresses: readonly string[];
+
+  constructor(hostname: string, addresses: readonly string[]) {
+    super(
+      `refusing to connect to ${hostname} (${addresses.join(', ')}): private, loopback and link-local ` +
+        'addresses are refused; set allowPrivateNetworks to crawl them on purpose',
+    );
+    this.hostname = hostname;
+    this.addresses = addresses;
+  }
+}
+
+export type InvalidFetchRequestCode = 'invalid-url' | 'unsupported-scheme' | 'forbidden-header' | 'invalid-option' | 'client-closed';
+
+/** The caller asked for something this client will not do: a bug upstream, never worth a retry. */
+export class InvalidFetchRequestError extends Error {
+  override readonly name = 'InvalidFetchRequestError';
+  readonly code: InvalidFetchRequestCode;
+  readonly input: string;
+
+  constructor(code: InvalidFetchRequestCode, input: string, message: string) {
+    super(message);
+    this.code = code;
+    this.input = input;
+  }
+}
+
+function describeCause(cause: unknown): string {
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code} ${cause.message}` : cause.message;
+  }
+  return cause === undefined ? '' : String(cause);
+}

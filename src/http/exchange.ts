@@ -1,0 +1,114 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+
+/** The response head as undici parsed it (lower-case names; repeated headers as arrays). */
+export interface ExchangeHead {
+  status: number;
+  headers: IncomingHttpHeaders;
+}
+
+export interface ExchangeHooks {
+  /** The request is about to be written on a connected socket (a new or a reused one). */
+  onConnected(): void;
+}
+
+/** Bytes buffered between undici and the body reader before undici is paused. */
+const BODY_HIGH_WATER_MARK_BYTES = 64 * 1024;
+
+/**
+ * One request/response through undici, as a promise for the head and a Readable for the body
+ * with backpressure (a full buffer pauses the socket). `fail(reason)` ends it from outside at any
+ * stage: before the socket exists, while waiting for the head, or mid-body, and destroys the
+ * socket when one is in use so it is never reused. Whoever fails first names the failure.
+ */
+export class Exchange implements Dispatcher.DispatchHandler {
+  readonly head: Promise<ExchangeHead>;
+  private resolveHead!: (head: ExchangeHead) => void;
+  private rejectHead!: (reason: unknown) => void;
+  private headSettled = false;
+  private controller: Dispatcher.DispatchController | undefined;
+  private bodyStream: Readable | undefined;
+  private complete = false;
+  private failure: Error | undefined;
+
+  constructor(private readonly hooks: ExchangeHooks) {
+    this.head = new Promise<ExchangeHead>((resolve, reject) => {
+      this.resolveHead = resolve;
+      this.rejectHead = reject;
+    });
+    // A failure before anyone awaits the head must not surface as an unhandled rejection.
+    this.head.catch(() => undefined);
+  }
+
+  /** The body; defined once the head has resolved. */
+  get body(): Readable {
+    if (this.bodyStream === undefined) throw new Error('Exchange.body read before the response head arrived');
+    return this.bodyStream;
+  }
+
+  /**
+   * Ends the exchange with `reason`; the first reason wins. Also stops a body that has fully
+   * arrived but is still being read, so a deadline or a cancellation holds while a sink is slow.
+   */
+  fail(reason: Error): void {
+    if (this.failure !== undefined) return;
+    this.failure = reason;
+    if (!this.headSettled) {
+      this.headSettled = true;
+      this.rejectHead(reason);
+    }
+    if (this.bodyStream !== undefined && !this.bodyStream.destroyed) this.bodyStream.destroy(reason);
+    if (!this.complete && this.controller !== undefined && !this.controller.aborted) this.controller.abort(reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.failure !== undefined) {
+      controller.abort(this.failure);
+      return;
+    }
+    this.hooks.onConnected();
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode < 200) return; // 1xx informational: the real head follows.
+    if (this.failure !== undefined) {
+      controller.abort(this.failure);
+      return;
+    }
+    this.bodyStream = new Readable({
+      highWaterMark: BODY_HIGH_WATER_MARK_BYTES,
+      read: () => controller.resume(),
+      destroy: (error, callback) => {
+        // The reader gave up (limit, sink error, deadline): tear the request and its socket down.
+        if (!this.complete && !controller.aborted) controller.abort(error ?? new Error('response body destroyed before its end'));
+        callback(error);
+      },
+    });
+    this.headSettled = true;
+    this.resolveHead({ status: statusCode, headers });
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    const body = this.bodyStream;
+    if (body === undefined || body.destroyed) return;
+    if (!body.push(chunk)) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.complete = true;
+    this.bodyStream?.push(null);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    const reason = this.failure ?? error;
+    this.failure = reason;
+    if (!this.headSettled) {
+      this.headSettled = true;
+      this.rejectHead(reason);
+      return;
+    }
+    if (this.bodyStream !== undefined && !this.bodyStream.destroyed) this.bodyStream.destroy(reason);
+  }
+}

@@ -1,0 +1,286 @@
+import { isIP } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers/promises';
+import { Agent } from 'undici';
+import { callSink, readBody, SinkFailure, type BodySink } from './body-reader.js';
+import { contentCodingsOf } from './content-decoders.js';
+import { DnsCache } from './dns-cache.js';
+import { HttpFetchError, InvalidFetchRequestError, PrivateNetworkRefusedError, type PartialResponse } from './errors.js';
+import { Exchange } from './exchange.js';
+import { resolveFetchRequest, type FetchRequest, type ResolvedFetchRequest } from './fetch-request.js';
+import { createGuardedConnector } from './guarded-connector.js';
+import { isPrivateAddress } from './private-address.js';
+import { flattenResponseHeaders } from './response-headers.js';
+import { claimSocketOfRequest, type SocketFacts } from './socket-facts.js';
+import type { DnsResolver } from './system-dns-resolver.js';
+import { transportErrorCodeOf } from './transport-error-code-of.js';
+
+export interface HttpClientOptions {
+  /** Sent on every request; robots.txt groups are matched against its product token. Required. */
+  userAgent: string;
+  /**
+   * Allow loopback, RFC 1918, CGNAT 100.64/10, link-local (169.254/16, fe80::/10), unique-local
+   * fc00::/7, ::1, 0.0.0.0/8, multicast and their IPv4-mapped IPv6 forms. Default false: refused
+   * for literal IPs in URLs and for every DNS answer, checked at connect time (no DNS rebinding).
+   */
+  allowPrivateNetworks: boolean;
+  /** How long an idle keep-alive connection is kept, ms; a server's shorter Keep-Alive hint wins. Default 30_000. */
+  keepAliveTimeoutMs?: number;
+  /** Connections per origin (scheme + host + port). A ceiling, never a license: politeness is enforced above. Default 2. */
+  maxConnectionsPerOrigin?: number;
+  /** Ceiling on one socket connect (DNS + TCP + TLS), ms, even when no request waits for it any more. Default 30_000. */
+  maxConnectTimeoutMs?: number;
+  /** DNS cache sizing and TTL bounds; `resolver` replaces the system resolver (tests). */
+  dnsCache?: {
+    /** Hostnames remembered. Default 10_000. */
+    maxEntries?: number;
+    /** Floor on answer reuse, ms. Default 1_000. */
+    minTtlMs?: number;
+    /** Ceiling on answer reuse, ms. Default 300_000. */
+    maxTtlMs?: number;
+    /** How long NXDOMAIN is remembered, ms. Default 3_600_000. */
+    negativeTtlMs?: number;
+    /** Where answers come from. Default DNS with TTLs, then the hosts file. */
+    resolver?: DnsResolver;
+  };
+}
+
+export interface FetchResponseHead {
+  /** The URL as requested (this layer never follows redirects: a 3xx carries its Location). */
+  url: string;
+  status: number;
+  /** Lower-case names, repeated headers joined with ', ', Set-Cookie dropped. */
+  headers: Record<string, string>;
+  /** The peer the request went to. */
+  remoteAddress?: string;
+  timings: {
+    /** Wall clock when fetch() was called, ms since the epoch. */
+    startedAtMs: number;
+    /** Time to open the connection, present only when this request opened a new one. */
+    connectMs?: number;
+    /** From fetch() to the response head, ms. */
+    firstByteMs: number;
+  };
+}
+
+export interface FetchedBody {
+  /** Decoded bytes. */
+  bytes: number;
+  /** Bytes as transferred (still content-encoded). */
+  wireBytes: number;
+  /** SHA-256 of the decoded bytes, hex. */
+  sha256: string;
+  /** Content-Encoding that was decoded, if any. */
+  contentEncoding?: string;
+  /** Wall clock when the body was complete, ms since the epoch. */
+  finishedAtMs: number;
+  /** From fetch() to the end of the body, ms. */
+  totalMs: number;
+}
+
+export interface FetchResult {
+  head: FetchResponseHead;
+  body: FetchedBody;
+}
+
+/** Given the head, where the decoded body goes; undefined to drain and count it only (304, 3xx, 4xx). */
+export type SinkFactory = (head: FetchResponseHead) => BodySink | undefined;
+
+/** Everything a fetch must stop when it settles. */
+interface FetchTimers {
+  connect?: NodeJS.Timeout;
+  bodyDeadline?: NodeJS.Timeout;
+}
+
+/** Marks a failure caused by the caller's own signal, so it is rethrown as the signal's reason. */
+class CancelledByCaller extends Error {
+  override readonly name = 'CancelledByCaller';
+}
+
+/**
+ * The HTTP layer every fetch goes through: one undici Agent (keep-alive pools per origin), a
+ * TTL-honouring DNS cache, the private-network guard, distinct connect / first-byte / body
+ * timeouts, and body limits enforced as bytes flow. It never retries and never follows
+ * redirects: the fetch activity and Temporal own that. Transport problems reject with
+ * HttpFetchError; HTTP statuses are results.
+ */
+export class HttpClient {
+  readonly dns: DnsCache;
+  private readonly agent: Agent;
+  private readonly userAgent: string;
+  private readonly allowPrivateNetworks: boolean;
+  private readonly active = new Set<Promise<unknown>>();
+  private closed = false;
+
+  constructor(options: HttpClientOptions) {
+    if (typeof options.userAgent !== 'string' || options.userAgent.trim() === '' || /[\r\n\0]/.test(options.userAgent)) {
+      throw new InvalidFetchRequestError('invalid-option', 'userAgent', 'HttpClientOptions.userAgent must be a non-empty single-line string');
+    }
+    const maxConnections = options.maxConnectionsPerOrigin ?? 2;
+    if (!Number.isSafeInteger(maxConnections) || maxConnections < 1) {
+      throw new InvalidFetchRequestError('invalid-option', 'maxConnectionsPerOrigin', `maxConnectionsPerOrigin must be an integer >= 1, got ${String(maxConnections)}`);
+    }
+    this.userAgent = options.userAgent;
+    this.allowPrivateNetworks = options.allowPrivateNetworks === true;
+    this.dns = new DnsCache({ ...options.dnsCache, allowPrivateNetworks: this.allowPrivateNetworks });
+    const keepAliveTimeoutMs = options.keepAliveTimeoutMs ?? 30_000;
+    this.agent = new Agent({
+      connect: createGuardedConnector({
+        allowPrivateNetworks: this.allowPrivateNetworks,
+        lookup: this.dns.lookup,
+        connectTimeoutMs: options.maxConnectTimeoutMs ?? 30_000,
+      }),
+      connections: maxConnections,
+      pipelining: 1,
+      keepAliveTimeout: keepAliveTimeoutMs,
+      keepAliveMaxTimeout: keepAliveTimeoutMs,
+      allowH2: false,
+    });
+  }
+
+  /**
+   * GETs `request.url` (our User-Agent, Accept, Accept-Encoding: gzip, deflate, br) and streams the
+   * decoded body into the sink `sinkFor(head)` returns, with the wire and decoded limits enforced
+   * as bytes flow: memory stays bounded for a 1 GB body or a gzip bomb. On a limit the socket is
+   * destroyed and it rejects with HttpFetchError('body-too-large' | 'decompressed-too-large').
+   * Rejects with HttpFetchError for every transport problem, with InvalidFetchRequestError for a
+   * request it will not send, with the signal's reason when cancelled, and with the sink's own
+   * error when the sink fails; the sink's abort() is called on any failure after it was created.
+   */
+  async fetch(request: FetchRequest, sinkFor: SinkFactory): Promise<FetchResult> {
+    if (this.closed) throw new InvalidFetchRequestError('client-closed', request.url, 'HttpClient.fetch called after close()');
+    const resolved = resolveFetchRequest(request, this.userAgent);
+    request.signal?.throwIfAborted();
+    if (!this.allowPrivateNetworks && isIP(resolved.hostname) !== 0 && isPrivateAddress(resolved.hostname)) {
+      // Refused before any socket exists, so nothing reaches the address at all.
+      throw new HttpFetchError('private-network-refused', resolved.url, { cause: new PrivateNetworkRefusedError(resolved.hostname, [resolved.hostname]) });
+    }
+    const running = this.run(resolved, request.signal, sinkFor);
+    this.active.add(running);
+    try {
+      return await running;
+    } finally {
+      this.active.delete(running);
+    }
+  }
+
+  /** Waits for running fetches (each bounded by its timeouts), then closes every connection. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.active]);
+    // destroy, not close: a connect abandoned by its request may still be pending until maxConnectTimeoutMs.
+    await this.agent.destroy();
+  }
+
+  private async run(request: ResolvedFetchRequest, signal: AbortSignal | undefined, sinkFor: SinkFactory): Promise<FetchResult> {
+    const startedAtMs = Date.now();
+    const startedAt = performance.now();
+    const timers: FetchTimers = {};
+    let socket: SocketFacts = {};
+    let partial: PartialResponse | undefined;
+    let sink: BodySink | undefined;
+
+    const exchange = new Exchange({
+      onConnected: () => {
+        clearTimeout(timers.connect);
+        claimSocketOfRequest(request.origin, request.path, (facts) => {
+          socket = facts;
+        });
+      },
+    });
+    const failWith = (code: 'connect-timeout' | 'body-timeout', detail: string): void =>
+      exchange.fail(new HttpFetchError(code, request.url, { detail }));
+    const onAbort = (): void => exchange.fail(new CancelledByCaller('fetch cancelled by its signal'));
+
+    timers.connect = setTimeout(() => failWith('connect-timeout', `no connection within ${request.connectTimeoutMs} ms`), request.connectTimeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      this.agent.dispatch(
+        {
+          origin: request.origin,
+          path: request.path,
+          method: 'GET',
+          headers: request.headers,
+          headersTimeout: request.firstByteTimeoutMs,
+          bodyTimeout: request.bodyStallTimeoutMs,
+        },
+        exchange,
+      );
+      const response = await exchange.head;
+      const firstByteMs = performance.now() - startedAt;
+      timers.bodyDeadline = setTimeout(() => failWith('body-timeout', `body not complete within ${request.bodyTimeoutMs} ms`), request.bodyTimeoutMs);
+
+      const head: FetchResponseHead = {
+        url: request.url,
+        status: response.status,
+        headers: flattenResponseHeaders(response.headers),
+        timings: { startedAtMs, firstByteMs },
+      };
+      if (socket.remoteAddress !== undefined) head.remoteAddress = socket.remoteAddress;
+      if (socket.connectMs !== undefined) head.timings.connectMs = socket.connectMs;
+      partial = { status: head.status, headers: head.headers };
+
+      const declaredLength = Number(head.headers['content-length']);
+      if (Number.isFinite(declaredLength) && declaredLength > request.maxBodyBytes) {
+        throw new HttpFetchError('body-too-large', request.url, { detail: `Content-Length ${declaredLength} is over ${request.maxBodyBytes} bytes` });
+      }
+
+      try {
+        sink = sinkFor(head);
+      } catch (error) {
+        throw new SinkFailure(error);
+      }
+      const contentEncoding = head.headers['content-encoding'];
+      const read = await readBody(exchange.body, {
+        url: request.url,
+        codings: contentCodingsOf(contentEncoding),
+        maxBodyBytes: request.maxBodyBytes,
+        maxDecompressedBytes: request.maxDecompressedBytes,
+        sink,
+      });
+      clearTimeout(timers.bodyDeadline);
+      if (sink !== undefined) {
+        const finishing = sink;
+        sink = undefined; // ended, so no longer abortable
+        await callSink(() => finishing.end());
+      }
+      const body: FetchedBody = { ...read, finishedAtMs: Date.now(), totalMs: performance.now() - startedAt };
+      // undici hands a finished HTTP/1.1 connection back to its pool in a setImmediate; waiting one
+      // turn here means the caller's next request to this origin reuses it instead of opening another.
+      await setImmediate();
+      if (contentEncoding !== undefined && contentCodingsOf(contentEncoding).length > 0) body.contentEncoding = contentEncoding;
+      return { head, body };
+    } catch (error) {
+      exchange.fail(error instanceof Error ? error : new Error(String(error)));
+      const failure = this.nameFailure(error, request, signal, partial);
+      if (sink !== undefined) await abortQuietly(sink, failure);
+      throw failure;
+    } finally {
+      clearTimeout(timers.connect);
+      clearTimeout(timers.bodyDeadline);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** What fetch() rejects with for `error`: see fetch()'s contract. */
+  private nameFailure(error: unknown, request: ResolvedFetchRequest, signal: AbortSignal | undefined, partial: PartialResponse | undefined): unknown {
+    if (signal?.aborted === true) return signal.reason ?? error;
+    if (error instanceof SinkFailure) return error.error;
+    if (error instanceof HttpFetchError) return partial === undefined || error.partial !== undefined ? error : error.withPartial(partial);
+    if (error instanceof InvalidFetchRequestError) return error;
+    const code = transportErrorCodeOf(error);
+    if (code !== undefined) return new HttpFetchError(code, request.url, { cause: error, ...(partial ? { partial } : {}) });
+    if ((error as { code?: unknown } | null)?.code === 'UND_ERR_INVALID_ARG') {
+      return new InvalidFetchRequestError('invalid-option', request.url, `undici refused the request: ${(error as Error).message}`);
+    }
+    return error;
+  }
+}
+
+async function abortQuietly(sink: BodySink, reason: unknown): Promise<void> {
+  try {
+    await sink.abort(reason);
+  } catch {
+    // The fetch already failed for `reason`; a sink that cannot clean up must not hide that.
+  }
+}
