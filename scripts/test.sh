@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# What `npm test` runs: make sure the stack's binaries are installed (quick when they are), then
+# every test project. The integration project starts its own Temporal dev server, Postgres and
+# MinIO (test/support/global-stack.ts) and stops them at the end.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash scripts/install-tools.sh
+exec npx vitest run "$@"

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { minioArgs } from '../../../src/stack/minio-server.js';
+import { crawlerPgHba, crawlerPostgresConf, postgresUrl } from '../../../src/stack/postgres-cluster.js';
+import { temporalDevServerArgs } from '../../../src/stack/temporal-dev-server.js';
+
+/** The values following each occurrence of a flag. */
+function flagValues(args: string[], flag: string): string[] {
+  return args.flatMap((arg, i) => (arg === flag ? [args[i + 1] ?? ''] : []));
+}
+
+describe('temporalDevServerArgs', () => {
+  const base = { binary: '/x/temporal', dir: '/data/temporal', port: 7300, uiPort: 8300 };
+
+  it('persists to a file in the data folder, binds loopback, and registers the crawler attributes', () => {
+    const args = temporalDevServerArgs(base);
+    expect(args.slice(0, 2)).toEqual(['server', 'start-dev']);
+    expect(flagValues(args, '--db-filename')).toEqual(['/data/temporal/temporal.db']);
+    expect(flagValues(args, '--ip')).toEqual(['127.0.0.1']);
+    expect(flagValues(args, '--port')).toEqual(['7300']);
+    expect(flagValues(args, '--ui-port')).toEqual(['8300']);
+    expect(flagValues(args, '--log-level')).toEqual(['warn']);
+    expect(flagValues(args, '--search-attribute')).toEqual(['CrawlId=Keyword', 'CrawlHost=Keyword', 'CrawlState=Keyword']);
+    expect(args).not.toContain('--headless');
+    expect(args).not.toContain('--namespace');
+  });
+
+  it('JSON-encodes dynamic config values and adds a non-default namespace', () => {
+    const args = temporalDevServerArgs({
+      ...base,
+      namespace: 'crawls',
+      searchAttributes: { Depth: 'Int' },
+      dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 200, 'frontend.namespaceRPS': 'x' },
+    });
+    expect(flagValues(args, '--namespace')).toEqual(['crawls']);
+    expect(flagValues(args, '--search-attribute')).toEqual(['Depth=Int']);
+    expect(flagValues(args, '--dynamic-config-value')).toEqual(
+      expect.arrayContaining(['limit.historyCount.suggestContinueAsNew=200', 'frontend.namespaceRPS="x"']),
+    );
+  });
+
+  it('refuses a search attribute name that is not an identifier', () => {
+    expect(() => temporalDevServerArgs({ ...base, searchAttributes: { 'bad name': 'Keyword' } })).toThrow(/identifier/);
+  });
+});
+
+describe('Postgres configuration', () => {
+  it('listens on loopback only, on the given port, with the socket inside the data folder', () => {
+    const conf = crawlerPostgresConf(54321, '/data/postgres/run');
+    expect(conf).toContain("listen_addresses = '127.0.0.1'");
+    expect(conf).toMatch(/^port = 54321$/m);
+    expect(conf).toContain("unix_socket_directories = '/data/postgres/run'");
+    expect(conf).toMatch(/^max_connections = 200$/m);
+    expect(conf).toMatch(/^shared_buffers = 128MB$/m);
+  });
+
+  it('turns Unix sockets off rather than failing when the socket path would be too long', () => {
+    const conf = crawlerPostgresConf(54321, `/data/${'x'.repeat(120)}/run`);
+    expect(conf).toContain("unix_socket_directories = ''");
+  });
+
+  it('quotes a socket folder with a quote in it', () => {
+    expect(crawlerPostgresConf(1, "/d/o'k")).toContain("unix_socket_directories = '/d/o''k'");
+  });
+
+  it('trusts only the local socket and loopback addresses', () => {
+    const rules = crawlerPgHba.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
+    expect(rules).toEqual(['local all all trust', 'host all all 127.0.0.1/32 trust', 'host all all ::1/128 trust']);
+  });
+
+  it('builds the crawler URL', () => {
+    expect(postgresUrl(5555)).toBe('postgres://crawler@127.0.0.1:5555/crawler');
+    expect(postgresUrl(5555, 'postgres')).toBe('postgres://crawler@127.0.0.1:5555/postgres');
+  });
+});
+
+describe('minioArgs', () => {
+  it('serves objects from the data folder, API and console on loopback', () => {
+    const args = minioArgs({ binary: 'minio', dir: '/data/minio', port: 9100, consolePort: 9101, accessKey: 'the-user', secretKey: 'the-password' });
+    expect(args.slice(0, 2)).toEqual(['server', '/data/minio/data']);
+    expect(flagValues(args, '--address')).toEqual(['127.0.0.1:9100']);
+    expect(flagValues(args, '--console-address')).toEqual(['127.0.0.1:9101']);
+    // Credentials travel by environment, never on the command line where ps shows them.
+    expect(args.join(' ')).not.toMatch(/the-user|the-password/);
+  });
+});
