@@ -69,12 +69,11 @@ export function createCrawlActivities(deps: ActivityDeps) {
 
   async function frontierTick(input: FrontierTickInput): Promise<FrontierTickResult> {
     const nowMs = deps.now();
-    const [counts, backlog] = await Promise.all([
+    const [{ maxPages, ...counts }, backlog] = await Promise.all([
       frontierCounts(deps.pool, input.crawlId),
       parseBacklog(deps.pool, input.crawlId, BACKLOG_WINDOW_SECONDS),
     ]);
     const crawlState: CrawlRecordState = input.control.stopping ? 'stopping' : input.control.paused ? 'paused' : 'running';
-    const maxPages = await maxPagesOf(input.crawlId);
     const decision = admissionDecision({
       inFlight: counts.inFlight,
       maxInFlight: input.control.maxInFlight,
@@ -118,15 +117,10 @@ export function createCrawlActivities(deps: ActivityDeps) {
     };
   }
 
-  async function maxPagesOf(crawlId: string): Promise<number> {
-    const result = await deps.pool.query<{ max_pages: number }>('SELECT max_pages FROM crawls WHERE id = $1', [crawlId]);
-    return result.rows[0]?.max_pages ?? 0;
-  }
-
   async function finishCrawl(input: FinishCrawlInput): Promise<FinishCrawlResult> {
     const state = input.stopped ? 'stopped' : 'finished';
     await markCrawlFinished(deps.pool, input.crawlId, state);
-    const [counts, errors] = await Promise.all([frontierCounts(deps.pool, input.crawlId), errorsByType(deps.pool, input.crawlId)]);
+    const [{ maxPages: _maxPages, ...counts }, errors] = await Promise.all([frontierCounts(deps.pool, input.crawlId), errorsByType(deps.pool, input.crawlId)]);
     const finishedAtMs = deps.now();
     return {
       crawlId: input.crawlId,

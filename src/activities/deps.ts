@@ -10,8 +10,8 @@ import type { BodyStore } from '../storage/object-store/body-store.js';
 export interface ActivityDeps {
   pool: Pool;
   bodies: BodyStore;
-  /** One HTTP client for public crawls and one that may reach private networks (tests, intranets). */
-  http: { publicOnly: HttpClient; privateAllowed: HttpClient };
+  /** The HTTP client for a crawl's identity and network policy (clients are pooled per pair). */
+  http: (options: { userAgent: string; allowPrivateNetworks: boolean }) => HttpClient;
   /** To wake host workflows (signal-with-start) and check that they run. */
   temporal: Client;
   /** Names this worker in robots leases. */

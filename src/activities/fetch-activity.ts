@@ -62,7 +62,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
     if (validators.lastModified) conditional['if-modified-since'] = validators.lastModified;
 
     const config = context.record.config;
-    const http = config.allowPrivateNetworks ? deps.http.privateAllowed : deps.http.publicOnly;
+    const http = deps.http({ userAgent: config.userAgent, allowPrivateNetworks: config.allowPrivateNetworks });
     const spool = new BodySpool(deps.spoolDir);
     const startedAtMs = deps.now();
     let head: FetchResponseHead;
@@ -71,7 +71,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
       const response = await http.fetch(
         {
           url: url.url,
-          headers: { ...conditional, 'user-agent': config.userAgent },
+          headers: conditional,
           maxBodyBytes: config.maxBodyBytes,
           maxDecompressedBytes: config.maxDecompressedBytes,
           signal: Context.current().cancellationSignal,

@@ -41,9 +41,9 @@ export function createRobotsActivities(deps: ActivityDeps, crawls: CrawlContextC
       if (entry) return summary(entry, token, false, deps.now(), deps.now());
     }
     try {
-      const http = config.allowPrivateNetworks ? deps.http.privateAllowed : deps.http.publicOnly;
+      const http = deps.http({ userAgent: config.userAgent, allowPrivateNetworks: config.allowPrivateNetworks });
       const startedAtMs = deps.now();
-      const { outcome, headers, status } = await fetchRobots(http, input.origin, config.userAgent, cached);
+      const { outcome, headers, status } = await fetchRobots(http, input.origin, cached);
       const finishedAtMs = deps.now();
       const entry = nextRobotsCacheEntry(outcome, cached, finishedAtMs, headers);
       const sitemaps = entry.policy.kind === 'rules' ? entry.policy.rules.sitemaps : [];
@@ -93,7 +93,7 @@ interface RobotsResponse {
 }
 
 /** GET /robots.txt, following at most five redirects (RFC 9309 §2.3.1.2); conditional when we hold validators. */
-async function fetchRobots(http: HttpClient, origin: string, userAgent: string, cached: RobotsCacheEntry | undefined): Promise<RobotsResponse> {
+async function fetchRobots(http: HttpClient, origin: string, cached: RobotsCacheEntry | undefined): Promise<RobotsResponse> {
   let url = `${origin}/robots.txt`;
   const chain: string[] = [urlFingerprint(url)];
   for (let hop = 0; hop <= MAX_ROBOTS_REDIRECTS; hop += 1) {
@@ -107,7 +107,7 @@ async function fetchRobots(http: HttpClient, origin: string, userAgent: string, 
     let head;
     try {
       const response = await http.fetch(
-        { url, headers: { ...conditional, 'user-agent': userAgent, accept: 'text/plain,*/*;q=0.5' }, maxBodyBytes: 4 * ROBOTS_MAX_BYTES, firstByteTimeoutMs: 20_000, bodyTimeoutMs: 30_000 },
+        { url, headers: { ...conditional, accept: 'text/plain,*/*;q=0.5' }, maxBodyBytes: 4 * ROBOTS_MAX_BYTES, firstByteTimeoutMs: 20_000, bodyTimeoutMs: 30_000 },
         (responseHead) =>
           responseHead.status >= 200 && responseHead.status < 300
             ? {
@@ -130,8 +130,9 @@ async function fetchRobots(http: HttpClient, origin: string, userAgent: string, 
         // A huge robots.txt: obey its first 512 KiB, as the RFC allows.
         return { outcome: { kind: 'ok', status: error.partial?.status ?? 200, body: Buffer.concat(chunks) }, headers: undefined, status: error.partial?.status };
       }
-      const reason = error instanceof HttpFetchError ? error.code : String(error);
-      return { outcome: { kind: 'unreachable', reason }, headers: undefined, status: undefined };
+      // A transport failure means unreachable (disallow all); anything else is our bug: fail loudly.
+      if (!(error instanceof HttpFetchError)) throw error;
+      return { outcome: { kind: 'unreachable', reason: error.code }, headers: undefined, status: undefined };
     }
     const status = head.status;
     const headers = {

@@ -6,9 +6,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
-import { HttpClient } from '../http/index.js';
+import { HttpClientPool } from './http-client-pool.js';
 import { BodyStore, type BodyStoreOptions } from '../storage/object-store/body-store.js';
 import { migrate } from '../storage/postgres/migrate.js';
 import { createPool, type Pool } from '../storage/postgres/pool.js';
@@ -31,8 +31,21 @@ export interface CrawlerWorkerOptions {
   maxDatabaseConnections?: number;
   /** Where the workflow bundle is cached and bodies are spooled. */
   dataDir: string;
-  /** Sent with every request unless a crawl sets its own. */
-  log?: (line: string) => void;
+  /** Worker log level, for the whole process (Temporal's runtime is installed once). Default 'WARN'. */
+  logLevel?: LogLevel;
+}
+
+let runtimeInstalled = false;
+
+/** Temporal's runtime is per process and can be installed only before its first use. */
+function installRuntime(logLevel: LogLevel): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger(logLevel) });
+  } catch {
+    // Already installed by the embedding program: keep its settings.
+  }
 }
 
 export interface CrawlerWorker {
@@ -46,6 +59,7 @@ export interface CrawlerWorker {
 }
 
 export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promise<CrawlerWorker> {
+  installRuntime(options.logLevel ?? 'WARN');
   const identity = options.identity ?? `${os.hostname()}/${process.pid}`;
   const pool = createPool({ connectionString: options.databaseUrl, maxConnections: options.maxDatabaseConnections ?? 20, applicationName: `crawler-worker ${identity}` });
   await migrate(pool);
@@ -56,12 +70,11 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   const client = new Client({ connection, namespace: options.temporal.namespace });
   const nativeConnection = await NativeConnection.connect({ address: options.temporal.address });
 
-  const publicOnly = new HttpClient({ userAgent: 'DurableCrawler/0.1', allowPrivateNetworks: false });
-  const privateAllowed = new HttpClient({ userAgent: 'DurableCrawler/0.1', allowPrivateNetworks: true });
+  const httpClients = new HttpClientPool();
   const activities = createActivities({
     pool,
     bodies,
-    http: { publicOnly, privateAllowed },
+    http: (identity) => httpClients.get(identity),
     temporal: client,
     workerId: identity,
     spoolDir: path.join(options.dataDir, 'spool', String(process.pid)),
@@ -84,7 +97,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
-    await Promise.allSettled([publicOnly.close(), privateAllowed.close()]);
+    await httpClients.closeAll();
     await Promise.allSettled([pool.end(), connection.close(), nativeConnection.close()]);
   };
 

@@ -47,6 +47,8 @@ export interface CrawlWorkflowInput {
   options?: CrawlWorkflowOptions;
   /** Control state carried from the previous run (continue-as-new). */
   carried?: CrawlCarriedState;
+  /** Reopening an existing crawl (requeued dead letters): its record and frontier exist already. */
+  resume?: boolean;
 }
 
 export interface CrawlCarriedState {
@@ -125,7 +127,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlSum
 
   upsertSearchAttributes({ [SEARCH_ATTRIBUTES.crawlId]: [input.crawlId] });
 
-  if (!carried) {
+  if (!carried && !input.resume) {
     await store.registerSeeds({ crawlId: input.crawlId, config: input.config, seeds: input.seeds, createCrawl: true });
   }
 

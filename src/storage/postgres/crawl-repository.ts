@@ -95,27 +95,40 @@ export async function markCrawlFinished(db: Queryable, id: string, state: 'finis
   await db.query(`UPDATE crawls SET state = $2, finished_at = COALESCE(finished_at, now()) WHERE id = $1`, [id, state]);
 }
 
-export async function frontierCounts(db: Queryable, crawlId: string): Promise<FrontierCounts> {
-  const [byState, crawl] = await Promise.all([
-    db.query<{ state: string; tier: number; outcome: string | null; n: number }>(
-      `SELECT state, tier, outcome, count(*)::int AS n FROM frontier WHERE crawl_id = $1 GROUP BY state, tier, outcome`,
-      [crawlId],
-    ),
-    db.query<{ admitted: number; in_flight: number; discovered: number }>('SELECT admitted, in_flight, discovered FROM crawls WHERE id = $1', [crawlId]),
-  ]);
-  const counts: FrontierCounts = {
+/**
+ * The crawl's figures from one statement, so they come from one snapshot: a claim or a parse
+ * committing between two reads could otherwise show "nothing queued, nothing in flight" while a
+ * URL moves from one to the other, and end the crawl early.
+ */
+export async function frontierCounts(db: Queryable, crawlId: string): Promise<FrontierCounts & { maxPages: number }> {
+  const result = await db.query<{
+    groups: { state: string; tier: number; outcome: string | null; n: number }[] | null;
+    admitted: number;
+    in_flight: number;
+    discovered: number;
+    max_pages: number;
+  }>(
+    `SELECT (SELECT json_agg(g) FROM (SELECT state, tier, outcome, count(*)::int AS n FROM frontier
+                                      WHERE crawl_id = $1 GROUP BY state, tier, outcome) g) AS groups,
+            c.admitted, c.in_flight, c.discovered, c.max_pages
+     FROM crawls c WHERE c.id = $1`,
+    [crawlId],
+  );
+  const crawl = result.rows[0];
+  const counts: FrontierCounts & { maxPages: number } = {
     queuedByTier: Array.from({ length: TIER_COUNT }, () => 0),
     queued: 0,
-    inFlight: crawl.rows[0]?.in_flight ?? 0,
+    inFlight: crawl?.in_flight ?? 0,
     done: 0,
     failed: 0,
     dead: 0,
     dropped: 0,
-    discovered: Number(crawl.rows[0]?.discovered ?? 0),
-    admitted: Number(crawl.rows[0]?.admitted ?? 0),
+    discovered: Number(crawl?.discovered ?? 0),
+    admitted: Number(crawl?.admitted ?? 0),
     fetched: 0,
+    maxPages: crawl?.max_pages ?? 0,
   };
-  for (const row of byState.rows) {
+  for (const row of crawl?.groups ?? []) {
     switch (row.state) {
       case 'queued':
         counts.queued += row.n;
@@ -157,4 +170,9 @@ export async function parseBacklog(db: Queryable, crawlId: string, windowSeconds
     [crawlId, windowSeconds],
   );
   return { backlogItems: result.rows[0]?.backlog ?? 0, parsedInWindow: result.rows[0]?.parsed ?? 0 };
+}
+
+/** A finished or stopped crawl made runnable again (dead letters requeued into it). */
+export async function reopenCrawl(db: Queryable, id: string): Promise<void> {
+  await db.query(`UPDATE crawls SET state = 'running', finished_at = NULL WHERE id = $1`, [id]);
 }

@@ -1,0 +1,87 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { errorsByType, frontierCounts, getCrawl, listCrawls } from '../../storage/postgres/crawl-repository.js';
+import { crawlStatusQuery, crawlWorkflowId, hostStatusQuery, hostWorkflowId } from '../../workflows/messages.js';
+import { dataDirOption, defaultDataDir, parseCommandArgs } from '../args.js';
+import { CliError } from '../cli-error.js';
+import { connectClient, connectDatabase } from '../client.js';
+import { connectServices, temporalUiLink } from '../services.js';
+
+export const statusUsage = `usage: crawler status [--crawl ID | --host HOST] [--json] [--data-dir DIR]
+
+Without options: recent crawls. With --crawl: the frontier by tier, in flight, admission and
+backpressure, errors by type (live from the running workflow, else from Postgres). With --host:
+the host's back queue, next fetch time and politeness state.`;
+
+export async function statusCommand(argv: string[]): Promise<number> {
+  const { values } = parseCommandArgs(argv, { ...dataDirOption, crawl: { type: 'string' }, host: { type: 'string' }, json: { type: 'boolean' } }, statusUsage);
+  const dataDir = defaultDataDir(values['data-dir']);
+  const endpoints = await connectServices({ dataDir, start: false, need: ['temporal', 'postgres'] });
+  const client = await connectClient(endpoints);
+  const pool = await connectDatabase(endpoints);
+  const print = (value: unknown, text: string): void => void process.stdout.write(values.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+  try {
+    if (values.host) {
+      try {
+        const status = await client.workflow.getHandle(hostWorkflowId(values.host)).query(hostStatusQuery);
+        print(status, [
+          `host ${status.host} (run ${status.run})${status.paused ? ' PAUSED' : ''}${status.quarantinedReason ? ` QUARANTINED: ${status.quarantinedReason}` : ''}`,
+          `  queue ${status.queueLength}, in flight ${status.inFlight}, parses pending ${status.pendingParses}`,
+          `  next fetch at ${new Date(status.nextFetchAtMs).toISOString()}${status.delayOverrideMs !== null ? `, delay override ${status.delayOverrideMs} ms` : ''}`,
+          `  fetches this run ${status.fetchesThisRun}`,
+        ].join('\n'));
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) throw new CliError(`no workflow for host ${values.host}: it has not been crawled, or its run ended (idle hosts end their workflow)`);
+        throw error;
+      }
+      return 0;
+    }
+    if (values.crawl) {
+      const crawl = await getCrawl(pool, values.crawl);
+      if (!crawl) throw new CliError(`no crawl '${values.crawl}' in ${endpoints.postgres.url.replace(/:[^:@/]*@/, ':***@')}; \`crawler status\` lists them`);
+      let live;
+      try {
+        live = await client.workflow.getHandle(crawlWorkflowId(values.crawl)).query(crawlStatusQuery);
+      } catch {
+        live = undefined;
+      }
+      const { maxPages, ...counts } = await frontierCounts(pool, values.crawl);
+      const errors = await errorsByType(pool, values.crawl);
+      const link = temporalUiLink(endpoints, crawlWorkflowId(values.crawl));
+      const figures = {
+        crawlId: crawl.id,
+        state: live?.state ?? crawl.state,
+        counts: live?.counts ?? counts,
+        admission: live?.admission ?? { maxInFlight: crawl.maxInFlight, admitFactor: crawl.admitFactor, backlogSeconds: 0, reason: 'not running' },
+        activeHosts: live?.activeHosts ?? 0,
+        errorsByType: errors,
+        maxPages,
+        temporalUi: link ?? null,
+      };
+      const c = figures.counts;
+      print(figures, [
+        `crawl ${crawl.id}: ${figures.state}`,
+        `  fetched ${c.fetched} of max ${maxPages}; discovered ${c.discovered}; admitted ${c.admitted}`,
+        `  queued ${c.queued} by tier [${c.queuedByTier.join(', ')}]; in flight ${c.inFlight}; hosts active ${figures.activeHosts}`,
+        `  done ${c.done}, failed ${c.failed}, dead-lettered ${c.dead}, dropped ${c.dropped}`,
+        `  admission: max in flight ${figures.admission.maxInFlight}, factor ${figures.admission.admitFactor.toFixed(2)}, parse backlog ${figures.admission.backlogSeconds.toFixed(1)} s (${figures.admission.reason})`,
+        `  errors: ${Object.entries(errors).map(([type, n]) => `${type} ${n}`).join(', ') || 'none'}`,
+        ...(link ? [`  Temporal UI: ${link}`] : []),
+      ].join('\n'));
+      return 0;
+    }
+    const crawls = await listCrawls(pool, 20);
+    const rows = await Promise.all(crawls.map(async (crawl) => ({ crawl, counts: await frontierCounts(pool, crawl.id) })));
+    print(
+      rows.map(({ crawl, counts }) => ({ crawlId: crawl.id, state: crawl.state, createdAt: crawl.createdAt, counts })),
+      rows.length === 0
+        ? 'no crawls yet: start one with `crawler crawl URL`'
+        : rows
+            .map(({ crawl, counts }) => `${crawl.id.padEnd(28)} ${crawl.state.padEnd(9)} fetched ${String(counts.fetched).padStart(6)}  queued ${String(counts.queued).padStart(6)}  in flight ${String(counts.inFlight).padStart(4)}  ${crawl.createdAt.toISOString()}`)
+            .join('\n'),
+    );
+    return 0;
+  } finally {
+    await pool.end();
+    await client.connection.close();
+  }
+}

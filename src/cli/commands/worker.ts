@@ -1,0 +1,37 @@
+import { createCrawlerWorker } from '../../workers/crawler-worker.js';
+import { DEFAULT_TASK_QUEUE } from '../../workflows/messages.js';
+import { dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
+import { connectServices } from '../services.js';
+
+export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concurrent-activities N] [--max-cached-workflows N] [--data-dir DIR]
+
+Runs a worker against the configured services (TEMPORAL_ADDRESS, DATABASE_URL, S3_* or the local
+stack of the data folder) until SIGINT or SIGTERM. Run more of them to scale out.`;
+
+export async function workerCommand(argv: string[]): Promise<number> {
+  const { values } = parseCommandArgs(
+    argv,
+    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' } },
+    workerUsage,
+  );
+  const dataDir = defaultDataDir(values['data-dir']);
+  const endpoints = await connectServices({ dataDir, start: false });
+  const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
+  const maxConcurrentActivities = integerOption('max-concurrent-activities', values['max-concurrent-activities'], 1);
+  const maxCachedWorkflows = integerOption('max-cached-workflows', values['max-cached-workflows'], 0);
+  const worker = await createCrawlerWorker({
+    temporal: endpoints.temporal,
+    databaseUrl: endpoints.postgres.url,
+    s3: endpoints.s3,
+    dataDir,
+    taskQueue,
+    ...(maxConcurrentActivities !== undefined ? { maxConcurrentActivities } : {}),
+    ...(maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {}),
+  });
+  const stop = (): void => void worker.shutdown();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  process.stderr.write(`worker ${process.pid} polling task queue '${taskQueue}' on ${endpoints.temporal.address}\n`);
+  await worker.run();
+  return 0;
+}
