@@ -4,6 +4,7 @@
 
 import { nameKey, pairNameKey, queryPairs } from './query-params.js';
 import { normalizeQueryEncoding } from './percent-encoding.js';
+import { redactUserinfo } from './redact.js';
 
 /**
  * One verified origin's rule, as written in the JSON config (docs/url-canonicalization.md).
@@ -122,7 +123,7 @@ export function compilePolicies(config: readonly OriginQueryPolicy[], canonicalO
     }
     const origin = typeof raw.origin === 'string' ? canonicalOrigin(raw.origin) : undefined;
     if (origin === undefined) {
-      throw new QueryPolicyConfigError('invalid-origin', index, 'origin', `${JSON.stringify(raw.origin)} is not an origin like "https://shop.example" or "http://host:8080"`);
+      throw new QueryPolicyConfigError('invalid-origin', index, 'origin', `${JSON.stringify(typeof raw.origin === 'string' ? redactUserinfo(raw.origin) : raw.origin)} is not an origin like "https://shop.example" or "http://host:8080"`);
     }
     const earlier = seen.get(origin);
     if (earlier !== undefined) {
