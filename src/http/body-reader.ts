@@ -20,7 +20,7 @@ export interface BodyReadOptions {
   codings: readonly string[];
   /** Wire (still encoded) bytes allowed. */
   maxBodyBytes: number;
-  /** Decoded bytes allowed. */
+  /** Decoded bytes allowed when the body has a content coding. */
   maxDecompressedBytes: number;
   /** Receives the decoded bytes; undefined drains and counts them only. */
   sink: BodySink | undefined;
@@ -52,11 +52,13 @@ export async function readBody(source: Readable, options: BodyReadOptions): Prom
   const { url, codings, maxBodyBytes, maxDecompressedBytes, sink } = options;
   const wire = new ByteLimit({ maxBytes: maxBodyBytes, code: 'body-too-large', url });
   const hash = createHash('sha256');
+  // Without a content coding the decoded bytes are the wire bytes, already limited by maxBodyBytes.
+  const decodedLimit = codings.length > 0 ? maxDecompressedBytes : Number.POSITIVE_INFINITY;
   let bytes = 0;
 
   const consume = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      if (bytes + chunk.length > maxDecompressedBytes) {
+      if (bytes + chunk.length > decodedLimit) {
         callback(new HttpFetchError('decompressed-too-large', url, { detail: `more than ${maxDecompressedBytes} decoded bytes` }));
         return;
       }

@@ -36,7 +36,7 @@ export function decodeCharset(bytes: Uint8Array, contentTypeHeader: string | und
   for (const [mark, charset] of BOMS) {
     if (mark.every((byte, index) => bytes[index] === byte)) {
       // TextDecoder drops a BOM that matches its own encoding.
-      return withNote({ text: new TextDecoder(charset).decode(bytes), charset, source: 'bom' });
+      return withNote({ text: decode(bytes, charset), charset, source: 'bom' });
     }
   }
 
@@ -62,7 +62,27 @@ export function decodeCharset(bytes: Uint8Array, contentTypeHeader: string | und
 }
 
 function decode(bytes: Uint8Array, charset: string): string {
-  return new TextDecoder(charset).decode(bytes);
+  return charset === 'windows-1252' ? decodeWindows1252(bytes) : new TextDecoder(charset).decode(bytes);
+}
+
+/**
+ * WHATWG index-windows-1252 for bytes 0x80..0x9F; every other byte is its own code point. Node
+ * since 20.18.3 decodes 'windows-1252' as ISO-8859-1 (nodejs/node#60888), turning € and curly
+ * quotes into C1 controls, and windows-1252 is what every latin1/ascii label means on the web.
+ */
+const WINDOWS_1252_HIGH = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
+  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+];
+
+export function decodeWindows1252(bytes: Uint8Array): string {
+  const parts: string[] = [];
+  const slice = 8192;
+  for (let start = 0; start < bytes.length; start += slice) {
+    const units = Array.from(bytes.subarray(start, start + slice), (byte) => (byte >= 0x80 && byte <= 0x9f ? (WINDOWS_1252_HIGH[byte - 0x80] as number) : byte));
+    parts.push(String.fromCharCode(...units));
+  }
+  return parts.join('');
 }
 
 /** The WHATWG encoding name for a label, or undefined when TextDecoder does not know it. */

@@ -30,6 +30,7 @@ export class HttpFetchError extends Error {
   withPartial(partial: PartialResponse): HttpFetchError {
     const copy = new HttpFetchError(this.code, this.url, { cause: this.cause, partial });
     copy.message = this.message;
+    if (this.stack !== undefined) copy.stack = this.stack;
     return copy;
   }
 }

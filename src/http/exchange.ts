@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 
@@ -28,6 +29,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   private rejectHead!: (reason: unknown) => void;
   private headSettled = false;
   private controller: Dispatcher.DispatchController | undefined;
+  private socket: Socket | undefined;
   private bodyStream: Readable | undefined;
   private complete = false;
   private failure: Error | undefined;
@@ -59,7 +61,20 @@ export class Exchange implements Dispatcher.DispatchHandler {
       this.rejectHead(reason);
     }
     if (this.bodyStream !== undefined && !this.bodyStream.destroyed) this.bodyStream.destroy(reason);
-    if (!this.complete && this.controller !== undefined && !this.controller.aborted) this.controller.abort(reason);
+    this.abortRequest(reason);
+  }
+
+  /** The socket the request went out on (from socket-facts), so a failure can close exactly it. */
+  attachSocket(socket: Socket): void {
+    this.socket = socket;
+  }
+
+  private abortRequest(reason: Error): void {
+    if (this.complete) return;
+    // Destroying the socket with our own reason first matters: undici's abort closes it with an
+    // informational error, after which it reconnects to the host just to drop the aborted request.
+    if (this.socket !== undefined && !this.socket.destroyed) this.socket.destroy(reason);
+    if (this.controller !== undefined && !this.controller.aborted) this.controller.abort(reason);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -82,10 +97,12 @@ export class Exchange implements Dispatcher.DispatchHandler {
       read: () => controller.resume(),
       destroy: (error, callback) => {
         // The reader gave up (limit, sink error, deadline): tear the request and its socket down.
-        if (!this.complete && !controller.aborted) controller.abort(error ?? new Error('response body destroyed before its end'));
+        this.abortRequest(error ?? new Error('response body destroyed before its end'));
         callback(error);
       },
     });
+    // Its errors reach whoever reads it; unread (a refused Content-Length), they must not crash the process.
+    this.bodyStream.on('error', () => undefined);
     this.headSettled = true;
     this.resolveHead({ status: statusCode, headers });
   }

@@ -176,7 +176,7 @@ export class HttpClient {
     const startedAtMs = Date.now();
     const startedAt = performance.now();
     const timers: FetchTimers = {};
-    let socket: SocketFacts = {};
+    let socket: Partial<SocketFacts> = {};
     let partial: PartialResponse | undefined;
     let sink: BodySink | undefined;
 
@@ -185,6 +185,7 @@ export class HttpClient {
         clearTimeout(timers.connect);
         claimSocketOfRequest(request.origin, request.path, (facts) => {
           socket = facts;
+          exchange.attachSocket(facts.socket);
         });
       },
     });

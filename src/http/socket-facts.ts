@@ -16,6 +16,7 @@ interface SocketRecord {
 
 /** What a request learns about the socket it went out on. */
 export interface SocketFacts {
+  socket: Socket;
   remoteAddress?: string;
   /** Present only for the first request on a new connection; reused connections cost nothing. */
   connectMs?: number;
@@ -62,7 +63,7 @@ function onSendHeaders(message: unknown): void {
   pendingClaim = undefined;
 
   const record = records.get(socket);
-  const facts: SocketFacts = {};
+  const facts: SocketFacts = { socket };
   if (socket.remoteAddress !== undefined) facts.remoteAddress = socket.remoteAddress;
   if (record !== undefined) {
     record.requests += 1;

@@ -1,0 +1,182 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { HttpClient, HttpFetchError, DnsLookupError, type FetchRequest } from '../../src/http/index.js';
+import { CollectingSink, closedPort, startHttpServer, startTcpServer, type LocalServer } from './support/local-servers.js';
+
+const TLS = {
+  key: readFileSync(new URL('./fixtures/self-signed.key', import.meta.url), 'utf8'),
+  cert: readFileSync(new URL('./fixtures/self-signed.crt', import.meta.url), 'utf8'),
+};
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function clientFor(options: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}): HttpClient {
+  const client = new HttpClient({ userAgent: 'FailureTest/1.0', allowPrivateNetworks: true, ...options });
+  cleanups.push(() => client.close());
+  return client;
+}
+
+async function serve(server: Promise<LocalServer>): Promise<LocalServer> {
+  const started = await server;
+  cleanups.push(() => started.close());
+  return started;
+}
+
+/** Fetches and returns the HttpFetchError with how long it took. */
+async function failure(client: HttpClient, request: FetchRequest): Promise<{ error: HttpFetchError; elapsedMs: number; sink: CollectingSink }> {
+  const sink = new CollectingSink();
+  const started = performance.now();
+  const outcome = await client.fetch(request, () => sink).then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(outcome).toBeInstanceOf(HttpFetchError);
+  return { error: outcome as HttpFetchError, elapsedMs: performance.now() - started, sink };
+}
+
+describe('HttpClient timeouts are distinct', () => {
+  // Offline-safe connect timeout: a TCP server that accepts but never answers the TLS ClientHello.
+  // undici counts the TLS handshake as part of connecting, so the connect never completes. (A
+  // non-routable address such as 10.255.255.1 is not reliable: sandboxes may accept or reject it.)
+  const silentTlsPeer = (): Promise<LocalServer> => startTcpServer(() => undefined, 'https');
+
+  it('connect-timeout: the per-request connectTimeoutMs', async () => {
+    const server = await serve(silentTlsPeer());
+    const { error, elapsedMs } = await failure(clientFor(), { url: server.url, connectTimeoutMs: 300 });
+    expect(error.code).toBe('connect-timeout');
+    expect(error.partial).toBeUndefined();
+    expect(elapsedMs).toBeGreaterThanOrEqual(250);
+    expect(elapsedMs).toBeLessThan(3_000);
+  });
+
+  it('connect-timeout: the client-wide ceiling (undici UND_ERR_CONNECT_TIMEOUT)', async () => {
+    const server = await serve(silentTlsPeer());
+    const { error, elapsedMs } = await failure(clientFor({ maxConnectTimeoutMs: 300 }), { url: server.url, connectTimeoutMs: 20_000 });
+    expect(error.code).toBe('connect-timeout');
+    expect((error.cause as { code?: string }).code).toBe('UND_ERR_CONNECT_TIMEOUT');
+    expect(elapsedMs).toBeLessThan(3_000);
+  });
+
+  it('first-byte-timeout: connected and request sent, no response head', async () => {
+    const server = await serve(startTcpServer((socket) => socket.on('data', () => undefined)));
+    const { error, elapsedMs } = await failure(clientFor(), { url: server.url, firstByteTimeoutMs: 300, connectTimeoutMs: 5_000 });
+    expect(error.code).toBe('first-byte-timeout');
+    expect(elapsedMs).toBeGreaterThanOrEqual(250);
+    expect(elapsedMs).toBeLessThan(3_000);
+  });
+
+  it('body-timeout: the body stalls after the head', async () => {
+    const server = await serve(
+      startHttpServer((_request, response) => {
+        response.writeHead(200, { 'content-length': '1000' });
+        response.write('only the beginning');
+      }),
+    );
+    const { error, elapsedMs, sink } = await failure(clientFor(), { url: server.url, bodyStallTimeoutMs: 300 });
+    expect(error.code).toBe('body-timeout');
+    expect(error.partial?.status).toBe(200);
+    expect(sink.text()).toBe('only the beginning');
+    expect(sink.aborted).toBe(error);
+    expect(elapsedMs).toBeLessThan(3_000);
+  });
+
+  it('body-timeout: the whole-body deadline holds against a trickle that never stalls', async () => {
+    const server = await serve(
+      startHttpServer((_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        const timer = setInterval(() => response.write('x'), 20);
+        response.on('close', () => clearInterval(timer));
+      }),
+    );
+    const { error, elapsedMs, sink } = await failure(clientFor(), { url: server.url, bodyTimeoutMs: 500, bodyStallTimeoutMs: 5_000 });
+    expect(error.code).toBe('body-timeout');
+    expect(sink.bytes).toBeGreaterThan(5);
+    expect(elapsedMs).toBeGreaterThanOrEqual(450);
+    expect(elapsedMs).toBeLessThan(3_000);
+    await server.allSocketsClosed();
+  });
+});
+
+describe('HttpClient connection failures', () => {
+  it('connection-refused', async () => {
+    const port = await closedPort();
+    const { error } = await failure(clientFor(), { url: `http://127.0.0.1:${port}/` });
+    expect(error.code).toBe('connection-refused');
+    expect(error.url).toBe(`http://127.0.0.1:${port}/`);
+  });
+
+  it('connection-reset: RST in the middle of the body', async () => {
+    const server = await serve(
+      startTcpServer((socket: Socket) => {
+        socket.once('data', () => {
+          socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n' + 'y'.repeat(1000), () => setTimeout(() => socket.resetAndDestroy(), 20));
+        });
+      }),
+    );
+    const { error, sink } = await failure(clientFor(), { url: server.url });
+    expect(error.code).toBe('connection-reset');
+    expect(error.partial?.status).toBe(200);
+    expect(sink.bytes).toBe(1000);
+    expect(sink.aborted).toBe(error);
+  });
+
+  it('connection-reset: the server closes before Content-Length is reached', async () => {
+    const server = await serve(
+      startTcpServer((socket: Socket) => {
+        socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\nshort'));
+      }),
+    );
+    const { error } = await failure(clientFor(), { url: server.url });
+    expect(error.code).toBe('connection-reset');
+  });
+
+  it.each([
+    ['a bad status line', 'HTTP/1.1 abc OK\r\n\r\n'],
+    ['a header without a colon', 'HTTP/1.1 200 OK\r\nBroken Header\r\nContent-Length: 0\r\n\r\n'],
+    ['not HTTP at all', 'SSH-2.0-OpenSSH_9.6\r\n'],
+  ])('invalid-response: %s', async (_name, reply) => {
+    const server = await serve(startTcpServer((socket: Socket) => socket.once('data', () => socket.end(reply))));
+    const { error } = await failure(clientFor(), { url: server.url });
+    expect(error.code).toBe('invalid-response');
+  });
+});
+
+describe('HttpClient TLS', () => {
+  it.each(['127.0.0.1', 'localhost'])('tls-certificate for a self-signed certificate on %s, never bypassed', async (host) => {
+    const server = await serve(startHttpServer((_request, response) => response.end('secret'), TLS));
+    const { error, sink } = await failure(clientFor(), { url: `https://${host}:${server.port}/` });
+    expect(error.code).toBe('tls-certificate');
+    expect(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN']).toContain((error.cause as { code?: string }).code);
+    expect(server.requests).toHaveLength(0);
+    expect(sink.bytes).toBe(0);
+  });
+
+  it('tls-handshake when the peer does not speak TLS', async () => {
+    const server = await serve(startTcpServer((socket: Socket) => socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'))));
+    const { error } = await failure(clientFor(), { url: `https://127.0.0.1:${server.port}/` });
+    expect(error.code).toBe('tls-handshake');
+  });
+});
+
+describe('HttpClient DNS failures', () => {
+  it('dns-not-found and dns-temporary-failure from the resolver', async () => {
+    const client = clientFor({
+      dnsCache: {
+        resolver: async (hostname) => {
+          throw new DnsLookupError(hostname.startsWith('gone') ? 'dns-not-found' : 'dns-temporary-failure', hostname);
+        },
+      },
+    });
+    expect((await failure(client, { url: 'http://gone.example.test/' })).error.code).toBe('dns-not-found');
+    expect((await failure(client, { url: 'http://flaky.example.test/' })).error.code).toBe('dns-temporary-failure');
+  });
+
+  it('dns-not-found for a reserved .invalid name through the system resolver', async () => {
+    const { error } = await failure(clientFor(), { url: 'http://no-such-host.invalid/' });
+    expect(error.code).toBe('dns-not-found');
+  });
+});
