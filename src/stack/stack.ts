@@ -290,6 +290,12 @@ export async function ensureStack(options: StackOptions = {}): Promise<StackEndp
     connectTimeoutMs: options.connectTimeoutMs ?? 15_000,
     ...bucketSettings(env),
   };
+  const { temporal, postgres, s3 } = ctx.external;
+  if (temporal !== undefined && postgres !== undefined && s3 !== undefined) {
+    // Nothing to start: leave the data folder alone (it may not even be writable, as in a container).
+    const [t, p, s] = await Promise.all([ensureTemporal(ctx), ensurePostgres(ctx), ensureS3(ctx)]);
+    return { temporal: t, postgres: p, s3: s };
+  }
   return withStackLock(dataDir, async () => {
     ctx.state = readStackState(dataDir);
     // The credentials must be on disk before MinIO first starts with them.
