@@ -48,8 +48,8 @@ built_version() {
 }
 
 require_go() {
-  command -v go > /dev/null 2>&1 || fail "Go is required to build $1 but 'go' is not on PATH." \
-    "Install Go 1.22 or newer (Debian: apt-get install -y golang-go, or https://go.dev/dl), then rerun: npm run tools"
+  command -v go > /dev/null 2>&1 || fail "Go is required to build $1 into .tools/bin, but 'go' is not on PATH." \
+    "Install Go 1.23 or newer (https://go.dev/dl; Debian 12's golang-go is too old) and put it on PATH, then rerun: npm run tools"
 }
 
 # go_tool NAME MODULE_PATH MODULE_ROOT VERSION: installs NAME into .tools/bin unless it is there
