@@ -5,6 +5,8 @@ export interface FreePortOptions {
   host?: string;
   /** Ports to keep if they are still free (a restarted service keeps its URL). Default: none. */
   preferredPorts?: readonly (number | undefined)[];
+  /** Ports never to return: handed to a service that has not bound them yet. Default: none. */
+  excludePorts?: ReadonlySet<number>;
 }
 
 function listenOn(host: string, port: number): Promise<Server | undefined> {
@@ -31,20 +33,32 @@ export async function findFreePorts(count: number, options: FreePortOptions = {}
   const held: Server[] = [];
   const ports: number[] = [];
   try {
+    const excluded = options.excludePorts ?? new Set<number>();
     for (let i = 0; i < count; i++) {
       const preferred = options.preferredPorts?.[i];
-      let server = preferred !== undefined && preferred > 0 && !ports.includes(preferred) ? await listenOn(host, preferred) : undefined;
-      server ??= await listenOn(host, 0);
+      const usable = preferred !== undefined && preferred > 0 && !ports.includes(preferred) && !excluded.has(preferred);
+      let server = usable ? await listenOn(host, preferred) : undefined;
+      // An excluded port is free now but promised elsewhere: hold it and ask again.
+      for (let attempt = 0; server === undefined && attempt < 20; attempt++) {
+        const candidate = await listenOn(host, 0);
+        if (candidate === undefined) break;
+        held.push(candidate);
+        if (!excluded.has(portOf(candidate, host))) server = candidate;
+      }
       if (server === undefined) throw new Error(`no free TCP port on ${host}`);
-      held.push(server);
-      const address = server.address();
-      if (address === null || typeof address === 'string') throw new Error(`unexpected listen address on ${host}`);
-      ports.push(address.port);
+      if (!held.includes(server)) held.push(server);
+      ports.push(portOf(server, host));
     }
     return ports;
   } finally {
     await Promise.all(held.map(close));
   }
+}
+
+function portOf(server: Server, host: string): number {
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error(`unexpected listen address on ${host}`);
+  return address.port;
 }
 
 /** True when something accepts TCP connections on host:port within timeoutMs. */

@@ -106,6 +106,23 @@ interface Context {
   connectTimeoutMs: number;
   bucket: string;
   region: string;
+  /** Ports handed out by this call, so services starting side by side never get the same one. */
+  claimPorts: (count: number, preferredPorts: readonly (number | undefined)[]) => Promise<number[]>;
+}
+
+/** One claim at a time, each excluding every port claimed before it in this ensureStack call. */
+function portClaimer(): Context['claimPorts'] {
+  const claimed = new Set<number>();
+  let queue: Promise<unknown> = Promise.resolve();
+  return (count, preferredPorts) => {
+    const claim = queue.then(async () => {
+      const ports = await findFreePorts(count, { host, preferredPorts, excludePorts: claimed });
+      for (const port of ports) claimed.add(port);
+      return ports;
+    });
+    queue = claim.catch(() => undefined);
+    return claim;
+  };
 }
 
 function serviceName(service: StackService): string {
@@ -160,7 +177,7 @@ async function ensureTemporal(ctx: Context): Promise<StackEndpoints['temporal']>
   } else {
     if (recorded?.pid !== undefined) await stopProcess(recorded.pid, { expectedProgram: 'temporal' });
     const binary = requireTool('temporal');
-    const [port, uiPort] = (await findFreePorts(2, { host, preferredPorts: [recorded?.port, recorded?.uiPort] })) as [number, number];
+    const [port, uiPort] = (await ctx.claimPorts(2, [recorded?.port, recorded?.uiPort])) as [number, number];
     mkdirSync(dir, { recursive: true });
     ctx.log(`starting Temporal dev server on ${host}:${port} (UI http://${host}:${uiPort}) ...`);
     const started = startTemporalDevServer({
@@ -211,7 +228,7 @@ async function ensurePostgres(ctx: Context): Promise<StackEndpoints['postgres']>
     if (runningPid !== undefined) await stopProcess(runningPid, { signal: 'SIGINT', processGroup: false, expectedProgram: 'postgres' });
     const binDir = requirePostgresBinDir();
     const runAs = postgresRunAs();
-    [port] = (await findFreePorts(1, { host, preferredPorts: [ctx.state.postgres?.port] })) as [number];
+    [port] = (await ctx.claimPorts(1, [ctx.state.postgres?.port])) as [number];
     ctx.log(`starting Postgres on ${host}:${port} ...`);
     await initPostgresCluster({ binDir, dir, port, runAs });
     const started = await startPostgresCluster({ binDir, dir, port, runAs, startTimeoutSeconds: Math.ceil(ctx.startTimeoutMs / 1000) });
@@ -245,7 +262,7 @@ async function ensureS3(ctx: Context): Promise<StackEndpoints['s3']> {
   } else {
     if (recorded?.pid !== undefined) await stopProcess(recorded.pid, { expectedProgram: 'minio' });
     const binary = requireTool('minio');
-    const [port, consolePort] = (await findFreePorts(2, { host, preferredPorts: [recorded?.port, recorded?.consolePort] })) as [number, number];
+    const [port, consolePort] = (await ctx.claimPorts(2, [recorded?.port, recorded?.consolePort])) as [number, number];
     mkdirSync(minioPaths(dir).objectsDir, { recursive: true });
     ctx.log(`starting MinIO on ${host}:${port} (console http://${host}:${consolePort}) ...`);
     const started = startMinioServer({ binary, dir, port, consolePort, ...credentials });
@@ -289,6 +306,7 @@ export async function ensureStack(options: StackOptions = {}): Promise<StackEndp
     startTimeoutMs: options.startTimeoutMs ?? 120_000,
     connectTimeoutMs: options.connectTimeoutMs ?? 15_000,
     ...bucketSettings(env),
+    claimPorts: portClaimer(),
   };
   const { temporal, postgres, s3 } = ctx.external;
   if (temporal !== undefined && postgres !== undefined && s3 !== undefined) {

@@ -43,6 +43,13 @@ describe('findFreePorts', () => {
     expect(ports[0]).toBe(port);
     expect(ports[1]).not.toBe(port);
   });
+
+  it('never returns an excluded port, even when it is preferred and free', async () => {
+    const excluded = new Set(await findFreePorts(3));
+    const ports = await findFreePorts(4, { preferredPorts: [...excluded], excludePorts: excluded });
+    expect(ports.filter((port) => excluded.has(port))).toEqual([]);
+    expect(new Set(ports).size).toBe(4);
+  });
 });
 
 describe('isPortOpen', () => {
