@@ -25,6 +25,9 @@ const BODY_HIGH_WATER_MARK_BYTES = 64 * 1024;
  */
 export class Exchange implements Dispatcher.DispatchHandler {
   readonly head: Promise<ExchangeHead>;
+  /** Rejects with the first failure reason; never resolves. Race work against it so nothing outlives a failure. */
+  readonly failed: Promise<never>;
+  private rejectFailed!: (reason: unknown) => void;
   private resolveHead!: (head: ExchangeHead) => void;
   private rejectHead!: (reason: unknown) => void;
   private headSettled = false;
@@ -39,8 +42,12 @@ export class Exchange implements Dispatcher.DispatchHandler {
       this.resolveHead = resolve;
       this.rejectHead = reject;
     });
-    // A failure before anyone awaits the head must not surface as an unhandled rejection.
+    this.failed = new Promise<never>((_resolve, reject) => {
+      this.rejectFailed = reject;
+    });
+    // A failure before anyone awaits these must not surface as an unhandled rejection.
     this.head.catch(() => undefined);
+    this.failed.catch(() => undefined);
   }
 
   /** The body; defined once the head has resolved. */
@@ -56,6 +63,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   fail(reason: Error): void {
     if (this.failure !== undefined) return;
     this.failure = reason;
+    this.rejectFailed(reason);
     if (!this.headSettled) {
       this.headSettled = true;
       this.rejectHead(reason);
@@ -120,6 +128,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     const reason = this.failure ?? error;
+    if (this.failure === undefined) this.rejectFailed(reason);
     this.failure = reason;
     if (!this.headSettled) {
       this.headSettled = true;

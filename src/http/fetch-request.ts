@@ -13,7 +13,7 @@ export interface FetchRequest {
   connectTimeoutMs?: number;
   /** From the request written to the response head received, ms. Default 30_000. */
   firstByteTimeoutMs?: number;
-  /** Whole-body deadline from the head to the last byte, ms. Default 60_000. */
+  /** Whole-body deadline, ms: from the response head until the sink has taken the last byte (its end() included). Default 60_000. */
   bodyTimeoutMs?: number;
   /** Longest silence between two body chunks, ms; a paused (backpressured) body never counts. Default min(30_000, bodyTimeoutMs). */
   bodyStallTimeoutMs?: number;

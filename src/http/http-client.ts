@@ -232,19 +232,25 @@ export class HttpClient {
         throw new SinkFailure(error);
       }
       const contentEncoding = head.headers['content-encoding'];
-      const read = await readBody(exchange.body, {
+      const reading = readBody(exchange.body, {
         url: request.url,
         codings: contentCodingsOf(contentEncoding),
         maxBodyBytes: request.maxBodyBytes,
         maxDecompressedBytes: request.maxDecompressedBytes,
         sink,
       });
-      clearTimeout(timers.bodyDeadline);
-      if (sink !== undefined) {
-        const finishing = sink;
-        sink = undefined; // ended, so no longer abortable
-        await callSink(() => finishing.end());
+      // A sink that never settles must not hold the fetch past its deadline or a cancellation; the
+      // loser of each race is still observed so its late rejection is not unhandled.
+      reading.catch(() => undefined);
+      const read = await Promise.race([reading, exchange.failed]);
+      const opened = sink;
+      if (opened !== undefined) {
+        const ending = callSink(() => opened.end());
+        ending.catch(() => undefined);
+        await Promise.race([ending, exchange.failed]);
       }
+      clearTimeout(timers.bodyDeadline);
+      sink = undefined; // ended: nothing left to abort
       const body: FetchedBody = { ...read, finishedAtMs: Date.now(), totalMs: performance.now() - startedAt };
       // undici hands a finished HTTP/1.1 connection back to its pool in a setImmediate; waiting one
       // turn here means the caller's next request to this origin reuses it instead of opening another.

@@ -178,6 +178,15 @@ describe('HttpClient against a local server', () => {
     await expect(client.fetch({ url: `${server.url}page`, signal: already.signal }, () => undefined)).rejects.toBe(reason);
   });
 
+  it('settles on cancellation or the body deadline even while the sink is stuck', async () => {
+    const stuck = (): BodySink => ({ write: () => new Promise<void>(() => undefined), end: () => undefined, abort: () => undefined });
+    const controller = new AbortController();
+    const reason = new Error('cancelled while the sink hangs');
+    setTimeout(() => controller.abort(reason), 100);
+    await expect(client.fetch({ url: `${server.url}page`, signal: controller.signal }, stuck)).rejects.toBe(reason);
+    await expect(client.fetch({ url: `${server.url}page`, bodyTimeoutMs: 200 }, stuck)).rejects.toMatchObject({ code: 'body-timeout' });
+  });
+
   it('refuses requests it will not send with InvalidFetchRequestError', async () => {
     const cases: Array<[string, Record<string, string> | undefined, string]> = [
       ['ftp://example.com/', undefined, 'unsupported-scheme'],
