@@ -18,9 +18,10 @@ export function contentCodingsOf(contentEncoding: string | undefined): string[] 
 }
 
 /**
- * Transforms that undo `codings` (last applied, first undone). Decoding errors surface as
- * HttpFetchError('bad-content-encoding'); an unknown coding fails on its first body byte, so an
- * empty body (304, HEAD-like answers) with an odd header still succeeds.
+ * Transforms that undo `codings` (last applied, first undone). Corrupt or truncated data fails
+ * with zlib's or brotli's own error, which transportErrorCodeOf names 'bad-content-encoding'; an
+ * unknown coding fails with that HttpFetchError on its first body byte, so an empty body (a 304)
+ * with an odd header still succeeds.
  */
 export function createContentDecoders(codings: readonly string[], url: string): Transform[] {
   if (codings.length > MAX_STACKED_CODINGS) {

@@ -232,9 +232,10 @@ export class HttpClient {
         throw new SinkFailure(error);
       }
       const contentEncoding = head.headers['content-encoding'];
+      const codings = contentCodingsOf(contentEncoding);
       const reading = readBody(exchange.body, {
         url: request.url,
-        codings: contentCodingsOf(contentEncoding),
+        codings,
         maxBodyBytes: request.maxBodyBytes,
         maxDecompressedBytes: request.maxDecompressedBytes,
         sink,
@@ -252,10 +253,10 @@ export class HttpClient {
       clearTimeout(timers.bodyDeadline);
       sink = undefined; // ended: nothing left to abort
       const body: FetchedBody = { ...read, finishedAtMs: Date.now(), totalMs: performance.now() - startedAt };
+      if (codings.length > 0) body.contentEncoding = contentEncoding;
       // undici hands a finished HTTP/1.1 connection back to its pool in a setImmediate; waiting one
       // turn here means the caller's next request to this origin reuses it instead of opening another.
       await setImmediate();
-      if (contentEncoding !== undefined && contentCodingsOf(contentEncoding).length > 0) body.contentEncoding = contentEncoding;
       return { head, body };
     } catch (error) {
       exchange.fail(error instanceof Error ? error : new Error(String(error)));
