@@ -1,0 +1,152 @@
+import { RecrawlInputError, requireNumber } from './errors.js';
+import { recrawlPriority, validateCandidate, type RecrawlCandidate } from './priority.js';
+
+/** Visits a recrawl cycle may spend, by purpose (001: reserve budget for what the scores cannot see). */
+export interface RecrawlBudget {
+  /** Visits spent by priority. */
+  recrawl: number;
+  /** Visits reserved for pages believed static, so a wrong "never changes" estimate gets corrected. */
+  reestimation: number;
+  /** Visits reserved for a uniform random sample that checks the model's assumptions. */
+  verification: number;
+  /**
+   * Visits reserved for probing censored pages (changeStreak >= probeStreak): revisited soon
+   * after their last visit, so a short interval can tell "changes often" from "changes
+   * constantly", which long intervals cannot (001: a visit sees at most one change). Default 0.
+   */
+  probe?: number;
+}
+
+/** Tuning of {@link planRecrawlCycle}. */
+export interface RecrawlCycleOptions {
+  /** Pages with an estimated rate at or below this (per day) count as believed static for re-estimation. Default 1/30 (monthly). */
+  staticRateThresholdPerDay: number;
+  /** A page whose last this-many visits all found a change is censored and may be probed. Default 3. */
+  probeStreak: number;
+  /** A probe waits at least this long after the last visit (days): the shortest interval worth measuring. Default 1/24 (one hour). */
+  minProbeDays: number;
+}
+
+export const DEFAULT_RECRAWL_CYCLE_OPTIONS: Readonly<RecrawlCycleOptions> = Object.freeze({
+  staticRateThresholdPerDay: 1 / 30,
+  probeStreak: 3,
+  minProbeDays: 1 / 24,
+});
+
+/** The ids chosen for one cycle, by purpose; no id appears twice. */
+export interface RecrawlPlan {
+  recrawl: string[];
+  reestimation: string[];
+  verification: string[];
+  /** Present (possibly empty) when the budget reserves probes. */
+  probe?: string[];
+}
+
+/**
+ * Chooses one cycle's visits (001):
+ * 1. verification: a uniform random sample of all candidates, regardless of score;
+ * 2. re-estimation: of the rest, pages believed static (rate <= staticRateThresholdPerDay),
+ *    longest since visit first, then lowest rate;
+ * 3. probe (when budgeted): of the rest, censored pages (changeStreak >= probeStreak) last
+ *    visited at least minProbeDays ago, most recently visited first;
+ * 4. recrawl: of the rest, the highest recrawlPriority (ties by id), skipping visits that buy
+ *    nothing (priority 0). A reserved share that finds too few candidates goes to recrawl.
+ */
+export function planRecrawlCycle(
+  candidates: readonly RecrawlCandidate[],
+  budget: RecrawlBudget,
+  intervalDays: number,
+  random: () => number,
+  options: Partial<RecrawlCycleOptions> = {},
+): RecrawlPlan {
+  const { staticRateThresholdPerDay, probeStreak, minProbeDays } = { ...DEFAULT_RECRAWL_CYCLE_OPTIONS, ...options };
+  requireNumber('RECRAWL_OPTIONS_INVALID', 'options.staticRateThresholdPerDay', staticRateThresholdPerDay, { min: 0 });
+  requireNumber('RECRAWL_OPTIONS_INVALID', 'options.probeStreak', probeStreak, { min: 1, integer: true });
+  requireNumber('RECRAWL_OPTIONS_INVALID', 'options.minProbeDays', minProbeDays, { min: 0 });
+  requireNumber('RECRAWL_DAYS_INVALID', 'intervalDays', intervalDays, { min: 0 });
+  for (const key of ['recrawl', 'reestimation', 'verification'] as const) {
+    requireNumber('RECRAWL_BUDGET_INVALID', `budget.${key}`, budget[key], { min: 0, integer: true });
+  }
+  const probeBudget = budget.probe === undefined ? 0 : requireNumber('RECRAWL_BUDGET_INVALID', 'budget.probe', budget.probe, { min: 0, integer: true });
+  const ids = new Set<string>();
+  candidates.forEach((candidate, i) => {
+    validateCandidate(candidate, `candidates[${i}]`);
+    if (ids.has(candidate.id)) {
+      throw new RecrawlInputError('RECRAWL_DUPLICATE_ID', `candidates[${i}].id`, candidate.id, 'pass each URL once per cycle');
+    }
+    ids.add(candidate.id);
+  });
+
+  const verification = sampleIndices(candidates.length, budget.verification, random).map((i) => candidates[i]?.id ?? '');
+  const taken = new Set(verification);
+
+  const staticPages = candidates.filter((c) => !taken.has(c.id) && c.ratePerDay <= staticRateThresholdPerDay);
+  const reestimation = topK(staticPages, budget.reestimation, (a, b) => b.daysSinceVisit - a.daysSinceVisit || a.ratePerDay - b.ratePerDay || compareIds(a.id, b.id)).map(
+    (c) => c.id,
+  );
+  for (const id of reestimation) taken.add(id);
+
+  const censored = candidates.filter((c) => !taken.has(c.id) && (c.changeStreak ?? 0) >= probeStreak && c.daysSinceVisit >= minProbeDays);
+  const probe = topK(censored, probeBudget, (a, b) => a.daysSinceVisit - b.daysSinceVisit || compareIds(a.id, b.id)).map((c) => c.id);
+  for (const id of probe) taken.add(id);
+
+  const unused = budget.reestimation - reestimation.length + (budget.verification - verification.length) + (probeBudget - probe.length);
+  const recrawlSlots = budget.recrawl + unused;
+  const scored: { id: string; priority: number }[] = [];
+  for (const c of candidates) {
+    if (taken.has(c.id)) continue;
+    const priority = recrawlPriority(c, intervalDays);
+    if (priority > 0) scored.push({ id: c.id, priority });
+  }
+  const recrawl = topK(scored, recrawlSlots, (a, b) => b.priority - a.priority || compareIds(a.id, b.id)).map((c) => c.id);
+
+  return budget.probe === undefined ? { recrawl, reestimation, verification } : { recrawl, reestimation, verification, probe };
+}
+
+/** `count` distinct indices of [0, n), uniformly (Floyd's algorithm with the injected random). */
+function sampleIndices(n: number, count: number, random: () => number): number[] {
+  const chosen = new Set<number>();
+  for (let j = n - Math.min(n, count); j < n; j += 1) {
+    const draw = random();
+    if (!(draw >= 0 && draw < 1)) throw new RecrawlInputError('RECRAWL_OPTIONS_INVALID', 'random()', draw, 'inject a function returning numbers in [0, 1), e.g. seededRandom(seed)');
+    const t = Math.floor(draw * (j + 1));
+    chosen.add(chosen.has(t) ? j : t);
+  }
+  return [...chosen];
+}
+
+/** The first `k` of `items` in `compare` order, sorted; a bounded heap, since k is a cycle's budget and items the whole frontier. */
+function topK<T>(items: readonly T[], k: number, compare: (a: T, b: T) => number): T[] {
+  if (k <= 0) return [];
+  // Max-heap on `compare`: the root is the worst item kept so far.
+  const heap: T[] = [];
+  const worse = (i: number, j: number): boolean => compare(heap[i] as T, heap[j] as T) > 0;
+  const swap = (i: number, j: number): void => {
+    const t = heap[i] as T;
+    heap[i] = heap[j] as T;
+    heap[j] = t;
+  };
+  for (const item of items) {
+    if (heap.length < k) {
+      heap.push(item);
+      for (let i = heap.length - 1; i > 0 && worse(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1);
+    } else if (compare(item, heap[0] as T) < 0) {
+      heap[0] = item;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && worse(l, m)) m = l;
+        if (r < heap.length && worse(r, m)) m = r;
+        if (m === i) break;
+        swap(i, m);
+        i = m;
+      }
+    }
+  }
+  return heap.sort(compare);
+}
+
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

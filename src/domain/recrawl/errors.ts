@@ -1,0 +1,67 @@
+/** Stable codes for bad input to the recrawl math; match on these, not on messages. */
+export type RecrawlErrorCode =
+  | 'RECRAWL_RATE_INVALID'
+  | 'RECRAWL_DAYS_INVALID'
+  | 'RECRAWL_OBSERVATION_INVALID'
+  | 'RECRAWL_PRIOR_INVALID'
+  | 'RECRAWL_CANDIDATE_INVALID'
+  | 'RECRAWL_COST_INPUT_INVALID'
+  | 'RECRAWL_BUDGET_INVALID'
+  | 'RECRAWL_OPTIONS_INVALID'
+  | 'RECRAWL_DUPLICATE_ID';
+
+/**
+ * Thrown when a recrawl function gets input it cannot give a meaningful answer for. The inputs
+ * come from our own records and configuration, so this is a bug or a misconfiguration to fix,
+ * never something to retry.
+ */
+export class RecrawlInputError extends Error {
+  override readonly name = 'RecrawlInputError';
+
+  /**
+   * @param code stable code for the kind of input.
+   * @param field dotted name of the bad input, e.g. `history[3].intervalDays`.
+   * @param hint what the caller should do instead.
+   */
+  constructor(
+    readonly code: RecrawlErrorCode,
+    readonly field: string,
+    value: unknown,
+    hint: string,
+  ) {
+    super(`${field} = ${describeValue(value)} is invalid: ${hint}`);
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === undefined || value === null) return String(value);
+  if (Array.isArray(value)) return `array(${value.length})`;
+  return typeof value;
+}
+
+/** Bounds for {@link requireNumber}; both ends inclusive unless marked exclusive. */
+export interface NumberBounds {
+  min?: number;
+  max?: number;
+  minExclusive?: boolean;
+  integer?: boolean;
+}
+
+/** Returns `value` if it is a finite number within `bounds`, else throws a {@link RecrawlInputError}. */
+export function requireNumber(code: RecrawlErrorCode, field: string, value: unknown, bounds: NumberBounds = {}): number {
+  const { min, max, minExclusive = false, integer = false } = bounds;
+  const ok =
+    typeof value === 'number' &&
+    Number.isFinite(value) &&
+    (!integer || Number.isSafeInteger(value)) &&
+    (min === undefined || (minExclusive ? value > min : value >= min)) &&
+    (max === undefined || value <= max);
+  if (!ok) {
+    const parts: string[] = [integer ? 'an integer' : 'a finite number'];
+    if (min !== undefined) parts.push(`${minExclusive ? '>' : '>='} ${min}`);
+    if (max !== undefined) parts.push(`<= ${max}`);
+    throw new RecrawlInputError(code, field, value, `pass ${parts.join(', ')}`);
+  }
+  return value;
+}

@@ -1,0 +1,45 @@
+// Cost-aware recrawl (001): the Poisson change model, rate estimation from our own visits,
+// priority = value × freshness_gain / cost, the cycle's budget reservations, and the
+// Cho & Garcia-Molina optimum and simulation that the scheduler is measured against.
+export { RecrawlInputError, type RecrawlErrorCode } from './errors.js';
+export { probabilityChanged, freshnessGain, expectedFreshDays, expectedFreshness } from './poisson.js';
+export {
+  estimateChangeRate,
+  naiveChangeRate,
+  ratePriorFromGroup,
+  choGarciaMolinaRate,
+  DEFAULT_RATE_PRIOR,
+  DEFAULT_RATE_ESTIMATE_OPTIONS,
+  type ChangeObservation,
+  type RateEstimate,
+  type RateEstimateMethod,
+  type RatePrior,
+  type RateEstimateOptions,
+} from './rate-estimate.js';
+export { visitCost, DEFAULT_COST_OPTIONS, type CostOptions, type VisitCostInput } from './cost.js';
+export { DEFAULT_VALUE_TIERS, TOMBSTONE_RECHECK_DAYS, START_INTERVAL_DAYS, isTombstoneStatus, type ValueTier } from './policy-constants.js';
+export { recrawlPriority, type RecrawlCandidate } from './priority.js';
+export {
+  planRecrawlCycle,
+  DEFAULT_RECRAWL_CYCLE_OPTIONS,
+  type RecrawlBudget,
+  type RecrawlCycleOptions,
+  type RecrawlPlan,
+} from './cycle.js';
+export {
+  optimalVisitFrequencies,
+  uniformVisitFrequencies,
+  proportionalVisitFrequencies,
+  averageFreshness,
+} from './optimum.js';
+export {
+  simulateFreshness,
+  syntheticRates,
+  DEFAULT_RATE_MIX,
+  DEFAULT_SCHEDULER_SIMULATION_OPTIONS,
+  type RateClass,
+  type FreshnessPolicy,
+  type SchedulerSimulationOptions,
+  type FreshnessSimulationOptions,
+  type FreshnessSimulationResult,
+} from './simulate.js';
