@@ -58,12 +58,16 @@ export const DEFAULT_RATE_ESTIMATE_OPTIONS: Readonly<RateEstimateOptions> = Obje
  * pseudo-visit: with equal intervals I it gives r = -ln((n - X + 0.5) / (n + 0.5)) / I
  * (Cho & Garcia-Molina), X changes out of n visits. Its length is the shortest interval that saw
  * a change, the finest resolution the history has: a history where every visit saw a change then
- * reads "faster than the shortest look", and a quick revisit that finds a change again can raise
- * the estimate (with the mean interval, more changed visits could never lift it past ~2 / mean).
+ * reads "faster than the shortest look", and a quick revisit that finds a change again raises
+ * the estimate to match (were the pseudo-visit as long as the mean interval, such a probe would
+ * barely move it: six 4-day changes and a 1-hour change give 0.91/day instead of 26/day).
  *
  * The result is then smoothed toward `prior` as a time-weighted mean,
  *   (prior.rate × prior.strengthDays + mle × observedDays) / (prior.strengthDays + observedDays),
  * so three visits do not give a page an extreme rate. No history → the prior's rate.
+ *
+ * @param prior defaults to DEFAULT_RATE_PRIOR; pass `{ ratePerDay: 0, strengthDays: 0 }` for the
+ *   unsmoothed estimate.
  */
 export function estimateChangeRate(
   history: readonly ChangeObservation[],
