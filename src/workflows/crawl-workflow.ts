@@ -60,7 +60,7 @@ export interface CrawlCarriedState {
 }
 
 const store = proxyActivities<Activities>({
-  startToCloseTimeout: '120s',
+  startToCloseTimeout: '60s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 30 },
 });
 

@@ -55,8 +55,10 @@ export interface HostWorkflowResult {
 
 const retryShape = fetchActivityRetryShape();
 
+// Store activities take milliseconds; the timeout is how long a crashed worker's task waits
+// before another worker retries it.
 const storeActivities = proxyActivities<Activities>({
-  startToCloseTimeout: '60s',
+  startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
 });
 
@@ -74,7 +76,7 @@ const fetchActivities = proxyActivities<Activities>({
 });
 
 const parseActivities = proxyActivities<Activities>({
-  startToCloseTimeout: '120s',
+  startToCloseTimeout: '60s',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: POISON_ATTEMPT_LIMIT },
 });
 

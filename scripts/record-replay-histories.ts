@@ -1,0 +1,81 @@
+// Records real workflow histories for the replay test (test/replay): a small crawl on a local
+// stack whose dev server suggests continue-as-new early, with pause, resume, a query and an
+// added seed along the way, so the histories carry every message type and a continue-as-new.
+// Run it after a workflow change that is meant to be compatible, and commit the files:
+//   npm run replay:record
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { resolveCrawlConfig } from '../src/config/crawl-config.js';
+import { ensureStack, findTool } from '../src/stack/index.js';
+import { createCrawlerWorker } from '../src/workers/crawler-worker.js';
+import type { CrawlWorkflowInput } from '../src/workflows/crawl-workflow.js';
+import { addSeedsUpdate, crawlStatusQuery, crawlWorkflowId, hostWorkflowId, pauseCrawlSignal, resumeCrawlSignal } from '../src/workflows/messages.js';
+import { generateWeb, startTestWeb } from '../test/support/test-web/index.js';
+
+const OUT_DIR = path.resolve('test/replay/histories');
+const dataDir = path.resolve('.test-data/record-histories');
+const stack = await ensureStack({ dataDir, temporalDynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 200 }, log: console.log });
+
+const database = `record_${Date.now()}`;
+const admin = new pg.Client({ connectionString: stack.postgres.url });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${database}`);
+await admin.end();
+const databaseUrl = stack.postgres.url.replace(/\/[^/]*$/, `/${database}`);
+
+const generated = generateWeb({ hosts: 2, pagesPerHost: 40, linksPerPage: 4, crossHostLinkRatio: 0.2, seed: 3, base: '127.29.0.1', robots: 'some-disallow' });
+const web = await startTestWeb(generated.spec);
+const taskQueue = `record-${Date.now()}`;
+const worker = await createCrawlerWorker({ temporal: stack.temporal, databaseUrl, s3: stack.s3, dataDir, taskQueue, logLevel: 'INFO' });
+const running = worker.run();
+running.catch((error: unknown) => console.error("worker stopped:", error));
+
+const crawlId = `record-${Date.now()}`;
+const [firstSeed, ...otherSeeds] = generated.seeds(web.port);
+const input: CrawlWorkflowInput = {
+  crawlId,
+  seeds: [firstSeed!],
+  taskQueue,
+  config: resolveCrawlConfig({ allowPrivateNetworks: true, minHostDelayMs: 30, maxDepth: 50, scope: { mode: 'any', allowPrefixes: [], denyPrefixes: [] } }),
+  options: { tickIntervalMs: 300 },
+};
+const handle = await worker.client.workflow.start('crawlWorkflow', { workflowId: crawlWorkflowId(crawlId), taskQueue, args: [input] });
+await new Promise((resolve) => setTimeout(resolve, 3000));
+await handle.signal(pauseCrawlSignal);
+await handle.query(crawlStatusQuery);
+await new Promise((resolve) => setTimeout(resolve, 1500));
+await handle.signal(resumeCrawlSignal);
+if (otherSeeds.length > 0) await handle.executeUpdate(addSeedsUpdate, { args: [{ urls: otherSeeds }] });
+const summary = await handle.result();
+console.log('crawl', summary);
+
+await mkdir(OUT_DIR, { recursive: true });
+// The CLI's JSON is the format `temporal workflow show` gives operators, and replay reads it as is.
+const temporalBinary = findTool('temporal')!;
+async function save(name: string, workflowId: string, runId: string): Promise<void> {
+  const { stdout } = await promisify(execFile)(
+    temporalBinary,
+    ['workflow', 'show', '--workflow-id', workflowId, '--run-id', runId, '--output', 'json', '--address', stack.temporal.address, '--namespace', stack.temporal.namespace],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
+  const history = JSON.parse(stdout) as { events: unknown[] };
+  await writeFile(path.join(OUT_DIR, `${name}.json`), `${JSON.stringify({ workflowId, history })}\n`);
+  console.log(`saved ${name} (${history.events.length} events)`);
+}
+await save('crawl-workflow', crawlWorkflowId(crawlId), (await handle.describe()).runId);
+const host = new URL(firstSeed!).hostname;
+const runs = [];
+for await (const execution of worker.client.workflow.list({ query: `WorkflowId = '${hostWorkflowId(host)}'` })) runs.push(execution);
+runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
+const continued = runs.filter((run) => run.status.name === 'CONTINUED_AS_NEW');
+if (continued.length < 2) throw new Error(`expected the host workflow to continue-as-new at least twice, saw ${continued.length}: raise the page count`);
+await save('host-workflow-first-run', hostWorkflowId(host), continued[0]!.runId);
+await save('host-workflow-continued-run', hostWorkflowId(host), continued[1]!.runId);
+await save('host-workflow-last-run', hostWorkflowId(host), runs.at(-1)!.runId);
+
+await worker.shutdown();
+await running;
+await web.close();

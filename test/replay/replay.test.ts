@@ -1,0 +1,31 @@
+// Committed histories of real crawls (recorded by `npm run replay:record`) replay against
+// today's workflow code without nondeterminism. A change that breaks this must use patching or
+// a new workflow type, never a silent break.
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
+import { WORKFLOWS_PATH } from '../../src/workers/workflow-bundle.js';
+
+const HISTORIES_DIR = path.resolve('test/replay/histories');
+
+describe('workflow history replay', async () => {
+  const files = (await readdir(HISTORIES_DIR)).filter((file) => file.endsWith('.json')).sort();
+
+  it('has recorded histories of both workflow types, one with continue-as-new', async () => {
+    const types = new Set<string>();
+    let continuedAsNew = false;
+    for (const file of files) {
+      const { history } = JSON.parse(await readFile(path.join(HISTORIES_DIR, file), 'utf8'));
+      types.add(history.events[0].workflowExecutionStartedEventAttributes.workflowType.name);
+      continuedAsNew ||= history.events.some((event: { eventType: string }) => event.eventType === 'EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
+    }
+    expect(types).toEqual(new Set(['crawlWorkflow', 'hostWorkflow']));
+    expect(continuedAsNew).toBe(true);
+  });
+
+  it.each(files)('%s replays without nondeterminism', async (file) => {
+    const { workflowId, history } = JSON.parse(await readFile(path.join(HISTORIES_DIR, file), 'utf8'));
+    await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH, replayName: file }, history, workflowId);
+  });
+});
