@@ -19,7 +19,7 @@ const restrictedFor = (extra, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.crawler-data/**', '.test-data/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.crawler-data/**', '.test-data/**', 'coverage/**', 'scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -36,7 +36,11 @@ export default tseslint.config(
   {
     files: ['**/*.js', 'bin/**'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      parserOptions: { projectService: false, program: null },
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly' },
+    },
   },
   {
     // Workflow code is replayed: no I/O, no clocks or randomness outside the SDK, activities by type only.
