@@ -5,7 +5,9 @@
  */
 import {
   applyHostOutcome,
+  canStartFetch,
   DEFAULT_HOST_POLITENESS_POLICY,
+  hostHoldAt,
   initialHostPolitenessState,
   nextFetchAtMs,
   onFetchStarted,
@@ -14,6 +16,8 @@ import {
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
 import type { HostWorkItem } from '../activities/contracts.js';
+import type { FetchFailureType } from '../domain/failures/index.js';
+import { hostPolicyOverridesOf } from '../config/politeness-config.js';
 
 export interface HostQueueSnapshot {
   host: string;
@@ -37,7 +41,6 @@ export class HostQueue {
   delayOverrideMs: number | null;
   quarantinedReason: string | null;
   readonly run: number;
-  inFlight = 0;
   pendingParses = 0;
   fetchesThisRun = 0;
   /** Counts settled requests, so the loop can wait for a slot to free. */
@@ -89,6 +92,8 @@ export class HostQueue {
     const crawlDelayMs = crawlDelays.length > 0 ? Math.max(...crawlDelays) : undefined;
     return {
       ...DEFAULT_HOST_POLITENESS_POLICY,
+      // The crawl's knobs (throttle, adaptive, circuit); validated when the crawl was configured.
+      ...hostPolicyOverridesOf(item?.politeness),
       minDelayMs: this.delayOverrideMs ?? item?.minHostDelayMs ?? DEFAULT_HOST_POLITENESS_POLICY.minDelayMs,
       crawlDelayMs,
       maxConcurrentFetches: item?.maxConcurrentFetches ?? 1,
@@ -104,26 +109,33 @@ export class HostQueue {
     return nextFetchAtMs(this.politenessAt(nowMs), nowMs);
   }
 
-  /** May a request start now: not paused, a free slot, and the host's next fetch time reached. */
+  /** Requests to this host in flight now (robots.txt included). */
+  get inFlight(): number {
+    return this.politeness?.inFlight ?? 0;
+  }
+
+  /** May a request start now: not paused, a free slot (one while the circuit is half-open), and the host's next fetch time reached. */
   canStartAt(nowMs: number): boolean {
     const next = this.queue[0];
     if (this.paused || next === undefined) return false;
-    if (this.inFlight >= this.policyFor(next).maxConcurrentFetches) return false;
-    return this.nextFetchAtMs(nowMs) <= nowMs;
+    return canStartFetch(this.politenessAt(nowMs), this.policyFor(next), nowMs);
   }
 
   robotsFresh(origin: string, nowMs: number): boolean {
     return (this.robotsFreshUntilMs[origin] ?? 0) > nowMs;
   }
 
-  noteRequestStarted(nowMs: number): void {
-    this.politeness = onFetchStarted(this.politenessAt(nowMs), nowMs);
-    this.inFlight += 1;
+  /**
+   * A request takes a slot. With several slots per host, `spaceStarts` also spaces request
+   * starts by the host delay; with one slot the finish of each request already spaces them.
+   */
+  noteRequestStarted(nowMs: number, item: HostWorkItem | undefined, options: { spaceStarts: boolean } = { spaceStarts: false }): void {
+    this.politeness = onFetchStarted(this.politenessAt(nowMs), nowMs, options.spaceStarts ? this.policyFor(item) : undefined);
     this.fetchesThisRun += 1;
   }
 
-  noteOutcome(outcome: HostOutcome, item: HostWorkItem | undefined, random: () => number, nowMs: number, startedRequest: boolean): void {
-    if (startedRequest) this.inFlight -= 1;
+  /** Every started request ends here exactly once, whatever its outcome. */
+  noteOutcome(outcome: HostOutcome, item: HostWorkItem | undefined, random: () => number, nowMs: number): void {
     this.outcomes += 1;
     this.politeness = applyHostOutcome(this.politenessAt(nowMs), outcome, this.policyFor(item), random);
   }
@@ -131,6 +143,26 @@ export class HostQueue {
   /** A URL that failed host-wide goes back to the front, to be retried when the host allows. */
   requeueFront(item: HostWorkItem): void {
     this.queue.unshift(item);
+  }
+
+  /** The quarantine or negative cache in force (hostEffect quarantine-host / negative-cache-host), if any. */
+  holdAt(nowMs: number): { reason: FetchFailureType; untilMs: number } | undefined {
+    return this.politeness ? hostHoldAt(this.politeness, nowMs) : undefined;
+  }
+
+  /**
+   * Brings the first URL whose host-level retry backoff has passed to the front of the queue and
+   * returns undefined; when every queued URL still waits, returns the earliest time one is ready.
+   * URLs without a backoff are always ready, so a queue without retries is left as it is.
+   */
+  promoteReady(nowMs: number): number | undefined {
+    const index = this.queue.findIndex((item) => (item.notBeforeMs ?? 0) <= nowMs);
+    if (index === 0 || this.queue.length === 0) return undefined;
+    if (index > 0) {
+      this.queue.unshift(...this.queue.splice(index, 1));
+      return undefined;
+    }
+    return Math.min(...this.queue.map((item) => item.notBeforeMs ?? nowMs));
   }
 
   get idle(): boolean {

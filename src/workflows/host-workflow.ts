@@ -12,6 +12,7 @@ import {
   condition,
   continueAsNew,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -23,8 +24,10 @@ import {
   FAILURE_POLICIES,
   POISON_ATTEMPT_LIMIT,
   fetchActivityRetryShape,
+  retryDelayMs,
   type FetchFailureType,
 } from '../domain/failures/index.js';
+import { retryDelayScaleOf } from '../config/politeness-config.js';
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
 import {
   DEFAULT_TASK_QUEUE,
@@ -54,6 +57,12 @@ export interface HostWorkflowResult {
 }
 
 const retryShape = fetchActivityRetryShape();
+
+/**
+ * Host holds fail queued URLs fast, holds apply to failures that sent nothing (NXDOMAIN), and
+ * host-level retries wait for their failure type's backoff. Added after the committed histories.
+ */
+const HOST_HOLDS_AND_RETRY_BACKOFF_PATCH = 'host-holds-and-host-retry-backoff';
 
 // Store activities take milliseconds; the timeout is how long a crashed worker's task waits
 // before another worker retries it.
@@ -202,15 +211,35 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     }
 
     const nowMs = Date.now();
+    if (patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH)) {
+      // A quarantined or negatively cached host (TLS, private address, NXDOMAIN): its URLs fail
+      // fast with the hold's type, without a request, instead of waiting out the hold.
+      const hold = state.holdAt(nowMs);
+      if (hold !== undefined) {
+        const held = state.queue.shift()!;
+        const until = new Date(hold.untilMs).toISOString();
+        await settle(held, { kind: 'failed', failureType: hold.reason, message: `host ${state.host} is held after ${hold.reason} until ${until}; no request sent`, stage: 'fetch', attempts: held.attempt + 1 });
+        continue;
+      }
+      // A host-level retry waits for its own backoff while other URLs of the host may go first.
+      const readyAtMs = state.promoteReady(nowMs);
+      if (readyAtMs !== undefined && !state.paused) {
+        changed = false;
+        await condition(() => changed, Math.max(1, readyAtMs - nowMs));
+        continue;
+      }
+    }
     if (!state.canStartAt(nowMs)) {
       const outcomesBefore = state.outcomes;
       changed = false;
+      const nextFetchAtMs = state.nextFetchAtMs(nowMs);
       if (state.paused) {
         await condition(() => changed);
-      } else if (state.inFlight >= state.policyFor(state.queue[0]).maxConcurrentFetches) {
+      } else if (nextFetchAtMs <= nowMs) {
+        // The time has come but every slot is taken: wait for a request to finish.
         await condition(() => changed || state.outcomes !== outcomesBefore);
       } else {
-        await condition(() => changed, Math.max(1, state.nextFetchAtMs(nowMs) - nowMs));
+        await condition(() => changed, nextFetchAtMs - nowMs);
       }
       continue;
     }
@@ -228,14 +257,16 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       continue;
     }
 
-    state.noteRequestStarted(nowMs);
+    // Several slots: space their starts by the host delay too (added after histories with one slot were recorded).
+    const spaceStarts = state.policyFor(item).maxConcurrentFetches > 1 && patched('space-request-starts-by-host-delay');
+    state.noteRequestStarted(nowMs, item, { spaceStarts });
     // Runs beside the loop so that, with maxConcurrentFetches > 1, slots overlap; the loop only
     // starts the next request when politeness allows, and parsing never holds a slot.
     track(processItem(item));
   }
 
   async function refreshRobots(item: HostWorkItem): Promise<void> {
-    state.noteRequestStarted(Date.now());
+    state.noteRequestStarted(Date.now(), item);
     const result = await storeActivities.refreshRobots({ origin: item.origin, crawlId: item.crawlId });
     state.robotsFreshUntilMs[item.origin] = result.freshUntilMs;
     if (result.crawlDelayMs !== undefined) state.robotsCrawlDelayMs[item.origin] = result.crawlDelayMs;
@@ -247,7 +278,6 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       item,
       random,
       Date.now(),
-      true,
     );
   }
 
@@ -259,7 +289,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       await handleFetchFailure(item, error);
       return;
     }
-    state.noteOutcome(hostOutcomeOf(result), item, random, Date.now(), true);
+    state.noteOutcome(hostOutcomeOf(result), item, random, Date.now());
 
     switch (result.kind) {
       case 'fetched':
@@ -311,25 +341,53 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     const { type, details, message } = classifyActivityError(error);
     const policy = FAILURE_POLICIES[type as FetchFailureType];
     const nowMs = Date.now();
+    const enforced = patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
+    // A hold (NXDOMAIN, private address) applies although no request reached the host.
+    const holds = enforced && (policy?.hostEffect === 'quarantine-host' || policy?.hostEffect === 'negative-cache-host');
     state.noteOutcome(
-      details?.requested === false || !details
+      (details?.requested === false || !details) && !holds
         ? { kind: 'not-sent', atMs: nowMs }
-        : details.status !== undefined
+        : details?.status !== undefined
           ? { kind: 'response', startedAtMs: details.startedAtMs, finishedAtMs: details.finishedAtMs, status: details.status, retryAfterAtMs: details.retryAfterAtMs }
-          : { kind: 'transport-failure', startedAtMs: details.startedAtMs, finishedAtMs: details.finishedAtMs, type: type as FetchFailureType },
+          : { kind: 'transport-failure', startedAtMs: details?.startedAtMs ?? nowMs, finishedAtMs: details?.finishedAtMs ?? nowMs, type: type as FetchFailureType },
       item,
       random,
       nowMs,
-      true,
     );
-    if (policy?.hostEffect === 'quarantine-host') state.quarantinedReason = `${type}: ${message}`;
+    // Before the hold existed a quarantine never ended; now the hold (and its expiry) decides.
+    if (!enforced && policy?.hostEffect === 'quarantine-host') state.quarantinedReason = `${type}: ${message}`;
     const attempts = item.attempt + 1;
-    if (policy?.retryLayer === 'host' && attempts < policy.maxAttempts) {
+    const poisoned = (details?.poisonCount ?? 0) >= POISON_ATTEMPT_LIMIT;
+    if (policy?.retryLayer === 'host' && attempts < policy.maxAttempts && !poisoned) {
       log.info('host-level retry', { host: state.host, url: item.url, type, attempts });
-      state.requeueFront({ ...item, attempt: attempts });
+      state.requeueFront({ ...item, attempt: attempts, ...(enforced ? hostRetryNotBefore(item, type as FetchFailureType, attempts, details, nowMs) : {}) });
       return;
     }
-    await settle(item, { kind: 'failed', failureType: type, message, stage: 'fetch', attempts });
+    await settle(item, {
+      kind: 'failed',
+      failureType: type,
+      message,
+      stage: 'fetch',
+      attempts,
+      ...(details?.status === undefined ? {} : { status: details.status }),
+      // The activity recorded the attempt when its failure carried details.
+      ...(enforced && details !== undefined ? { recorded: true } : {}),
+    });
+  }
+
+  /**
+   * When a host-level retry may go: the failure type's backoff (scaled by the crawl), never before
+   * a Retry-After or the robots.txt refresh the failure names. 429 and 503 delay the whole host
+   * through its politeness state instead, so the URL itself waits for nothing more.
+   */
+  function hostRetryNotBefore(item: HostWorkItem, type: FetchFailureType, attempts: number, details: FetchFailureDetails | undefined, nowMs: number): { notBeforeMs?: number } {
+    if (FAILURE_POLICIES[type].throttlesHost) return {};
+    const delayMs = retryDelayMs(type, attempts, random, {
+      nowMs,
+      scale: retryDelayScaleOf(item.politeness),
+      ...(details?.retryAfterAtMs === undefined ? {} : { retryAfterAtMs: details.retryAfterAtMs }),
+    });
+    return delayMs === undefined ? {} : { notBeforeMs: nowMs + delayMs };
   }
 
   async function settle(item: HostWorkItem, outcome: SettleOutcome): Promise<void> {

@@ -34,9 +34,9 @@ describe('HostQueue', () => {
     queue.queue.push(item(), item({ fingerprint: '1'.repeat(32) }));
     expect(queue.canStartAt(1_000)).toBe(true);
     queue.queue.shift();
-    queue.noteRequestStarted(1_000);
+    queue.noteRequestStarted(1_000, item());
     expect(queue.canStartAt(1_001)).toBe(false); // one in flight
-    queue.noteOutcome({ kind: 'response', startedAtMs: 1_000, finishedAtMs: 1_020, status: 200 }, item(), noJitter, 1_020, true);
+    queue.noteOutcome({ kind: 'response', startedAtMs: 1_000, finishedAtMs: 1_020, status: 200 }, item(), noJitter, 1_020);
     expect(queue.inFlight).toBe(0);
     expect(queue.canStartAt(1_400)).toBe(false);
     expect(queue.nextFetchAtMs(1_400)).toBeGreaterThanOrEqual(1_520);
@@ -53,8 +53,8 @@ describe('HostQueue', () => {
   it('carries queue, politeness, robots and operator settings to the next run as JSON', () => {
     const queue = HostQueue.fresh('h.example');
     queue.queue.push(item());
-    queue.noteRequestStarted(5_000);
-    queue.noteOutcome({ kind: 'response', startedAtMs: 5_000, finishedAtMs: 5_100, status: 429, retryAfterAtMs: 60_000 }, item(), noJitter, 5_100, true);
+    queue.noteRequestStarted(5_000, item());
+    queue.noteOutcome({ kind: 'response', startedAtMs: 5_000, finishedAtMs: 5_100, status: 429, retryAfterAtMs: 60_000 }, item(), noJitter, 5_100);
     queue.robotsFreshUntilMs['http://h.example'] = 99_000;
     queue.delayOverrideMs = 700;
     const next = new HostQueue(JSON.parse(JSON.stringify(queue.snapshotForNextRun())));
