@@ -1,3 +1,17 @@
+import {
+  QueryPolicyConfigError,
+  ScopeConfigError,
+  TrapOptionsError,
+  assessTrap,
+  canonicalizeUrl,
+  compileQueryPolicies,
+  createScopeChecker,
+  type OriginQueryPolicy,
+  type TrapOptions,
+} from '../domain/url/index.js';
+
+import { politenessConfigProblem, type CrawlPolitenessConfig } from './politeness-config.js';
+
 /**
  * What one crawl is allowed to do. Stored with the crawl (Postgres `crawls.config`) so that every
  * worker applies the same rules, and passed to the frontier workflow as its input.
@@ -20,24 +34,56 @@ export interface CrawlConfig {
   maxBodyBytes: number;
   /** Decoded body cap in bytes (gzip/br/deflate bombs). Default 40 MiB. */
   maxDecompressedBytes: number;
+  /** Connect deadline of one fetch (DNS, TCP, TLS), ms. Default 10,000. */
+  connectTimeoutMs: number;
+  /** From the request sent to the response head, ms. Default 30,000. */
+  firstByteTimeoutMs: number;
+  /** Whole-body deadline from the response head, ms. Default 60,000. */
+  bodyTimeoutMs: number;
+  /** Politeness and retry knobs beyond the delay (docs/politeness.md). Default {} (every default). */
+  politeness: CrawlPolitenessConfig;
   /** URLs (fetched or failed) the whole crawl may have in flight at once. Default 200. */
   maxInFlight: number;
   /** Which discovered links stay in the crawl. */
   scope: CrawlScopeConfig;
-  /** Follow links marked rel=nofollow. Default false. */
+  /** Follow links marked rel=nofollow (a page's `<meta name=robots content=nofollow>` is always obeyed). Default false. */
   followNofollowLinks: boolean;
-  /** Per-origin verified query policies (see docs/url-canonicalization.md). Default none. */
-  queryPolicies: unknown[];
-  /** New URLs the crawl may register (its discovery budget). Default 20 x maxPages. */
+  /** Per-origin verified query policies, the JSON format of docs/url-canonicalization.md. Default none. */
+  queryPolicies: OriginQueryPolicy[];
+  /** New URLs the crawl may register (its discovery budget). Default 20 x maxPages, at least 1,000. */
   maxDiscoveredUrls: number;
+  /**
+   * Crawler-trap thresholds (000 §6.2; docs/url-canonicalization.md, "Crawler traps"). Fields left
+   * out keep assessTrap's defaults; the crawl's depth limit is `maxDepth`. Default {}.
+   */
+  traps: CrawlTrapConfig;
+  /**
+   * Distinct URLs the seen test's in-memory Bloom filter (one per crawl per worker process) is
+   * sized for (000 §4.3). Past it the filter saturates: more of its positives are false and cost
+   * an exact lookup, never a lost URL. 0 turns the filter off (every URL goes to Postgres).
+   * Default maxDiscoveredUrls, at least 10,000; at most 100,000,000.
+   */
+  seenFilterCapacity: number;
+  /** False-positive rate the filter is sized for at capacity, in (0, 0.5]. Default 0.01 (9.6 bits per URL). */
+  seenFilterFalsePositiveRate: number;
 }
 
+/** assessTrap's options as a crawl sets them; the depth limit is the crawl's own `maxDepth`. */
+export type CrawlTrapConfig = Omit<TrapOptions, 'maxDepth'>;
+
+/** The domain's ScopeOptions as a crawl stores them (src/domain/url/scope.ts). */
 export interface CrawlScopeConfig {
-  /** Default 'same-registrable-domain'. */
+  /**
+   * Hosts a discovered URL may be on, relative to the seeds' hosts: `same-host`,
+   * `same-registrable-domain` (public-suffix aware) or `any`. Default 'same-registrable-domain'.
+   */
   mode: 'same-host' | 'same-registrable-domain' | 'any';
-  /** URL prefixes that stay in scope even when `mode` would drop them. */
+  /**
+   * URL prefixes (`https://host/path`, or `host/path` for both schemes). When any are given, a URL
+   * must also fall under one of them. Default none.
+   */
   allowPrefixes: string[];
-  /** URL prefixes that are never crawled. Most specific prefix wins over allowPrefixes. */
+  /** URL prefixes never crawled, unless a more specific allow prefix covers the URL. Default none. */
   denyPrefixes: string[];
 }
 
@@ -52,12 +98,36 @@ export const DEFAULT_CRAWL_CONFIG: CrawlConfig = {
   allowPrivateNetworks: false,
   maxBodyBytes: 10 * 1024 * 1024,
   maxDecompressedBytes: 40 * 1024 * 1024,
+  connectTimeoutMs: 10_000,
+  firstByteTimeoutMs: 30_000,
+  bodyTimeoutMs: 60_000,
+  politeness: {},
   maxInFlight: 200,
   scope: { mode: 'same-registrable-domain', allowPrefixes: [], denyPrefixes: [] },
   followNofollowLinks: false,
   queryPolicies: [],
   maxDiscoveredUrls: 20_000,
+  traps: {},
+  seenFilterCapacity: 20_000,
+  seenFilterFalsePositiveRate: 0.01,
 };
+
+/** Largest seen-filter capacity: 100 million URLs at 1% is a 120 MB filter per worker process. */
+export const MAX_SEEN_FILTER_CAPACITY = 100_000_000;
+
+const TRAP_OPTION_FIELDS = new Set<string>([
+  'maxQueryParams',
+  'maxUrlLength',
+  'maxRepeatedSegment',
+  'calendarYearsWindow',
+  'maxUrlsPerHost',
+  'maxVariantsPerPath',
+  'sessionParamNames',
+  'dropMultiplier',
+  'overflowSampleRate',
+  'contentStallMinDepth',
+  'minUniqueContentRatio',
+] satisfies (keyof CrawlTrapConfig)[]);
 
 export class CrawlConfigError extends Error {
   constructor(
@@ -81,14 +151,21 @@ export function resolveCrawlConfig(partial: Partial<CrawlConfig> = {}): CrawlCon
     ...DEFAULT_CRAWL_CONFIG,
     ...partial,
     scope: { ...DEFAULT_CRAWL_CONFIG.scope, ...(partial.scope ?? {}) },
+    traps: partial.traps ?? {},
   };
   if (partial.maxDiscoveredUrls === undefined) config.maxDiscoveredUrls = Math.max(1000, config.maxPages * 20);
+  if (partial.seenFilterCapacity === undefined) config.seenFilterCapacity = Math.min(MAX_SEEN_FILTER_CAPACITY, Math.max(10_000, config.maxDiscoveredUrls));
   requireInteger('maxPages', config.maxPages, 1);
   requireInteger('maxDepth', config.maxDepth, 0, 1000);
   requireInteger('minHostDelayMs', config.minHostDelayMs, 0, 24 * 3600 * 1000);
   requireInteger('maxConcurrentFetchesPerHost', config.maxConcurrentFetchesPerHost, 1, 64);
   requireInteger('maxBodyBytes', config.maxBodyBytes, 1024);
   requireInteger('maxDecompressedBytes', config.maxDecompressedBytes, config.maxBodyBytes);
+  requireInteger('connectTimeoutMs', config.connectTimeoutMs, 100, 120_000);
+  requireInteger('firstByteTimeoutMs', config.firstByteTimeoutMs, 100, 120_000);
+  requireInteger('bodyTimeoutMs', config.bodyTimeoutMs, 100, 120_000);
+  const politenessProblem = politenessConfigProblem(config.politeness);
+  if (politenessProblem) throw new CrawlConfigError(politenessProblem.field, politenessProblem.message);
   requireInteger('maxInFlight', config.maxInFlight, 1, 100_000);
   requireInteger('maxDiscoveredUrls', config.maxDiscoveredUrls, 1);
   if (!config.userAgent.trim() || /[\r\n]/.test(config.userAgent)) {
@@ -97,5 +174,67 @@ export function resolveCrawlConfig(partial: Partial<CrawlConfig> = {}): CrawlCon
   if (!['same-host', 'same-registrable-domain', 'any'].includes(config.scope.mode)) {
     throw new CrawlConfigError('scope.mode', `expected same-host, same-registrable-domain or any, got ${String(config.scope.mode)}`);
   }
+  if (typeof config.followNofollowLinks !== 'boolean') throw new CrawlConfigError('followNofollowLinks', 'expected true or false');
+  validateScope(config.scope);
+  validateQueryPolicies(config.queryPolicies);
+  validateTraps(config.traps);
+  requireInteger('seenFilterCapacity', config.seenFilterCapacity, 0, MAX_SEEN_FILTER_CAPACITY);
+  const rate = config.seenFilterFalsePositiveRate;
+  if (typeof rate !== 'number' || !(rate > 0 && rate <= 0.5)) {
+    throw new CrawlConfigError('seenFilterFalsePositiveRate', `expected a share in (0, 0.5], e.g. 0.01, got ${String(rate)}`);
+  }
   return config;
+}
+
+function validateScope(scope: CrawlScopeConfig): void {
+  for (const field of ['allowPrefixes', 'denyPrefixes'] as const) {
+    if (!Array.isArray(scope[field]) || !scope[field].every((prefix) => typeof prefix === 'string')) {
+      throw new CrawlConfigError(`scope.${field}`, 'expected an array of URL prefixes such as "https://example.com/docs/"');
+    }
+  }
+  try {
+    // Seed hosts do not change whether the prefixes and mode are valid.
+    createScopeChecker(new Set(), { mode: scope.mode, allowPrefixes: scope.allowPrefixes, denyPrefixes: scope.denyPrefixes });
+  } catch (error) {
+    if (error instanceof ScopeConfigError) throw new CrawlConfigError(`scope.${error.field}`, error.message.replace(/^ScopeOptions\.\w+: /, ''));
+    throw error;
+  }
+}
+
+/** @throws CrawlConfigError whose field names the entry and field, e.g. `queryPolicies[1].origin`. */
+function validateQueryPolicies(policies: unknown): void {
+  if (!Array.isArray(policies)) throw new CrawlConfigError('queryPolicies', 'expected an array of per-origin policies (docs/url-canonicalization.md)');
+  try {
+    compileQueryPolicies(policies as OriginQueryPolicy[]);
+  } catch (error) {
+    if (error instanceof QueryPolicyConfigError) {
+      const field = `queryPolicies[${error.entryIndex}]${error.field ? `.${error.field}` : ''}`;
+      throw new CrawlConfigError(field, error.message.slice(error.message.indexOf(': ') + 2));
+    }
+    throw error;
+  }
+}
+
+const TRAP_PROBE_URL = canonicalizeUrl('http://example.invalid/');
+
+function validateTraps(traps: unknown): void {
+  if (typeof traps !== 'object' || traps === null || Array.isArray(traps)) {
+    throw new CrawlConfigError('traps', 'expected an object of trap thresholds, e.g. {"maxVariantsPerPath": 20}');
+  }
+  for (const key of Object.keys(traps)) {
+    if (!TRAP_OPTION_FIELDS.has(key)) {
+      throw new CrawlConfigError(`traps.${key}`, `unknown trap option; expected one of ${[...TRAP_OPTION_FIELDS].join(', ')}`);
+    }
+  }
+  const names = (traps as CrawlTrapConfig).sessionParamNames;
+  if (names !== undefined && (!Array.isArray(names) || !names.every((name) => typeof name === 'string' && name !== ''))) {
+    throw new CrawlConfigError('traps.sessionParamNames', 'expected an array of non-empty parameter names');
+  }
+  try {
+    // assessTrap validates its options on every call; one probe surfaces a bad one here.
+    assessTrap(TRAP_PROBE_URL, { depth: 0, nowMs: 0, hostUrlCount: 0, pathVariantCount: 0 }, traps as CrawlTrapConfig);
+  } catch (error) {
+    if (error instanceof TrapOptionsError) throw new CrawlConfigError(`traps.${error.field}`, error.message.replace(/^TrapOptions\.\w+: /, ''));
+    throw error;
+  }
 }

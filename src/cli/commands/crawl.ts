@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
-import { CrawlConfigError, resolveCrawlConfig, type CrawlConfig } from '../../config/crawl-config.js';
-import { redactUserinfo, tryCanonicalizeUrl } from '../../domain/url/index.js';
+import { CrawlConfigError, resolveCrawlConfig, type CrawlConfig, type CrawlTrapConfig } from '../../config/crawl-config.js';
+import { QueryPolicyConfigError, compileQueryPolicies, redactUserinfo, tryCanonicalizeUrl, type OriginQueryPolicy } from '../../domain/url/index.js';
 import { createCrawlerWorker } from '../../workers/crawler-worker.js';
 import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal } from '../../workflows/messages.js';
 import type { CrawlStatus, CrawlSummary } from '../../workflows/status.js';
@@ -13,11 +13,24 @@ import { connectServices, temporalUiLink } from '../services.js';
 
 export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max-pages N] [--max-depth D]
                      [--min-host-delay-ms MS] [--user-agent UA] [--allow-private-networks]
-                     [--scope same-host|same-registrable-domain|any] [--max-in-flight N]
+                     [--scope same-host|same-registrable-domain|any] [--allow-prefix P]...
+                     [--deny-prefix P]... [--query-policies FILE] [--follow-nofollow]
+                     [--trap-options FILE] [--max-discovered-urls N]
+                     [--seen-filter-capacity N] [--seen-filter-fp-rate P] [--max-in-flight N]
                      [--crawl-id ID] [--task-queue Q] [--no-worker] [--data-dir DIR] [--json]
 
 Runs a crawl to the end: starts the local stack if needed (and leaves it running), runs a worker
-in this process unless --no-worker, shows progress, prints a summary and the Temporal UI link.`;
+in this process unless --no-worker, shows progress, prints a summary and the Temporal UI link.
+
+Scope and URL identity (docs/url-canonicalization.md):
+  --scope MODE             hosts links may lead to: same-host, same-registrable-domain (default), any
+  --allow-prefix P         repeatable; only URLs under one of these prefixes (https://host/path or host/path)
+  --deny-prefix P          repeatable; never URLs under these, unless a more specific allow prefix covers them
+  --query-policies FILE    JSON array of verified per-origin query policies (strip tracking parameters, ...)
+  --follow-nofollow        also follow rel=nofollow links (meta robots nofollow is always obeyed)
+  --trap-options FILE      JSON object of crawler-trap thresholds, e.g. {"maxVariantsPerPath": 20}
+  --seen-filter-capacity N URLs the per-worker Bloom filter is sized for (0 = off; default max(10000, discovery budget))
+  --seen-filter-fp-rate P  its false-positive rate at capacity (default 0.01)`;
 
 const options = {
   ...dataDirOption,
@@ -28,6 +41,14 @@ const options = {
   'user-agent': { type: 'string' },
   'allow-private-networks': { type: 'boolean' },
   scope: { type: 'string' },
+  'allow-prefix': { type: 'string', multiple: true },
+  'deny-prefix': { type: 'string', multiple: true },
+  'query-policies': { type: 'string' },
+  'follow-nofollow': { type: 'boolean' },
+  'trap-options': { type: 'string' },
+  'max-discovered-urls': { type: 'string' },
+  'seen-filter-capacity': { type: 'string' },
+  'seen-filter-fp-rate': { type: 'string' },
   'max-in-flight': { type: 'string' },
   'crawl-id': { type: 'string' },
   'task-queue': { type: 'string' },
@@ -46,7 +67,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
       throw new CliError(`invalid seed URL '${redactUserinfo(seed)}': ${result.error.message}. Fix or remove it; nothing was started.`, 2);
     }
   }
-  const config = buildConfig(values);
+  const config = await buildConfig(values);
   const dataDir = defaultDataDir(values['data-dir']);
   const json = values.json === true;
   const say = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -123,22 +144,107 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-function buildConfig(values: Record<string, string | boolean | undefined>): CrawlConfig {
-  const scope = values['scope'] as string | undefined;
+type CrawlValues = Record<string, string | boolean | string[] | undefined>;
+
+/** Every option is checked here, before anything starts: a bad one exits 2 and names itself. */
+export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
+  const text = (name: string): string | undefined => values[name] as string | undefined;
+  const integer = (name: string, min: number): number | undefined => integerOption(name, text(name), min);
+  const scopeMode = text('scope');
+  const allowPrefixes = (values['allow-prefix'] as string[] | undefined) ?? [];
+  const denyPrefixes = (values['deny-prefix'] as string[] | undefined) ?? [];
+  const policiesFile = text('query-policies');
+  const trapsFile = text('trap-options');
+  const queryPolicies = policiesFile === undefined ? undefined : await readQueryPolicies(policiesFile);
+  const traps = trapsFile === undefined ? undefined : await readTrapOptions(trapsFile);
+  const fpRate = text('seen-filter-fp-rate');
+  const partial: Partial<CrawlConfig> = {
+    ...(values['max-pages'] !== undefined ? { maxPages: integer('max-pages', 1)! } : {}),
+    ...(values['max-depth'] !== undefined ? { maxDepth: integer('max-depth', 0)! } : {}),
+    ...(values['min-host-delay-ms'] !== undefined ? { minHostDelayMs: integer('min-host-delay-ms', 0)! } : {}),
+    ...(values['max-in-flight'] !== undefined ? { maxInFlight: integer('max-in-flight', 1)! } : {}),
+    ...(values['max-discovered-urls'] !== undefined ? { maxDiscoveredUrls: integer('max-discovered-urls', 1)! } : {}),
+    ...(values['seen-filter-capacity'] !== undefined ? { seenFilterCapacity: integer('seen-filter-capacity', 0)! } : {}),
+    ...(fpRate !== undefined ? { seenFilterFalsePositiveRate: Number(fpRate) } : {}),
+    ...(values['user-agent'] !== undefined ? { userAgent: text('user-agent')! } : {}),
+    ...(values['allow-private-networks'] ? { allowPrivateNetworks: true } : {}),
+    ...(values['follow-nofollow'] ? { followNofollowLinks: true } : {}),
+    ...(scopeMode !== undefined || allowPrefixes.length > 0 || denyPrefixes.length > 0
+      ? { scope: { mode: (scopeMode ?? 'same-registrable-domain') as CrawlConfig['scope']['mode'], allowPrefixes, denyPrefixes } }
+      : {}),
+    ...(queryPolicies !== undefined ? { queryPolicies } : {}),
+    ...(traps !== undefined ? { traps } : {}),
+  };
   try {
-    return resolveCrawlConfig({
-      ...(values['max-pages'] !== undefined ? { maxPages: integerOption('max-pages', values['max-pages'] as string, 1)! } : {}),
-      ...(values['max-depth'] !== undefined ? { maxDepth: integerOption('max-depth', values['max-depth'] as string, 0)! } : {}),
-      ...(values['min-host-delay-ms'] !== undefined ? { minHostDelayMs: integerOption('min-host-delay-ms', values['min-host-delay-ms'] as string, 0)! } : {}),
-      ...(values['max-in-flight'] !== undefined ? { maxInFlight: integerOption('max-in-flight', values['max-in-flight'] as string, 1)! } : {}),
-      ...(values['user-agent'] !== undefined ? { userAgent: values['user-agent'] as string } : {}),
-      ...(values['allow-private-networks'] ? { allowPrivateNetworks: true } : {}),
-      ...(scope !== undefined ? { scope: { mode: scope as CrawlConfig['scope']['mode'], allowPrefixes: [], denyPrefixes: [] } } : {}),
-    });
+    return resolveCrawlConfig(partial);
   } catch (error) {
-    if (error instanceof CrawlConfigError) throw new CliError(`invalid option ${error.message}`, 2);
+    if (error instanceof CrawlConfigError) throw new CliError(`invalid option ${flagOf(error.field)}: ${error.message}`, 2);
     throw error;
   }
+}
+
+const FLAG_OF_FIELD: Record<string, string> = {
+  'scope.mode': '--scope',
+  'scope.allowPrefixes': '--allow-prefix',
+  'scope.denyPrefixes': '--deny-prefix',
+  seenFilterCapacity: '--seen-filter-capacity',
+  seenFilterFalsePositiveRate: '--seen-filter-fp-rate',
+  maxDiscoveredUrls: '--max-discovered-urls',
+  userAgent: '--user-agent',
+};
+
+function flagOf(field: string): string {
+  if (field.startsWith('traps')) return '--trap-options';
+  if (field.startsWith('queryPolicies')) return '--query-policies';
+  return FLAG_OF_FIELD[field] ?? `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+async function readJsonFile(file: string, flag: string, what: string): Promise<unknown> {
+  let raw: string;
+  try {
+    raw = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`${flag}: cannot read ${what} file '${file}': ${(error as Error).message}`, 2);
+  }
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch (error) {
+    throw new CliError(`${flag}: ${what} file '${file}' is not valid JSON: ${(error as Error).message}`, 2);
+  }
+}
+
+/** The documented format (docs/url-canonicalization.md), validated here so that errors name the file, entry and field. */
+async function readQueryPolicies(file: string): Promise<OriginQueryPolicy[]> {
+  const parsed = await readJsonFile(file, '--query-policies', 'query policies');
+  try {
+    compileQueryPolicies(parsed as OriginQueryPolicy[]);
+  } catch (error) {
+    if (error instanceof QueryPolicyConfigError) {
+      const entry = Array.isArray(parsed) ? (parsed[error.entryIndex] as { origin?: unknown } | undefined) : undefined;
+      const origin = typeof entry?.origin === 'string' ? ` (origin ${JSON.stringify(redactUserinfo(entry.origin))})` : '';
+      const field = error.field === undefined ? '' : `, field "${error.field}"`;
+      throw new CliError(
+        `--query-policies: ${file}: entry ${error.entryIndex}${origin}${field}: ${error.message.slice(error.message.indexOf(': ') + 2)} [${error.code}]. Nothing was started.`,
+        2,
+      );
+    }
+    throw error;
+  }
+  return parsed as OriginQueryPolicy[];
+}
+
+async function readTrapOptions(file: string): Promise<CrawlTrapConfig> {
+  const parsed = await readJsonFile(file, '--trap-options', 'trap options');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new CliError(`--trap-options: ${file}: expected a JSON object such as {"maxVariantsPerPath": 20}`, 2);
+  }
+  try {
+    resolveCrawlConfig({ traps: parsed as CrawlTrapConfig });
+  } catch (error) {
+    if (error instanceof CrawlConfigError) throw new CliError(`--trap-options: ${file}: field "${error.field.replace(/^traps\./, '')}": ${error.message.slice(error.message.indexOf(': ') + 2)}`, 2);
+    throw error;
+  }
+  return parsed as CrawlTrapConfig;
 }
 
 async function readSeedsFile(file: string): Promise<string[]> {
