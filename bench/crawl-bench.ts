@@ -1,0 +1,227 @@
+// Crawl benchmark (issues 2 and 5): our crawler on a generated loopback web on the real stack,
+// and Crawlee's CheerioCrawler on the same web in the same run. Speed and memory figures live
+// here, never in tests.
+//
+//   npm run bench                              every scenario (compare, then 10000x2)
+//   npm run bench -- --scenario 200x25         ours on 200 hosts x 25 pages
+//   npm run bench -- --scenario 10000x2        ours on 10,000 hosts x 2 pages
+//   npm run bench -- --scenario compare        ours and Crawlee on 200 hosts x 25 pages
+//   options: --json  --delay-ms 250  --max-in-flight 200  --profile (worker CPU profile)
+//            --fresh-stack  --keep-stack  --data-dir DIR  --timeout-s 1800
+//            --max-concurrent-activities N  --max-cached-workflows N (worker flags)
+//            --hosts N --pages-per-host N (resize the scenario's web, e.g. for a quick try)
+// See bench/README.md for what each figure means.
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { stopStack } from '../src/stack/index.js';
+import { PRODUCT_TOKEN, type GenerateWebOptions } from '../test/support/test-web/index.js';
+import { DEFAULT_USER_AGENT } from '../src/config/crawl-config.js';
+import { defaultBenchDataDir, prepareBenchStack, type BenchStack } from './lib/bench-stack.js';
+import { runCrawlee } from './lib/crawlee-run.js';
+import { runOurCrawl } from './lib/our-crawl.js';
+import type { ProcessFigures, TrackedProcess } from './lib/proc-sampler.js';
+import { printReport, type BenchReport, type CrawlerResult, type ScenarioReport } from './lib/report.js';
+import { round } from './lib/stats.js';
+import type { WebFigures } from './lib/web-figures.js';
+import { startWebProcess } from './lib/web-process.js';
+
+type ScenarioName = '200x25' | '10000x2' | 'compare';
+type CrawlerName = 'ours' | 'crawlee-per-host' | 'crawlee-stock';
+
+interface Scenario {
+  name: ScenarioName;
+  web: GenerateWebOptions;
+  crawlers: CrawlerName[];
+}
+
+const WEB_200X25: GenerateWebOptions = {
+  hosts: 200,
+  pagesPerHost: 25,
+  linksPerPage: 4,
+  crossHostLinkRatio: 0.2,
+  seed: 2,
+  base: '127.60.0.1',
+  seedHosts: 200,
+};
+
+const SCENARIOS: Record<ScenarioName, Scenario> = {
+  '200x25': { name: '200x25', web: WEB_200X25, crawlers: ['ours'] },
+  compare: { name: 'compare', web: WEB_200X25, crawlers: ['ours', 'crawlee-per-host', 'crawlee-stock'] },
+  '10000x2': {
+    name: '10000x2',
+    web: { hosts: 10_000, pagesPerHost: 2, linksPerPage: 2, crossHostLinkRatio: 0.3, seed: 5, base: '127.64.0.1', seedHosts: 10_000 },
+    crawlers: ['ours'],
+  },
+};
+
+const { values } = parseArgs({
+  options: {
+    scenario: { type: 'string', default: 'all' },
+    json: { type: 'boolean', default: false },
+    'delay-ms': { type: 'string', default: '250' },
+    'max-in-flight': { type: 'string', default: '200' },
+    'max-concurrent-activities': { type: 'string' },
+    'max-cached-workflows': { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    'fresh-stack': { type: 'boolean', default: false },
+    'keep-stack': { type: 'boolean', default: false },
+    'data-dir': { type: 'string' },
+    'timeout-s': { type: 'string', default: '1800' },
+    hosts: { type: 'string' },
+    'pages-per-host': { type: 'string' },
+  },
+});
+
+function positiveInteger(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) {
+    console.error(`--${name} must be a non-negative integer, got ${value}`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const scenarioNames: ScenarioName[] =
+  values.scenario === 'all' ? ['compare', '10000x2'] : values.scenario in SCENARIOS ? [values.scenario as ScenarioName] : [];
+if (scenarioNames.length === 0) {
+  console.error(`--scenario must be 200x25, 10000x2, compare or all, got ${values.scenario}`);
+  process.exit(2);
+}
+const delayMs = positiveInteger('delay-ms', values['delay-ms'])!;
+const maxInFlight = positiveInteger('max-in-flight', values['max-in-flight'])!;
+const maxConcurrentActivities = positiveInteger('max-concurrent-activities', values['max-concurrent-activities']);
+const maxCachedWorkflows = positiveInteger('max-cached-workflows', values['max-cached-workflows']);
+const timeoutMs = positiveInteger('timeout-s', values['timeout-s'])! * 1000;
+const hostsOverride = positiveInteger('hosts', values.hosts);
+const pagesOverride = positiveInteger('pages-per-host', values['pages-per-host']);
+
+function resized(scenario: Scenario): Scenario {
+  const web = { ...scenario.web };
+  if (hostsOverride !== undefined) web.hosts = web.seedHosts = hostsOverride;
+  if (pagesOverride !== undefined) web.pagesPerHost = pagesOverride;
+  return { ...scenario, web };
+}
+const json = values.json === true;
+const log = (line: string): void => void process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+function stackProcesses(stack: BenchStack): TrackedProcess[] {
+  const tracked: TrackedProcess[] = [];
+  const { temporal, postgres, s3 } = stack.status;
+  if (temporal.pid !== undefined) tracked.push({ name: 'Temporal', pid: temporal.pid });
+  if (postgres.pid !== undefined) tracked.push({ name: 'Postgres', pid: postgres.pid, tree: true });
+  if (s3.pid !== undefined) tracked.push({ name: 'MinIO', pid: s3.pid });
+  return tracked;
+}
+
+function pagesPerSecond(pages: number, seconds: number): number {
+  return seconds > 0 ? round(pages / seconds, 1) : 0;
+}
+
+async function runScenario(stack: BenchStack, scenario: Scenario): Promise<ScenarioReport> {
+  log(`${scenario.name}: generating and serving ${scenario.web.hosts} hosts x ${scenario.web.pagesPerHost} pages`);
+  const web = await startWebProcess(scenario.web);
+  const webTracked: TrackedProcess = { name: 'test web', pid: web.pid };
+  const politenessLimit = scenario.web.hosts / (delayMs / 1000);
+  const results: CrawlerResult[] = [];
+  try {
+    for (const crawler of scenario.crawlers) {
+      await web.clearLog();
+      let pages: number;
+      let seconds: number;
+      let processes: ProcessFigures[];
+      let details: CrawlerResult['details'];
+      let complete: boolean;
+      if (crawler === 'ours') {
+        const run = await runOurCrawl(
+          stack,
+          {
+            label: scenario.name,
+            seeds: web.ready.seeds,
+            expectedPages: web.ready.expected,
+            delayMs,
+            maxInFlight,
+            ...(maxConcurrentActivities === undefined ? {} : { maxConcurrentActivities }),
+            ...(maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows }),
+            cpuProfile: values.profile === true,
+            maxHistoriesRead: 300,
+            timeoutMs,
+            log,
+          },
+          [webTracked, ...stackProcesses(stack)],
+        );
+        pages = run.summary.pagesFetched;
+        seconds = run.wallSeconds;
+        processes = run.processes;
+        complete = !run.timedOut && run.summary.state === 'finished';
+        details = { kind: 'ours', run };
+      } else {
+        log(`${scenario.name}: Crawlee CheerioCrawler (${crawler})`);
+        const run = await runCrawlee(
+          {
+            mode: crawler === 'crawlee-per-host' ? 'per-host' : 'stock',
+            seeds: web.ready.seeds,
+            delayMs,
+            maxConcurrency: maxInFlight,
+            maxRequestsPerCrawl: web.ready.pages * 2 + 100,
+            userAgent: DEFAULT_USER_AGENT,
+            productToken: PRODUCT_TOKEN,
+            timeoutMs,
+          },
+          join(stack.dataDir, 'crawlee'),
+          [webTracked],
+        );
+        pages = run.result.pagesHandled;
+        seconds = run.result.durationMs / 1000;
+        processes = run.processes;
+        complete = !run.result.timedOut;
+        details = { kind: 'crawlee', run: run.result };
+      }
+      const webFigures: WebFigures = await web.figures(delayMs);
+      const pps = pagesPerSecond(pages, seconds);
+      results.push({
+        crawler,
+        pages,
+        seconds: round(seconds, 2),
+        pagesPerSecond: pps,
+        serverPagesPerSecond: pagesPerSecond(webFigures.pageRequests, webFigures.activeSeconds),
+        politenessLimitShare: round(pps / politenessLimit, 3),
+        complete,
+        web: webFigures,
+        processes,
+        details,
+      });
+      log(`${scenario.name}: ${crawler} ${pages} pages in ${seconds.toFixed(1)} s = ${pps} pages/s; politeness violations ${webFigures.politeness.endToStartViolations}`);
+    }
+  } finally {
+    await web.close();
+  }
+  return {
+    scenario: scenario.name,
+    web: { ...scenario.web, pagesGenerated: web.ready.pages, expectedReachable: web.ready.expected, disallowed: web.ready.disallowed },
+    delayMs,
+    maxInFlight,
+    politenessLimitPagesPerSecond: round(politenessLimit, 1),
+    results,
+  };
+}
+
+const dataDir = values['data-dir'] ?? defaultBenchDataDir();
+log(`stack under ${dataDir}`);
+const stack = await prepareBenchStack({ dataDir, fresh: values['fresh-stack'] === true, log });
+const report: BenchReport = {
+  startedAt: new Date().toISOString(),
+  machine: { cores: (await import('node:os')).cpus().length, node: process.version },
+  stack: { temporal: stack.endpoints.temporal.address, statementStats: stack.statementStats },
+  scenarios: [],
+};
+try {
+  for (const name of scenarioNames) report.scenarios.push(await runScenario(stack, resized(SCENARIOS[name])));
+} finally {
+  if (stack.startedHere && values['keep-stack'] !== true) {
+    log('stopping the bench stack (it was started by this run; --keep-stack leaves it up)');
+    await stopStack({ dataDir });
+  }
+}
+if (json) process.stdout.write(`${JSON.stringify(report)}\n`);
+else printReport(report);

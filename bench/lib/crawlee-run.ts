@@ -1,0 +1,31 @@
+// Parent side of crawlee-child.ts: runs Crawlee on the benchmark's web in a child process and
+// samples its memory and CPU like every other process of the run.
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { CrawleeChildOptions, CrawleeChildResult } from './crawlee-child.js';
+import { ProcessSampler, type ProcessFigures, type TrackedProcess } from './proc-sampler.js';
+
+const CHILD = fileURLToPath(new URL('./crawlee-child.ts', import.meta.url));
+const RUN_TS = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
+
+export interface CrawleeRun {
+  result: CrawleeChildResult;
+  processes: ProcessFigures[];
+}
+
+export async function runCrawlee(options: CrawleeChildOptions, storageDir: string, alsoTrack: readonly TrackedProcess[]): Promise<CrawleeRun> {
+  const child = fork(RUN_TS, [CHILD], {
+    env: { ...process.env, BENCH_CRAWLEE_OPTIONS: JSON.stringify(options), CRAWLEE_STORAGE_DIR: storageDir, CRAWLEE_PERSIST_STORAGE: 'false' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const sampler = new ProcessSampler();
+  sampler.track([{ name: 'crawlee', pid: child.pid ?? 0 }, ...alsoTrack]);
+  sampler.start();
+  const result = await new Promise<CrawleeChildResult>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as CrawleeChildResult));
+    child.once('exit', (code) => reject(new Error(`crawlee child exited with code ${code} before reporting`)));
+  });
+  const processes = sampler.stop();
+  await new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+  return { result, processes };
+}

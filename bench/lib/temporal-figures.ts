@@ -1,0 +1,141 @@
+// What a crawl cost Temporal: history events of every workflow run on the crawl's task queue
+// (per page), and from the histories themselves where the time of an activity goes (waiting
+// in the task queue vs running) and how long workflow tasks take.
+import type { Client } from '@temporalio/client';
+import { latencySummary, type LatencySummary } from './stats.js';
+
+export interface TimingFigures {
+  count: number;
+  /** Scheduled to picked up by a worker: task queue wait (worker slots, poller round trips). */
+  queueWait: LatencySummary;
+  /** Picked up to completed: running in the worker. */
+  run: LatencySummary;
+}
+
+export interface TemporalFigures {
+  runs: number;
+  runsByType: Record<string, number>;
+  historyEvents: number;
+  eventsPerPage: number;
+  longestHistory: number;
+  /** Runs whose histories were read for timings (all of them up to the sample limit). */
+  historiesRead: number;
+  /** Per page, by event kind, scaled from the histories read. */
+  eventsPerPageByKind: Record<string, number>;
+  activities: Record<string, TimingFigures>;
+  workflowTasks: TimingFigures;
+}
+
+interface Timestamp {
+  seconds?: { toNumber(): number } | number | string | null;
+  nanos?: number | null;
+}
+
+function timeMs(ts: Timestamp | null | undefined): number {
+  if (!ts) return Number.NaN;
+  const seconds = ts.seconds;
+  const s = typeof seconds === 'object' && seconds !== null ? seconds.toNumber() : Number(seconds ?? 0);
+  return s * 1000 + (ts.nanos ?? 0) / 1e6;
+}
+
+type HistoryEvent = Record<string, unknown> & { eventId?: { toNumber(): number } | number | null; eventTime?: Timestamp | null };
+
+function idOf(value: unknown): number {
+  if (value === null || value === undefined) return -1;
+  if (typeof value === 'object' && 'toNumber' in (value as object)) return (value as { toNumber(): number }).toNumber();
+  return Number(value);
+}
+
+/** The event's kind from the one attributes field it carries: 'activityTaskScheduled', 'timerFired', ... */
+function kindOf(event: HistoryEvent): string {
+  for (const key of Object.keys(event)) {
+    if (key.endsWith('EventAttributes') && event[key] !== null && event[key] !== undefined) return key.slice(0, -'EventAttributes'.length);
+  }
+  return 'unknown';
+}
+
+export async function waitForWorkflowsToClose(client: Client, taskQueue: string, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let running = 0;
+    for await (const _ of client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` })) running += 1;
+    if (running === 0 || Date.now() > deadline) return running;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+export async function temporalFigures(client: Client, taskQueue: string, pages: number, maxHistoriesRead: number): Promise<TemporalFigures> {
+  const executions: { workflowId: string; runId: string; type: string; historyLength: number }[] = [];
+  for await (const info of client.workflow.list({ query: `TaskQueue = '${taskQueue}'` })) {
+    executions.push({ workflowId: info.workflowId, runId: info.runId, type: info.type, historyLength: info.historyLength });
+  }
+  const runsByType: Record<string, number> = {};
+  let historyEvents = 0;
+  let longestHistory = 0;
+  for (const execution of executions) {
+    runsByType[execution.type] = (runsByType[execution.type] ?? 0) + 1;
+    historyEvents += execution.historyLength;
+    longestHistory = Math.max(longestHistory, execution.historyLength);
+  }
+
+  // Every crawl workflow run, and host runs evenly spread up to the limit.
+  const crawlRuns = executions.filter((execution) => execution.type !== 'hostWorkflow');
+  const hostRuns = executions.filter((execution) => execution.type === 'hostWorkflow');
+  const step = Math.max(1, Math.ceil(hostRuns.length / Math.max(1, maxHistoriesRead)));
+  const sample = [...crawlRuns, ...hostRuns.filter((_, i) => i % step === 0)];
+
+  const kinds: Record<string, number> = {};
+  const activityTimes = new Map<string, { queue: number[]; run: number[] }>();
+  const workflowTask = { queue: [] as number[], run: [] as number[] };
+  let sampledEvents = 0;
+  for (const execution of sample) {
+    const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+    const events = (history.events ?? []) as HistoryEvent[];
+    sampledEvents += events.length;
+    const byId = new Map<number, HistoryEvent>();
+    for (const event of events) {
+      byId.set(idOf(event.eventId), event);
+      const kind = kindOf(event);
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
+      const attributes = event[`${kind}EventAttributes`] as Record<string, unknown>;
+      if (kind === 'activityTaskCompleted' || kind === 'activityTaskFailed' || kind === 'activityTaskTimedOut') {
+        const scheduled = byId.get(idOf(attributes['scheduledEventId']));
+        const started = byId.get(idOf(attributes['startedEventId']));
+        if (!scheduled || !started) continue;
+        const type = ((scheduled['activityTaskScheduledEventAttributes'] as { activityType?: { name?: string } }).activityType?.name ?? '?') as string;
+        const times = activityTimes.get(type) ?? { queue: [], run: [] };
+        times.queue.push(timeMs(started.eventTime) - timeMs(scheduled.eventTime));
+        times.run.push(timeMs(event.eventTime) - timeMs(started.eventTime));
+        activityTimes.set(type, times);
+      }
+      if (kind === 'workflowTaskCompleted') {
+        const scheduled = byId.get(idOf(attributes['scheduledEventId']));
+        const started = byId.get(idOf(attributes['startedEventId']));
+        if (!scheduled || !started) continue;
+        workflowTask.queue.push(timeMs(started.eventTime) - timeMs(scheduled.eventTime));
+        workflowTask.run.push(timeMs(event.eventTime) - timeMs(started.eventTime));
+      }
+    }
+  }
+  // The histories read stand for all: scale their per-kind counts to the total event count.
+  const scale = sampledEvents > 0 ? historyEvents / sampledEvents : 0;
+  const eventsPerPageByKind = Object.fromEntries(
+    Object.entries(kinds)
+      .sort((a, b) => b[1] - a[1])
+      .map(([kind, n]) => [kind, Math.round(((n * scale) / Math.max(1, pages)) * 100) / 100]),
+  );
+  const activities = Object.fromEntries(
+    [...activityTimes].map(([type, times]) => [type, { count: times.run.length, queueWait: latencySummary(times.queue), run: latencySummary(times.run) }]),
+  );
+  return {
+    runs: executions.length,
+    runsByType,
+    historyEvents,
+    eventsPerPage: Math.round((historyEvents / Math.max(1, pages)) * 100) / 100,
+    longestHistory,
+    historiesRead: sample.length,
+    eventsPerPageByKind,
+    activities,
+    workflowTasks: { count: workflowTask.run.length, queueWait: latencySummary(workflowTask.queue), run: latencySummary(workflowTask.run) },
+  };
+}
