@@ -10,6 +10,7 @@
 //            --fresh-stack  --keep-stack  --data-dir DIR  --timeout-s 1800
 //            --max-concurrent-activities N  --max-cached-workflows N (worker flags)
 //            --hosts N --pages-per-host N (resize the scenario's web, e.g. for a quick try)
+//   npm run bench -- --print report.json       the tables of a report saved with --json
 // See bench/README.md for what each figure means.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -69,8 +70,16 @@ const { values } = parseArgs({
     'timeout-s': { type: 'string', default: '1800' },
     hosts: { type: 'string' },
     'pages-per-host': { type: 'string' },
+    print: { type: 'string' },
   },
 });
+
+if (values.print !== undefined) {
+  // Prints the tables of a report saved with --json, without running anything.
+  const saved = JSON.parse((await import('node:fs')).readFileSync(values.print, 'utf8')) as BenchReport;
+  printReport(saved);
+  process.exit(0);
+}
 
 function positiveInteger(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
