@@ -186,3 +186,79 @@ export interface SettleUrlInput {
 export interface SettleUrlResult {
   deadLettered: boolean;
 }
+
+/** How one recrawl cycle spends its visits (001). Plain JSON: it is the Schedule action's argument. */
+export interface RecrawlSettings {
+  /** Visits per cycle, all purposes (the Schedule's --budget). */
+  budget: number;
+  /** The cycle interval in ms (the Schedule's --every): the shortest horizon a fresh copy is credited for. */
+  everyMs: number;
+  /** Budget shares by purpose. Default DEFAULT_BUDGET_SHARES (discovery 0.3, recrawl 0.6, re-estimation 0.07, verification 0.03). */
+  shares?: { discovery: number; recrawl: number; reestimation: number; verification: number };
+  /** Value of each value tier, most valuable first. Default DEFAULT_VALUE_TIERS (16, 4, 1, 0.25). */
+  valueTiers?: number[];
+  /** Share of the recrawl pool that due 404/410 tombstones may take. Default 0.1. */
+  tombstoneShare?: number;
+}
+
+export interface PlanRecrawlInput {
+  /** The crawl the cycle runs as (kind 'recrawl'); also the plan's idempotency key. */
+  crawlId: string;
+  workflowId: string;
+  scheduleId?: string;
+  config: CrawlConfig;
+  settings: RecrawlSettings;
+}
+
+export interface RecrawlPlanCounts {
+  recrawl: number;
+  reestimation: number;
+  verification: number;
+  tombstone: number;
+  total: number;
+}
+
+export interface PlanRecrawlResult {
+  crawlId: string;
+  /** The crawl's config with the cycle's page and discovery budgets. */
+  config: CrawlConfig;
+  budget: { total: number; discovery: number; recrawl: number; reestimation: number; verification: number };
+  planned: RecrawlPlanCounts;
+  /** URLs considered (the bounded candidate pools). */
+  candidates: number;
+  /** Horizon a fresh copy is credited for: the revisit interval the budget affords, in days. */
+  intervalDays: number;
+  plannedAtMs: number;
+}
+
+export interface FinishRecrawlInput {
+  crawlId: string;
+  /** The crawl's own summary; absent when nothing was planned and no crawl ran. */
+  crawl?: CrawlSummary;
+}
+
+export interface RecrawlCycleSummary {
+  crawlId: string;
+  planned: RecrawlPlanCounts;
+  /** Requests recorded for the cycle (fetch records, including failures). */
+  requests: number;
+  /** 304 answers: an "unchanged" for a few hundred bytes of headers. */
+  notModified: number;
+  /** 2xx answers with a body. */
+  fullFetches: number;
+  failed: number;
+  /** Visits that saw a change of the normalized content, those that did not, and first visits (baselines). */
+  changed: number;
+  unchanged: number;
+  baselines: number;
+  /** Decoded bytes of the bodies received, and bytes on the wire. */
+  bytes: number;
+  wireBytes: number;
+  /** Bodies the object store did not have before this cycle. */
+  newBodies: number;
+  /** 001's measure of a schedule's cost: changes detected per request, and wire bytes per change. */
+  changesPerRequest: number;
+  wireBytesPerChange: number | null;
+  byPurpose: Record<string, { planned: number; requested: number; changed: number; notModified: number }>;
+  state: 'finished' | 'stopped' | 'empty';
+}

@@ -19,6 +19,7 @@ import {
   type FetchFailureType,
 } from '../domain/failures/index.js';
 import { parseRetryAfter } from '../domain/politeness/index.js';
+import { changeKey } from '../domain/recrawl/index.js';
 import { isRobotsFresh, productTokenOf, robotsVerdictFor } from '../domain/robots/index.js';
 import { canonicalizeUrl, decideRedirect, isSkippedContentType } from '../domain/url/index.js';
 import { HttpFetchError, type BodySink, type FetchResponseHead } from '../http/index.js';
@@ -31,6 +32,7 @@ import { inTransaction } from '../storage/postgres/pool.js';
 import type { CrawlContext, CrawlContextCache } from './crawl-context.js';
 import type { FetchFailureDetails, FetchUrlInput, FetchUrlResult } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
+import { recordVisit } from './change-detection.js';
 import { registerDiscoveredUrls } from './link-registration.js';
 
 /** Response headers kept with the fetch record (000 §8: selected headers). */
@@ -131,6 +133,8 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
       await inTransaction(deps.pool, async (client) => {
         await recordFetch(client, { ...baseRecord, outcome: 'not-modified', rawHash: null, bodyKey: null, bytes: 0, redirectLocation: null });
         await updateUrlAfterFetch(client, { fingerprint: input.fingerprint, state: 'not-modified', status: 304, fetchedAt: new Date(startedAtMs), success: true, etag: head.headers['etag'], lastModified: head.headers['last-modified'] });
+        // A 304 is an observed "unchanged" at almost no cost (001).
+        await recordVisit(client, { fingerprint: input.fingerprint, generation: input.generation, crawlId: input.crawlId, observedAtMs: startedAtMs, content: { kind: 'not-modified' } });
       });
       return { kind: 'not-modified', status: 304, startedAtMs, finishedAtMs };
     }
@@ -162,6 +166,10 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
           rawHash: body.sha256,
           bytes: body.bytes,
         });
+        if (!isHtml(contentType)) {
+          // Nothing parses this body: its bytes are its content.
+          await recordVisit(client, { fingerprint: input.fingerprint, generation: input.generation, crawlId: input.crawlId, observedAtMs: startedAtMs, content: { kind: 'content', changeKey: changeKey('r', body.sha256) } });
+        }
         await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'fetched', outcome: 'ok' });
       });
       return {

@@ -8,6 +8,7 @@ import type { ActivityDeps } from './deps.js';
 import { createFetchActivities } from './fetch-activity.js';
 import { createHostActivities } from './host-activities.js';
 import { createParseActivities } from './parse-activity.js';
+import { createRecrawlActivities } from './recrawl-activities.js';
 import { createRobotsActivities } from './robots-activity.js';
 
 export type { ActivityDeps } from './deps.js';
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRobotsActivities(deps, crawls),
     ...createFetchActivities(deps, crawls),
     ...createParseActivities(deps, crawls),
+    ...createRecrawlActivities(deps),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   tokenize,
 } from '../domain/content/index.js';
 import { sha256Hex } from '../domain/hash/index.js';
+import { changeKey } from '../domain/recrawl/index.js';
 import { productTokenOf } from '../domain/robots/index.js';
 import { decodeCharset } from '../http/index.js';
 import { extractHtmlDocument, robotsDirectives } from '../parse/html-document.js';
@@ -22,7 +23,9 @@ import { inTransaction } from '../storage/postgres/pool.js';
 import type { CrawlContextCache } from './crawl-context.js';
 import type { ParseDocumentInput, ParseDocumentResult } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
+import { recordVisit } from './change-detection.js';
 import { registerDiscoveredUrls } from './link-registration.js';
+import { clusterNearDuplicates } from './near-duplicates.js';
 
 /** Bump when extraction changes what it produces: documents are keyed by it (000 §7.1). */
 export const PARSER_VERSION = 1;
@@ -40,8 +43,11 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
 
     const normalized = normalizeTextForHash(document.mainText);
     const tokens = tokenize(normalized);
-    const simhash = tokens.length > 0 ? toSignedInt64String(simhash64(tokens)) : null;
+    const simhashValue = tokens.length > 0 ? simhash64(tokens) : null;
+    const simhash = simhashValue === null ? null : toSignedInt64String(simhashValue);
     const minhash = normalized.length > 0 && normalized.length < SHORT_DOCUMENT_CHARS ? minhashSignature(normalized) : null;
+    // A change is a change of the normalized main text (timestamps and tokens masked), never of the bytes (001).
+    const normalizedHash = sha256Hex(normalized);
 
     // nofollow on the page, or rel=nofollow on the link unless the crawl chose to follow those.
     const followable = directives.nofollow
@@ -56,7 +62,7 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
         kind: 'link',
         nowMs: deps.now(),
       });
-      await recordDocument(client, {
+      const recorded = await recordDocument(client, {
         fingerprint: input.fingerprint,
         generation: input.generation,
         parserVersion: PARSER_VERSION,
@@ -70,13 +76,31 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
         nofollow: directives.nofollow,
         charset: decoded.charset,
         textLength: document.mainText.length,
-        normalizedHash: normalized.length > 0 ? sha256Hex(normalized) : null,
+        normalizedHash: normalized.length > 0 ? normalizedHash : null,
         simhashSigned: simhash,
         minhash,
         linksFound: document.links.length,
         linksRegistered: registration.registered,
         extracted: { charsetSource: decoded.source },
       });
+      if (recorded) {
+        // Once per (fingerprint, generation, parser version): a replayed parse finds its document and adds nothing.
+        await recordVisit(client, {
+          fingerprint: input.fingerprint,
+          generation: input.generation,
+          crawlId: input.crawlId,
+          observedAtMs: fetch?.fetchedAt.getTime() ?? deps.now(),
+          content: { kind: 'content', changeKey: changeKey(`n${PARSER_VERSION}`, normalizedHash) },
+          normalizedHash,
+        });
+        await clusterNearDuplicates(client, {
+          fingerprint: input.fingerprint,
+          generation: input.generation,
+          parserVersion: PARSER_VERSION,
+          simhash: simhashValue,
+          minhash,
+        });
+      }
       await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'ok' });
       return {
         title: document.title,

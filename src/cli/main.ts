@@ -7,6 +7,7 @@ import { controlCommand, controlUsage } from './commands/control.js';
 import { crawlCommand, crawlUsage } from './commands/crawl.js';
 import { deadLettersCommand, deadLettersUsage } from './commands/dead-letters.js';
 import { exportCommand, exportUsage } from './commands/export.js';
+import { scheduleCommand, scheduleUsage } from './commands/schedule.js';
 import { stackCommand, stackUsage } from './commands/stack.js';
 import { statusCommand, statusUsage } from './commands/status.js';
 import { workerCommand, workerUsage } from './commands/worker.js';
@@ -24,6 +25,7 @@ commands:
   add-seeds     add seed URLs to a running crawl
   export        write the fetch records (JSON lines)
   dead-letters  list or requeue URLs that failed too often
+  schedule      recrawl cycles on a Temporal Schedule: create, list, describe, pause, unpause, trigger, delete
 
 \`crawler <command> --help\` shows a command's options.`;
 
@@ -34,6 +36,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; usage
   status: { run: statusCommand, usage: statusUsage },
   export: { run: exportCommand, usage: exportUsage },
   'dead-letters': { run: deadLettersCommand, usage: deadLettersUsage },
+  schedule: { run: scheduleCommand, usage: scheduleUsage },
   pause: { run: (argv) => controlCommand('pause', argv), usage: controlUsage },
   resume: { run: (argv) => controlCommand('resume', argv), usage: controlUsage },
   stop: { run: (argv) => controlCommand('stop', argv), usage: controlUsage },

@@ -11,6 +11,10 @@ export const DEFAULT_TASK_QUEUE = 'crawler';
 /** Readable ids, so the Temporal UI's list reads like the crawl. */
 export const crawlWorkflowId = (crawlId: string): string => `crawl/${crawlId}`;
 export const hostWorkflowId = (host: string): string => `host/${host}`;
+/** A Schedule's recrawl cycles; the server appends each run's scheduled time to it. */
+export const recrawlWorkflowId = (scheduleId: string): string => `recrawl/${scheduleId}`;
+/** The crawl a recrawl cycle runs as, named after the cycle's workflow id (readable in the UI, unique per run). */
+export const recrawlCrawlIdOf = (cycleWorkflowId: string): string => cycleWorkflowId.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
 
 /** Custom search attributes, registered on the dev server at start (see src/stack). */
 export const SEARCH_ATTRIBUTES = { crawlId: 'CrawlId', host: 'CrawlHost', state: 'CrawlState' } as const;

@@ -21,6 +21,7 @@ export {
   DEFAULT_MINHASH_OPTIONS,
   type MinhashOptions,
 } from './minhash.js';
+export { minhashBandKeys, MINHASH_BANDS, type MinhashBandKey } from './minhash-lsh.js';
 export {
   computeContentIdentity,
   isNearDuplicate,

@@ -20,6 +20,24 @@ export { visitCost, DEFAULT_COST_OPTIONS, type CostOptions, type VisitCostInput 
 export { DEFAULT_VALUE_TIERS, TOMBSTONE_RECHECK_DAYS, START_INTERVAL_DAYS, isTombstoneStatus, type ValueTier } from './policy-constants.js';
 export { recrawlPriority, type RecrawlCandidate } from './priority.js';
 export {
+  observeVisit,
+  changeKey,
+  nextRecrawlDelayDays,
+  EMPTY_CHANGE_EVIDENCE,
+  DEFAULT_RECRAWL_DELAY_OPTIONS,
+  type UrlChangeEvidence,
+  type VisitContent,
+  type ObservedVisit,
+  type RecrawlDelayOptions,
+} from './change-evidence.js';
+export { hostHealthScore, type HostHealthSignals } from './host-health.js';
+export {
+  recrawlCandidateOf,
+  DEFAULT_RECRAWL_CANDIDATE_OPTIONS,
+  type KnownUrlFacts,
+  type RecrawlCandidateOptions,
+} from './candidate.js';
+export {
   planRecrawlCycle,
   DEFAULT_RECRAWL_CYCLE_OPTIONS,
   type RecrawlBudget,

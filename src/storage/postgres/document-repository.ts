@@ -20,6 +20,7 @@ export interface DocumentRecord {
   normalizedHash: string | null;
   /** Signed 64-bit, as Postgres bigint stores it. */
   simhashSigned: string | null;
+  /** Unsigned 32-bit values; stored in an integer[] column as their signed reading of the same bits. */
   minhash: number[] | null;
   linksFound: number;
   linksRegistered: number;
@@ -50,7 +51,8 @@ export async function recordDocument(db: Queryable, doc: DocumentRecord): Promis
       doc.textLength,
       doc.normalizedHash ? Buffer.from(doc.normalizedHash, 'hex') : null,
       doc.simhashSigned,
-      doc.minhash,
+      // Postgres integer is signed: a value at or above 2^31 would be out of range (short texts hit it).
+      doc.minhash?.map((value) => value | 0) ?? null,
       doc.linksFound,
       doc.linksRegistered,
       JSON.stringify(doc.extracted),

@@ -46,7 +46,14 @@ export async function registerFrontierEntries(
   db: Queryable,
   crawlId: string,
   entries: readonly NewFrontierEntry[],
-  options: { respectDiscoveryBudget: boolean },
+  options: {
+    respectDiscoveryBudget: boolean;
+    /**
+     * A crawl of kind 'recrawl' registers only URLs never fetched before: its discovery share is
+     * for new URLs, and known ones are revisited by plan. The plan itself passes true.
+     */
+    includeFetched?: boolean;
+  },
 ): Promise<string[]> {
   if (entries.length === 0) return [];
   const unique = [...new Map(entries.map((entry) => [entry.fingerprint, entry])).values()];
@@ -82,6 +89,8 @@ export async function registerFrontierEntries(
                  $10::bytea[], $11::text[], $12::int[], $13::text[], $14::jsonb[])
           AS e(fingerprint, url, host, origin, depth, priority, tier, purpose, discovered_from, anchor_text, redirect_hops, chain, demotion)
      WHERE NOT EXISTS (SELECT 1 FROM frontier x WHERE x.crawl_id = $1 AND x.fingerprint = e.fingerprint)
+       AND ($16::boolean OR (SELECT kind FROM crawls WHERE id = $1) IS DISTINCT FROM 'recrawl'
+            OR NOT EXISTS (SELECT 1 FROM urls u WHERE u.fingerprint = e.fingerprint AND u.last_fetch_at IS NOT NULL))
      ORDER BY e.priority DESC
      LIMIT $15
      ON CONFLICT (crawl_id, fingerprint) DO NOTHING
@@ -102,6 +111,7 @@ export async function registerFrontierEntries(
       unique.map((entry) => (entry.redirectChain ?? []).join(',')),
       unique.map((entry) => (entry.demotion === undefined ? null : JSON.stringify(entry.demotion))),
       room,
+      options.includeFetched === true,
     ],
   );
   const fresh = inserted.rows.map((row) => fingerprintFromBytes(row.fingerprint));

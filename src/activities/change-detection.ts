@@ -1,0 +1,112 @@
+/**
+ * Change detection and rate estimation on every visit (001): the parser reports the content's
+ * change key, the fetcher reports 304s (and the raw hash of bodies it does not parse). Each
+ * report becomes at most one observation per (fingerprint, generation), so a replayed activity
+ * changes nothing, and updates the URL's evidence, its change-rate estimate and its next due time.
+ */
+import {
+  DEFAULT_RATE_PRIOR,
+  estimateChangeRate,
+  nextRecrawlDelayDays,
+  observeVisit,
+  ratePriorFromGroup,
+  type VisitContent,
+} from '../domain/recrawl/index.js';
+import {
+  hostChangeRates,
+  insertObservation,
+  lockUrlEvidence,
+  observationExists,
+  recentObservations,
+  saveUrlEvidence,
+} from '../storage/postgres/observation-repository.js';
+import type { PoolClient } from '../storage/postgres/pool.js';
+
+const MS_PER_DAY = 86_400_000;
+
+/** Observations per URL the estimate is computed from: enough to follow a page that changes its habits. */
+export const OBSERVATION_WINDOW = 64;
+/** Pages of the same host whose rates make the prior. */
+const PRIOR_GROUP_LIMIT = 500;
+/**
+ * The prior counts as this many days of observation (001: smooth toward similar pages so three
+ * visits do not give extreme rates). A week, as DEFAULT_RATE_PRIOR, about the mean revisit interval.
+ */
+export const PRIOR_STRENGTH_DAYS = DEFAULT_RATE_PRIOR.strengthDays;
+
+export interface VisitReport {
+  fingerprint: string;
+  generation: number;
+  crawlId: string;
+  /** When the visit's request started, ms since epoch: the observation's time. */
+  observedAtMs: number;
+  content: VisitContent;
+  /** Normalized text hash (hex) to keep on the URL record, for parsed documents. */
+  normalizedHash?: string | null;
+}
+
+export interface VisitVerdict {
+  verdict: 'changed' | 'unchanged' | 'baseline' | 'stale' | 'replayed' | 'unknown-url';
+  ratePerDay?: number;
+  nextFetchAtMs?: number;
+}
+
+/** Runs inside the caller's transaction (the parse's or the 304's), so the report and the record it belongs to commit together. */
+export async function recordVisit(client: PoolClient, report: VisitReport): Promise<VisitVerdict> {
+  const locked = await lockUrlEvidence(client, report.fingerprint);
+  if (!locked) return { verdict: 'unknown-url' };
+  if (await observationExists(client, report.fingerprint, report.generation)) return { verdict: 'replayed' };
+
+  const observed = observeVisit(locked.evidence, report.observedAtMs, report.content);
+  const changeKey = report.content.kind === 'content' ? report.content.changeKey : null;
+  if (observed.verdict === 'stale') {
+    await insertObservation(client, {
+      fingerprint: report.fingerprint,
+      generation: report.generation,
+      crawlId: report.crawlId,
+      observedAt: new Date(report.observedAtMs),
+      verdict: 'stale',
+      source: report.content.kind === 'content' ? 'content' : 'not-modified',
+      intervalDays: null,
+      changeKey,
+      ratePerDay: locked.ratePerDay,
+    });
+    return { verdict: 'stale' };
+  }
+
+  const prior = ratePriorFromGroup(await hostChangeRates(client, locked.host, report.fingerprint, PRIOR_GROUP_LIMIT), PRIOR_STRENGTH_DAYS);
+  let ratePerDay: number;
+  let rateMethod: string;
+  if (observed.observation) {
+    const history = await recentObservations(client, report.fingerprint, OBSERVATION_WINDOW - 1);
+    const estimate = estimateChangeRate([...history, observed.observation], prior);
+    ratePerDay = estimate.ratePerDay;
+    rateMethod = estimate.method;
+  } else {
+    // A baseline adds no evidence: keep the page's own estimate, or start from its host's.
+    ratePerDay = locked.rateMethod !== null && locked.rateMethod !== 'prior' && locked.ratePerDay !== null ? locked.ratePerDay : prior.ratePerDay;
+    rateMethod = locked.rateMethod !== null && locked.rateMethod !== 'prior' ? locked.rateMethod : 'prior';
+  }
+  const nextFetchAtMs = report.observedAtMs + nextRecrawlDelayDays(ratePerDay) * MS_PER_DAY;
+
+  await insertObservation(client, {
+    fingerprint: report.fingerprint,
+    generation: report.generation,
+    crawlId: report.crawlId,
+    observedAt: new Date(report.observedAtMs),
+    verdict: observed.verdict,
+    source: report.content.kind === 'content' ? 'content' : 'not-modified',
+    intervalDays: observed.observation?.intervalDays ?? null,
+    changeKey,
+    ratePerDay,
+  });
+  await saveUrlEvidence(client, {
+    fingerprint: report.fingerprint,
+    evidence: observed.evidence,
+    ratePerDay,
+    rateMethod,
+    nextFetchAt: new Date(nextFetchAtMs),
+    normalizedHash: report.normalizedHash ?? null,
+  });
+  return { verdict: observed.verdict, ratePerDay, nextFetchAtMs };
+}

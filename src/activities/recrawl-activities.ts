@@ -1,0 +1,186 @@
+/**
+ * Activities of the recrawl-cycle workflow (001): plan a cycle (which known URLs to revisit,
+ * by purpose, under the budget split) and register it as a crawl of kind 'recrawl', which the
+ * ordinary frontier and host workflows then run; afterwards, report what the cycle found and cost.
+ */
+import { randomBytes } from 'node:crypto';
+import type { CrawlConfig } from '../config/crawl-config.js';
+import { DEFAULT_BUDGET_SHARES, splitBudget } from '../domain/frontier/index.js';
+import {
+  DEFAULT_RECRAWL_CYCLE_OPTIONS,
+  DEFAULT_VALUE_TIERS,
+  hostHealthScore,
+  planRecrawlCycle,
+  recrawlCandidateOf,
+  type HostHealthSignals,
+  type RecrawlCandidate,
+} from '../domain/recrawl/index.js';
+import { createCrawl } from '../storage/postgres/crawl-repository.js';
+import { registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { inTransaction } from '../storage/postgres/pool.js';
+import {
+  dueTombstones,
+  getRecrawlCycle,
+  hostHealthRows,
+  insertRecrawlCycle,
+  recrawlCandidatePool,
+  recrawlableUrlCount,
+  recrawlCycleFigures,
+  saveRecrawlCycleSummary,
+  type RecrawlUrlRow,
+} from '../storage/postgres/recrawl-repository.js';
+import type { FinishRecrawlInput, PlanRecrawlInput, PlanRecrawlResult, RecrawlCycleSummary, RecrawlPlanCounts } from './contracts.js';
+import type { ActivityDeps } from './deps.js';
+
+const MS_PER_DAY = 86_400_000;
+/** Candidates read per planned visit from the most-overdue pool (at least MIN_DUE_POOL). */
+const DUE_POOL_PER_VISIT = 20;
+const MIN_DUE_POOL = 1000;
+/** Candidates read per reserved re-estimation or verification visit. */
+const RESERVED_POOL_PER_VISIT = 4;
+const DEFAULT_TOMBSTONE_SHARE = 0.1;
+
+/** Frontier purposes of a cycle's URLs: the purpose a fetch was made for stays on its frontier row. */
+export type RecrawlPurpose = 'recrawl' | 'reestimation' | 'verification' | 'tombstone';
+
+export function createRecrawlActivities(deps: ActivityDeps) {
+  async function planRecrawl(input: PlanRecrawlInput): Promise<PlanRecrawlResult> {
+    // Retried after the plan committed: answer from the record, plan nothing twice.
+    const existing = await getRecrawlCycle(deps.pool, input.crawlId);
+    if (existing) return existing.plan as unknown as PlanRecrawlResult;
+
+    const nowMs = deps.now();
+    const { settings } = input;
+    const total = settings.budget;
+    const split = splitBudget(total, settings.shares ?? DEFAULT_BUDGET_SHARES);
+    const tombstoneShare = settings.tombstoneShare ?? DEFAULT_TOMBSTONE_SHARE;
+    const tombstoneRows = await dueTombstones(deps.pool, nowMs, Math.floor(split.recrawl * tombstoneShare));
+
+    const pool = await recrawlCandidatePool(deps.pool, {
+      due: Math.max(MIN_DUE_POOL, DUE_POOL_PER_VISIT * total),
+      static: RESERVED_POOL_PER_VISIT * split.reestimation,
+      staticRatePerDay: DEFAULT_RECRAWL_CYCLE_OPTIONS.staticRateThresholdPerDay,
+      sample: RESERVED_POOL_PER_VISIT * split.verification,
+      sampleStart: randomBytes(16).toString('hex'),
+    });
+    const health = await healthByHost(pool.map((row) => row.host), nowMs);
+    const valueTiers = settings.valueTiers ?? DEFAULT_VALUE_TIERS.map((tier) => tier.value);
+    const candidates: RecrawlCandidate[] = pool.map((row) =>
+      recrawlCandidateOf(
+        {
+          id: row.fingerprint,
+          valueTier: row.valueTier,
+          ratePerDay: row.ratePerDay,
+          lastVisitAtMs: row.lastObservedAtMs ?? row.lastSuccessAtMs,
+          expectedBytes: row.lastBytes,
+          hasValidators: row.hasValidators,
+          hostHealth: health.get(row.host) ?? 1,
+          changeStreak: row.changeStreak,
+          nearDuplicate: row.nearDuplicate,
+        },
+        nowMs,
+        { valueTiers },
+      ),
+    );
+
+    // The horizon a fresh copy is credited for: the revisit interval this budget affords, never
+    // shorter than the cycle itself (docs/recrawl.md: the mean revisit interval).
+    const cycleDays = settings.everyMs / MS_PER_DAY;
+    const visitsPerCycle = Math.max(1, split.recrawl + split.reestimation + split.verification);
+    const intervalDays = Math.max(cycleDays, ((await recrawlableUrlCount(deps.pool)) / visitsPerCycle) * cycleDays);
+    const plan = planRecrawlCycle(
+      candidates,
+      { recrawl: Math.max(0, split.recrawl - tombstoneRows.length), reestimation: split.reestimation, verification: split.verification },
+      intervalDays,
+      Math.random,
+    );
+
+    const rows = new Map(pool.map((row) => [row.fingerprint, row]));
+    const chosen: { row: RecrawlUrlRow; purpose: RecrawlPurpose }[] = [
+      ...plan.verification.map((id) => ({ row: rows.get(id)!, purpose: 'verification' as const })),
+      ...plan.reestimation.map((id) => ({ row: rows.get(id)!, purpose: 'reestimation' as const })),
+      ...plan.recrawl.map((id) => ({ row: rows.get(id)!, purpose: 'recrawl' as const })),
+      ...tombstoneRows.map((row) => ({ row, purpose: 'tombstone' as const })),
+    ];
+    const planned: RecrawlPlanCounts = {
+      recrawl: plan.recrawl.length,
+      reestimation: plan.reestimation.length,
+      verification: plan.verification.length,
+      tombstone: tombstoneRows.length,
+      total: chosen.length,
+    };
+    // The crawl may fetch the plan plus the discovery share, and register that many URLs: links
+    // found on revisited pages lead to URLs never fetched (link registration keeps known ones out).
+    const pages = Math.max(1, chosen.length + split.discovery);
+    const config: CrawlConfig = { ...input.config, maxPages: pages, maxDiscoveredUrls: pages };
+    const result: PlanRecrawlResult = {
+      crawlId: input.crawlId,
+      config,
+      budget: { total, ...split },
+      planned,
+      candidates: candidates.length,
+      intervalDays,
+      plannedAtMs: nowMs,
+    };
+
+    const entries: NewFrontierEntry[] = chosen.map(({ row, purpose }, rank) => ({
+      fingerprint: row.fingerprint,
+      url: row.url,
+      host: row.host,
+      origin: row.origin,
+      canonicalizationVersion: row.canonicalizationVersion,
+      depth: 0,
+      // The plan's order, within each host's back queue: reserved visits, then by recrawl priority.
+      priority: 1 - rank / (chosen.length + 1),
+      tier: 0,
+      purpose,
+    }));
+    await inTransaction(deps.pool, async (client) => {
+      await createCrawl(client, { id: input.crawlId, kind: 'recrawl', config, seedHosts: [...new Set(entries.map((entry) => entry.host))] });
+      await registerFrontierEntries(client, input.crawlId, entries, { respectDiscoveryBudget: false, includeFetched: true });
+      await insertRecrawlCycle(client, {
+        crawlId: input.crawlId,
+        workflowId: input.workflowId,
+        scheduleId: input.scheduleId ?? null,
+        plannedAt: new Date(nowMs),
+        budget: result.budget,
+        plan: result,
+      });
+    });
+    return result;
+  }
+
+  async function finishRecrawlCycle(input: FinishRecrawlInput): Promise<RecrawlCycleSummary> {
+    const cycle = await getRecrawlCycle(deps.pool, input.crawlId);
+    const plan = cycle?.plan as unknown as PlanRecrawlResult | undefined;
+    const figures = await recrawlCycleFigures(deps.pool, input.crawlId);
+    const changed = figures.verdicts['changed'] ?? 0;
+    const summary: RecrawlCycleSummary = {
+      crawlId: input.crawlId,
+      planned: plan?.planned ?? { recrawl: 0, reestimation: 0, verification: 0, tombstone: 0, total: 0 },
+      requests: figures.requests,
+      notModified: figures.notModified,
+      fullFetches: figures.fullFetches,
+      failed: figures.failed,
+      changed,
+      unchanged: figures.verdicts['unchanged'] ?? 0,
+      baselines: figures.verdicts['baseline'] ?? 0,
+      bytes: figures.bytes,
+      wireBytes: figures.wireBytes,
+      newBodies: figures.newBodies,
+      changesPerRequest: figures.requests > 0 ? changed / figures.requests : 0,
+      wireBytesPerChange: changed > 0 ? figures.wireBytes / changed : null,
+      byPurpose: figures.byPurpose,
+      state: input.crawl?.state ?? 'empty',
+    };
+    await saveRecrawlCycleSummary(deps.pool, input.crawlId, summary);
+    return summary;
+  }
+
+  async function healthByHost(hosts: string[], nowMs: number): Promise<Map<string, number>> {
+    const rows = await hostHealthRows(deps.pool, [...new Set(hosts)]);
+    return new Map(rows.map((row) => [row.host, hostHealthScore({ ...(row.politeness as HostHealthSignals | null), quarantined: row.quarantined }, nowMs)]));
+  }
+
+  return { planRecrawl, finishRecrawlCycle };
+}

@@ -1,0 +1,256 @@
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import type { RecrawlSettings } from '../../activities/contracts.js';
+import { CrawlConfigError, resolveCrawlConfig, type CrawlConfig } from '../../config/crawl-config.js';
+import type { RecrawlCycleInput } from '../../workflows/recrawl-cycle-workflow.js';
+import { DEFAULT_TASK_QUEUE, recrawlWorkflowId } from '../../workflows/messages.js';
+import { dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
+import { CliError } from '../cli-error.js';
+import { connectClient } from '../client.js';
+import { connectServices, temporalUiLink } from '../services.js';
+
+export const scheduleUsage = `usage: crawler schedule create --every DURATION --budget N [--id ID] [--overlap skip|buffer-one]
+                              [--task-queue Q] [--value-tiers V,V,...] [--paused]
+                              [--user-agent UA] [--min-host-delay-ms MS] [--max-in-flight N] [--max-depth D]
+                              [--scope same-host|same-registrable-domain|any] [--allow-private-networks]
+       crawler schedule list [--json]
+       crawler schedule describe|pause|unpause|trigger|delete --id ID [--note TEXT] [--allow-overlap]
+
+Recrawl cycles on a Temporal Schedule. Each action starts a recrawl-cycle workflow that spends at
+most N visits on the stored URLs that buy the most freshness (value x freshness gain / cost), with
+shares reserved for discovery, re-estimation and verification (docs/storage-and-recrawl.md). A
+worker (\`crawler worker\`) on the task queue runs them. DURATION is a number with s, m, h or d
+(90s, 15m, 1h, 1d). ID defaults to 'recrawl'.
+
+Overlap: a cycle still running when the next is due makes that next one be skipped (SKIP, the
+default): two cycles at once would plan the same due URLs, and the next cycle plans from fresher
+evidence anyway. buffer-one runs one late cycle right after instead. trigger follows the
+schedule's policy unless --allow-overlap.`;
+
+const options = {
+  ...dataDirOption,
+  id: { type: 'string' },
+  every: { type: 'string' },
+  budget: { type: 'string' },
+  overlap: { type: 'string' },
+  'task-queue': { type: 'string' },
+  'value-tiers': { type: 'string' },
+  paused: { type: 'boolean' },
+  note: { type: 'string' },
+  'allow-overlap': { type: 'boolean' },
+  json: { type: 'boolean' },
+  'user-agent': { type: 'string' },
+  'min-host-delay-ms': { type: 'string' },
+  'max-in-flight': { type: 'string' },
+  'max-depth': { type: 'string' },
+  scope: { type: 'string' },
+  'allow-private-networks': { type: 'boolean' },
+  'tick-interval-ms': { type: 'string' },
+} as const;
+
+type Values = ReturnType<typeof parseCommandArgs<typeof options>>['values'];
+
+const DEFAULT_SCHEDULE_ID = 'recrawl';
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "90s", "15m", "1h", "1.5d" in milliseconds; at least one minute (a cycle needs time to run). */
+export function parseEveryMs(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$/.exec(text);
+  if (!match) throw new CliError(`--every expects a duration like 15m, 1h or 1d, got '${text}'`, 2);
+  const ms = Math.round(Number(match[1]) * UNIT_MS[match[2]!]!);
+  if (ms < 60_000) throw new CliError(`--every must be at least 1m, got '${text}'`, 2);
+  return ms;
+}
+
+/** "16,4,1,0.25": the value of each tier, most valuable first (001: three or four levels). */
+export function parseValueTiers(text: string): number[] {
+  const values = text.split(',').map((part) => Number(part.trim()));
+  if (values.length === 0 || values.some((value) => !Number.isFinite(value) || value < 0)) {
+    throw new CliError(`--value-tiers expects non-negative numbers separated by commas, most valuable first (e.g. 16,4,1,0.25), got '${text}'`, 2);
+  }
+  return values;
+}
+
+export function overlapPolicyOf(text: string | undefined): 'SKIP' | 'BUFFER_ONE' {
+  if (text === undefined || text === 'skip') return ScheduleOverlapPolicy.SKIP;
+  if (text === 'buffer-one') return ScheduleOverlapPolicy.BUFFER_ONE;
+  throw new CliError(`--overlap expects skip or buffer-one, got '${text}'`, 2);
+}
+
+export async function scheduleCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, options, scheduleUsage);
+  const action = positionals[0];
+  if (!action) throw new CliError(`schedule needs an action\n\n${scheduleUsage}`, 2);
+  if (!['create', 'list', 'describe', 'pause', 'unpause', 'trigger', 'delete'].includes(action)) {
+    throw new CliError(`unknown schedule action '${action}'\n\n${scheduleUsage}`, 2);
+  }
+  // Validate everything before connecting: bad input starts nothing.
+  const createInput = action === 'create' ? buildCreateInput(values) : undefined;
+  const id = values.id ?? DEFAULT_SCHEDULE_ID;
+
+  const dataDir = defaultDataDir(values['data-dir']);
+  const endpoints = await connectServices({ dataDir, start: false, need: ['temporal'] });
+  const client = await connectClient(endpoints);
+  const say = (line: string): void => void process.stdout.write(`${line}\n`);
+  try {
+    if (createInput) {
+      await create(client, createInput);
+      const description = await client.schedule.getHandle(createInput.id).describe();
+      const next = description.info.nextActionTimes[0];
+      const link = endpoints.temporal.uiUrl ? `${endpoints.temporal.uiUrl}/namespaces/${encodeURIComponent(endpoints.temporal.namespace)}/schedules/${encodeURIComponent(createInput.id)}` : undefined;
+      say(
+        `schedule ${createInput.id} created: every ${values.every}, budget ${createInput.settings.budget} visits per cycle, overlap ${createInput.overlap}` +
+          `${createInput.paused ? ', paused' : next ? `; next cycle at ${next.toISOString()}` : ''}${link ? `\n  Temporal UI: ${link}` : ''}`,
+      );
+      return 0;
+    }
+    if (action === 'list') {
+      const rows = [];
+      for await (const schedule of client.schedule.list()) {
+        rows.push({
+          id: schedule.scheduleId,
+          workflowType: schedule.action?.workflowType ?? null,
+          paused: schedule.state.paused,
+          note: schedule.state.note ?? null,
+          nextActionTimes: schedule.info.nextActionTimes.map((time) => time.toISOString()),
+          recentActions: schedule.info.recentActions.map((recent) => ({ takenAt: recent.takenAt.toISOString(), workflowId: recent.action.workflow.workflowId })),
+        });
+      }
+      if (values.json) say(JSON.stringify(rows));
+      else if (rows.length === 0) say('no schedules');
+      else {
+        for (const row of rows) {
+          say(`${row.id}  ${row.workflowType ?? '-'}  ${row.paused ? 'PAUSED' : 'active'}  next ${row.nextActionTimes[0] ?? '-'}  last ${row.recentActions.at(-1)?.workflowId ?? '-'}`);
+        }
+      }
+      return 0;
+    }
+
+    const handle = client.schedule.getHandle(id);
+    switch (action) {
+      case 'describe': {
+        const description = await handle.describe();
+        const last = description.info.recentActions.at(-1);
+        const summary = {
+          id,
+          paused: description.state.paused,
+          note: description.state.note ?? null,
+          overlap: description.policies.overlap,
+          intervals: description.spec.intervals?.map((interval) => interval.every) ?? [],
+          actions: description.info.numActionsTaken,
+          skippedForOverlap: description.info.numActionsSkippedOverlap,
+          running: description.info.runningActions.map((running) => running.workflow.workflowId),
+          nextActionTimes: description.info.nextActionTimes.map((time) => time.toISOString()),
+          lastCycle: last ? { workflowId: last.action.workflow.workflowId, takenAt: last.takenAt.toISOString() } : null,
+          args: description.action.args,
+        };
+        if (values.json) say(JSON.stringify(summary));
+        else {
+          const lastLink = last ? temporalUiLink(endpoints, last.action.workflow.workflowId) : undefined;
+          say(
+            [
+              `schedule ${id}: ${summary.paused ? 'PAUSED' : 'active'}${summary.note ? ` (${summary.note})` : ''}, every ${summary.intervals.map((ms) => `${ms} ms`).join(', ')}, overlap ${summary.overlap}`,
+              `  cycles started ${summary.actions}, skipped for overlap ${summary.skippedForOverlap}, running ${summary.running.join(', ') || 'none'}`,
+              `  next ${summary.nextActionTimes[0] ?? '-'}`,
+              `  last ${summary.lastCycle ? `${summary.lastCycle.workflowId} at ${summary.lastCycle.takenAt}${lastLink ? ` (${lastLink})` : ''}` : '-'}`,
+            ].join('\n'),
+          );
+        }
+        return 0;
+      }
+      case 'pause':
+        await handle.pause(values.note ?? 'paused from the crawler CLI');
+        break;
+      case 'unpause':
+        await handle.unpause(values.note ?? 'unpaused from the crawler CLI');
+        break;
+      case 'trigger': {
+        const overlap = values['allow-overlap'] ? ScheduleOverlapPolicy.ALLOW_ALL : (await handle.describe()).policies.overlap;
+        await handle.trigger(overlap);
+        break;
+      }
+      case 'delete':
+        await handle.delete();
+        break;
+    }
+    say(`${action} sent to schedule ${id}`);
+    return 0;
+  } catch (error) {
+    if (error instanceof ScheduleNotFoundError) throw new CliError(`no schedule '${id}': \`crawler schedule list\` shows them`);
+    if (error instanceof ScheduleAlreadyRunning) throw new CliError(`schedule '${id}' exists already: delete it first or choose another --id`);
+    throw error;
+  } finally {
+    await client.connection.close();
+  }
+}
+
+interface CreateInput {
+  id: string;
+  everyMs: number;
+  overlap: 'SKIP' | 'BUFFER_ONE';
+  paused: boolean;
+  taskQueue: string;
+  settings: RecrawlSettings;
+  config: CrawlConfig;
+  tickIntervalMs?: number;
+}
+
+function buildCreateInput(values: Values): CreateInput {
+  if (values.every === undefined) throw new CliError(`schedule create needs --every DURATION\n\n${scheduleUsage}`, 2);
+  if (values.budget === undefined) throw new CliError(`schedule create needs --budget N (visits per cycle)\n\n${scheduleUsage}`, 2);
+  const everyMs = parseEveryMs(values.every);
+  const budget = integerOption('budget', values.budget, 1)!;
+  const scope = values.scope;
+  let config: CrawlConfig;
+  try {
+    config = resolveCrawlConfig({
+      ...(values['min-host-delay-ms'] !== undefined ? { minHostDelayMs: integerOption('min-host-delay-ms', values['min-host-delay-ms'], 0)! } : {}),
+      ...(values['max-in-flight'] !== undefined ? { maxInFlight: integerOption('max-in-flight', values['max-in-flight'], 1)! } : {}),
+      ...(values['max-depth'] !== undefined ? { maxDepth: integerOption('max-depth', values['max-depth'], 0)! } : {}),
+      ...(values['user-agent'] !== undefined ? { userAgent: values['user-agent'] } : {}),
+      ...(values['allow-private-networks'] ? { allowPrivateNetworks: true } : {}),
+      ...(scope !== undefined ? { scope: { mode: scope as CrawlConfig['scope']['mode'], allowPrefixes: [], denyPrefixes: [] } } : {}),
+    });
+  } catch (error) {
+    if (error instanceof CrawlConfigError) throw new CliError(`invalid option ${error.message}`, 2);
+    throw error;
+  }
+  const tickIntervalMs = integerOption('tick-interval-ms', values['tick-interval-ms'], 100);
+  return {
+    id: values.id ?? DEFAULT_SCHEDULE_ID,
+    everyMs,
+    overlap: overlapPolicyOf(values.overlap),
+    paused: values.paused === true,
+    taskQueue: values['task-queue'] ?? DEFAULT_TASK_QUEUE,
+    settings: { budget, everyMs, ...(values['value-tiers'] !== undefined ? { valueTiers: parseValueTiers(values['value-tiers']) } : {}) },
+    config,
+    ...(tickIntervalMs === undefined ? {} : { tickIntervalMs }),
+  };
+}
+
+async function create(client: Client, input: CreateInput): Promise<void> {
+  const cycle: RecrawlCycleInput = {
+    scheduleId: input.id,
+    settings: input.settings,
+    config: input.config,
+    taskQueue: input.taskQueue,
+    ...(input.tickIntervalMs === undefined ? {} : { crawlOptions: { tickIntervalMs: input.tickIntervalMs } }),
+  };
+  await client.schedule.create({
+    scheduleId: input.id,
+    spec: { intervals: [{ every: input.everyMs }] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'recrawlCycleWorkflow',
+      workflowId: recrawlWorkflowId(input.id),
+      taskQueue: input.taskQueue,
+      args: [cycle],
+      staticSummary: `Recrawl cycle of schedule ${input.id}: budget ${input.settings.budget} visits`,
+    },
+    policies: {
+      overlap: input.overlap,
+      // A cycle missed while the server was down is not worth running late: the next one plans afresh.
+      catchupWindow: Math.min(input.everyMs, 3_600_000),
+    },
+    state: { paused: input.paused, ...(input.paused ? { note: 'created paused from the crawler CLI' } : {}) },
+  });
+}

@@ -1,0 +1,88 @@
+import { DEFAULT_COST_OPTIONS, visitCost, type CostOptions } from './cost.js';
+import { RecrawlInputError, requireNumber } from './errors.js';
+import { probabilityChanged } from './poisson.js';
+import { DEFAULT_VALUE_TIERS } from './policy-constants.js';
+import type { RecrawlCandidate } from './priority.js';
+import { DEFAULT_RATE_PRIOR } from './rate-estimate.js';
+
+const MS_PER_DAY = 86_400_000;
+
+/** What the URL record knows about a page the recrawl cycle may visit. */
+export interface KnownUrlFacts {
+  /** The URL fingerprint. */
+  id: string;
+  /** Index into the value tiers (0 = most valuable). */
+  valueTier: number;
+  /** The stored change-rate estimate, per day; null before the first comparison. */
+  ratePerDay: number | null;
+  /** When the content was last observed (ms since epoch); null if never. */
+  lastVisitAtMs: number | null;
+  /** Decoded bytes of the last full response; null if unknown. */
+  expectedBytes: number | null;
+  /** The record holds an ETag or Last-Modified: the request will be conditional (304s are cheap). */
+  hasValidators: boolean;
+  /** Health of the URL's host in [0, 1] (hostHealthScore). */
+  hostHealth: number;
+  /** Recent visits in a row that saw a change. */
+  changeStreak: number;
+  /** A member, not the representative, of a near-duplicate cluster: demoted, never dropped (000 §7.2). */
+  nearDuplicate: boolean;
+}
+
+/** How {@link recrawlCandidateOf} fills what the record does not know. */
+export interface RecrawlCandidateOptions {
+  /** Value per tier, most valuable first. Default DEFAULT_VALUE_TIERS' values (16, 4, 1, 0.25). */
+  valueTiers: readonly number[];
+  /** Rate assumed for a page with no estimate yet, per day. Default DEFAULT_RATE_PRIOR's (weekly). */
+  defaultRatePerDay: number;
+  /** Bytes assumed for a page with no recorded size. Default 100,000 (about one cost unit). */
+  defaultBytes: number;
+  /** Days since visit assumed for a page never observed. Default 30. */
+  unvisitedDays: number;
+  /** Value multiplier of a near-duplicate. Default 0.25 (the frontier's nearDuplicateFactor). */
+  nearDuplicateFactor: number;
+  /** Cost model options. Default DEFAULT_COST_OPTIONS. */
+  cost: Partial<CostOptions>;
+}
+
+export const DEFAULT_RECRAWL_CANDIDATE_OPTIONS: Readonly<RecrawlCandidateOptions> = Object.freeze({
+  valueTiers: Object.freeze(DEFAULT_VALUE_TIERS.map((tier) => tier.value)),
+  defaultRatePerDay: DEFAULT_RATE_PRIOR.ratePerDay,
+  defaultBytes: DEFAULT_COST_OPTIONS.bytesPerUnit,
+  unvisitedDays: 30,
+  nearDuplicateFactor: 0.25,
+  cost: Object.freeze({}),
+});
+
+/**
+ * A URL record as a {@link RecrawlCandidate} (001's three inputs): value from its tier (demoted
+ * when it is a near-duplicate), its own change rate, and the cost of the visit from its real bytes,
+ * whether the request will be conditional (then weighted by the chance of a change: a likely 304
+ * costs its headers), and its host's health. A tier past the end of `valueTiers` gets the last.
+ */
+export function recrawlCandidateOf(facts: KnownUrlFacts, nowMs: number, options: Partial<RecrawlCandidateOptions> = {}): RecrawlCandidate {
+  const resolved = { ...DEFAULT_RECRAWL_CANDIDATE_OPTIONS, ...options };
+  const { valueTiers, defaultRatePerDay, defaultBytes, unvisitedDays, nearDuplicateFactor } = resolved;
+  if (valueTiers.length === 0) {
+    throw new RecrawlInputError('RECRAWL_OPTIONS_INVALID', 'options.valueTiers', valueTiers, 'pass at least one tier value, e.g. [16, 4, 1, 0.25]');
+  }
+  valueTiers.forEach((value, i) => requireNumber('RECRAWL_OPTIONS_INVALID', `options.valueTiers[${i}]`, value, { min: 0 }));
+  requireNumber('RECRAWL_OPTIONS_INVALID', 'options.nearDuplicateFactor', nearDuplicateFactor, { min: 0, max: 1 });
+  requireNumber('RECRAWL_CANDIDATE_INVALID', 'facts.valueTier', facts.valueTier, { min: 0, integer: true });
+  requireNumber('RECRAWL_DAYS_INVALID', 'nowMs', nowMs, { min: 0 });
+
+  const tierValue = valueTiers[Math.min(facts.valueTier, valueTiers.length - 1)] ?? 1;
+  const value = tierValue * (facts.nearDuplicate ? nearDuplicateFactor : 1);
+  const ratePerDay = facts.ratePerDay ?? defaultRatePerDay;
+  const daysSinceVisit = facts.lastVisitAtMs === null ? unvisitedDays : Math.max(0, (nowMs - facts.lastVisitAtMs) / MS_PER_DAY);
+  const costUnits = visitCost(
+    {
+      expectedBytes: facts.expectedBytes ?? defaultBytes,
+      conditional: facts.hasValidators,
+      hostHealth: Math.min(1, Math.max(0, facts.hostHealth)),
+      probabilityChanged: probabilityChanged(ratePerDay, daysSinceVisit),
+    },
+    resolved.cost,
+  );
+  return { id: facts.id, value, ratePerDay, daysSinceVisit, costUnits, changeStreak: facts.changeStreak };
+}

@@ -1,0 +1,199 @@
+/**
+ * The near-duplicate indexes and clusters (000 §7.2): SimHash blocks and MinHash band keys of
+ * each URL's latest document, looked up by key (never a scan), and cluster membership.
+ */
+import type { MinhashBandKey, SimhashBlockKey } from '../../domain/content/index.js';
+import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
+import type { PoolClient } from './pool.js';
+
+/** Advisory lock classes: one lock per index key, so two near-duplicates indexed at once meet. */
+const SIMHASH_LOCK_CLASS = 1_397_000;
+const MINHASH_LOCK_CLASS = 1_398_000;
+
+export interface IndexedDocument {
+  fingerprint: string;
+  generation: number;
+  parserVersion: number;
+}
+
+/**
+ * Takes transaction-scoped locks on the index keys a document will be written and looked up
+ * under, in one global order (no deadlocks). Two documents within distance 3 share a SimHash block
+ * (or, when short, likely a band), so their lookups run one after the other and the second sees the
+ * first: concurrent parses of two copies still cluster them.
+ */
+export async function lockIndexKeys(client: PoolClient, blocks: readonly SimhashBlockKey[], bands: readonly MinhashBandKey[]): Promise<void> {
+  const keys = [
+    ...blocks.map((key) => [SIMHASH_LOCK_CLASS + key.block, key.key] as const),
+    ...bands.map((key) => [MINHASH_LOCK_CLASS + key.band, key.key] as const),
+  ].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  if (keys.length === 0) return;
+  await client.query(
+    `SELECT pg_advisory_xact_lock(c, k) FROM (SELECT * FROM unnest($1::int[], $2::int[]) AS l(c, k) ORDER BY c, k) AS ordered`,
+    [keys.map((key) => key[0]), keys.map((key) => key[1])],
+  );
+}
+
+/**
+ * Makes `doc` the URL's indexed document unless a newer one is indexed already (a late replay of
+ * an older generation changes nothing). Returns whether `doc` is the indexed one afterwards.
+ */
+export async function replaceIndexEntries(client: PoolClient, doc: IndexedDocument, blocks: readonly SimhashBlockKey[], bands: readonly MinhashBandKey[]): Promise<boolean> {
+  const fingerprint = fingerprintToBytes(doc.fingerprint);
+  const newer = await client.query(
+    `SELECT 1 FROM simhash_blocks WHERE fingerprint = $1 AND (generation, parser_version) > ($2, $3)
+     UNION ALL SELECT 1 FROM minhash_bands WHERE fingerprint = $1 AND (generation, parser_version) > ($2, $3) LIMIT 1`,
+    [fingerprint, doc.generation, doc.parserVersion],
+  );
+  if ((newer.rowCount ?? 0) > 0) return false;
+  await client.query('DELETE FROM simhash_blocks WHERE fingerprint = $1 AND (generation, parser_version) <> ($2, $3)', [fingerprint, doc.generation, doc.parserVersion]);
+  await client.query('DELETE FROM minhash_bands WHERE fingerprint = $1 AND (generation, parser_version) <> ($2, $3)', [fingerprint, doc.generation, doc.parserVersion]);
+  if (blocks.length > 0) {
+    await client.query(
+      `INSERT INTO simhash_blocks (fingerprint, block, key, generation, parser_version)
+       SELECT $1, b, k, $4, $5 FROM unnest($2::smallint[], $3::int[]) AS e(b, k)
+       ON CONFLICT (fingerprint, block) DO NOTHING`,
+      [fingerprint, blocks.map((key) => key.block), blocks.map((key) => key.key), doc.generation, doc.parserVersion],
+    );
+  }
+  if (bands.length > 0) {
+    await client.query(
+      `INSERT INTO minhash_bands (fingerprint, band, key, generation, parser_version)
+       SELECT $1, b, k, $4, $5 FROM unnest($2::smallint[], $3::int[]) AS e(b, k)
+       ON CONFLICT (fingerprint, band) DO NOTHING`,
+      [fingerprint, bands.map((key) => key.band), bands.map((key) => key.key), doc.generation, doc.parserVersion],
+    );
+  }
+  return true;
+}
+
+/** A stored document that shares an index key with the one looked up. */
+export interface IndexCandidate {
+  fingerprint: string;
+  generation: number;
+  parserVersion: number;
+  /** Signed decimal, as Postgres returns a bigint SimHash. */
+  simhashSigned: string | null;
+  minhash: number[] | null;
+}
+
+const CANDIDATE_COLUMNS = `d.fingerprint, d.generation, d.parser_version, d.simhash::text AS simhash, d.minhash`;
+
+interface CandidateRow {
+  fingerprint: Buffer;
+  generation: number;
+  parser_version: number;
+  simhash: string | null;
+  minhash: number[] | null;
+}
+
+const toCandidate = (row: CandidateRow): IndexCandidate => ({
+  fingerprint: fingerprintFromBytes(row.fingerprint),
+  generation: row.generation,
+  parserVersion: row.parser_version,
+  simhashSigned: row.simhash,
+  // Stored signed (document-repository): back to the unsigned values minhashSignature computes.
+  minhash: row.minhash?.map((value) => value >>> 0) ?? null,
+});
+
+/** Documents sharing any of the SimHash blocks, other than `excludeFingerprint`, at most `limit`. */
+export async function simhashCandidates(client: PoolClient, blocks: readonly SimhashBlockKey[], excludeFingerprint: string, limit: number): Promise<IndexCandidate[]> {
+  if (blocks.length === 0) return [];
+  const result = await client.query<CandidateRow>(
+    `SELECT DISTINCT ${CANDIDATE_COLUMNS}
+     FROM unnest($1::smallint[], $2::int[]) AS q(block, key)
+     JOIN simhash_blocks s ON s.block = q.block AND s.key = q.key
+     JOIN documents d ON d.fingerprint = s.fingerprint AND d.generation = s.generation AND d.parser_version = s.parser_version
+     WHERE s.fingerprint <> $3
+     LIMIT $4`,
+    [blocks.map((key) => key.block), blocks.map((key) => key.key), fingerprintToBytes(excludeFingerprint), limit],
+  );
+  return result.rows.map(toCandidate);
+}
+
+/** Documents sharing any of the MinHash band keys, other than `excludeFingerprint`, at most `limit`. */
+export async function minhashCandidates(client: PoolClient, bands: readonly MinhashBandKey[], excludeFingerprint: string, limit: number): Promise<IndexCandidate[]> {
+  if (bands.length === 0) return [];
+  const result = await client.query<CandidateRow>(
+    `SELECT DISTINCT ${CANDIDATE_COLUMNS}
+     FROM unnest($1::smallint[], $2::int[]) AS q(band, key)
+     JOIN minhash_bands m ON m.band = q.band AND m.key = q.key
+     JOIN documents d ON d.fingerprint = m.fingerprint AND d.generation = m.generation AND d.parser_version = m.parser_version
+     WHERE m.fingerprint <> $3
+     LIMIT $4`,
+    [bands.map((key) => key.band), bands.map((key) => key.key), fingerprintToBytes(excludeFingerprint), limit],
+  );
+  return result.rows.map(toCandidate);
+}
+
+export interface ClusterMembership {
+  fingerprint: string;
+  clusterId: string;
+  method: 'representative' | 'simhash' | 'minhash';
+}
+
+export async function clusterMemberships(client: PoolClient, fingerprints: readonly string[]): Promise<Map<string, ClusterMembership>> {
+  if (fingerprints.length === 0) return new Map();
+  const result = await client.query<{ fingerprint: Buffer; cluster_id: Buffer; method: ClusterMembership['method'] }>(
+    'SELECT fingerprint, cluster_id, method FROM near_duplicates WHERE fingerprint = ANY($1::bytea[])',
+    [fingerprints.map(fingerprintToBytes)],
+  );
+  return new Map(
+    result.rows.map((row) => {
+      const membership = { fingerprint: fingerprintFromBytes(row.fingerprint), clusterId: fingerprintFromBytes(row.cluster_id), method: row.method };
+      return [membership.fingerprint, membership];
+    }),
+  );
+}
+
+export interface NewMembership {
+  fingerprint: string;
+  clusterId: string;
+  method: 'representative' | 'simhash' | 'minhash';
+  distance: number | null;
+  similarity: number | null;
+  matched: string | null;
+  generation: number;
+  parserVersion: number;
+  threshold: Record<string, number>;
+}
+
+/**
+ * Puts a URL in a cluster (or moves it) and mirrors the representative on the URL record. A
+ * representative keeps its row whatever happens to its members: clusters only grow or move
+ * members, nothing is deleted.
+ */
+export async function upsertMembership(client: PoolClient, membership: NewMembership): Promise<boolean> {
+  const written = await client.query(
+    `INSERT INTO near_duplicates (fingerprint, cluster_id, method, distance, similarity, matched, generation, parser_version, threshold)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (fingerprint) DO UPDATE SET cluster_id = EXCLUDED.cluster_id, method = EXCLUDED.method, distance = EXCLUDED.distance,
+       similarity = EXCLUDED.similarity, matched = EXCLUDED.matched, generation = EXCLUDED.generation,
+       parser_version = EXCLUDED.parser_version, threshold = EXCLUDED.threshold, joined_at = now()
+     WHERE near_duplicates.method <> 'representative' OR EXCLUDED.method = 'representative'`,
+    [
+      fingerprintToBytes(membership.fingerprint),
+      fingerprintToBytes(membership.clusterId),
+      membership.method,
+      membership.distance,
+      membership.similarity,
+      membership.matched ? fingerprintToBytes(membership.matched) : null,
+      membership.generation,
+      membership.parserVersion,
+      JSON.stringify(membership.threshold),
+    ],
+  );
+  if ((written.rowCount ?? 0) === 0) return false;
+  await client.query('UPDATE urls SET near_duplicate_of = $2 WHERE fingerprint = $1', [
+    fingerprintToBytes(membership.fingerprint),
+    membership.method === 'representative' ? null : fingerprintToBytes(membership.clusterId),
+  ]);
+  return true;
+}
+
+/** A member whose content no longer resembles anything leaves its cluster (a representative stays one). */
+export async function leaveCluster(client: PoolClient, fingerprint: string): Promise<void> {
+  const bytes = fingerprintToBytes(fingerprint);
+  await client.query(`DELETE FROM near_duplicates WHERE fingerprint = $1 AND method <> 'representative'`, [bytes]);
+  await client.query('UPDATE urls SET near_duplicate_of = NULL WHERE fingerprint = $1 AND near_duplicate_of IS NOT NULL', [bytes]);
+}

@@ -1,0 +1,131 @@
+/**
+ * Change evidence on the URL record and the per-visit observations behind it (001). Callers run
+ * these inside one transaction that first locks the URL row, so two reports about one URL never
+ * interleave.
+ */
+import type { ChangeObservation, UrlChangeEvidence } from '../../domain/recrawl/index.js';
+import { fingerprintToBytes } from './frontier-repository.js';
+import type { PoolClient } from './pool.js';
+
+export interface LockedUrlEvidence {
+  host: string;
+  evidence: UrlChangeEvidence;
+  ratePerDay: number | null;
+  rateMethod: string | null;
+}
+
+interface EvidenceRow {
+  host: string;
+  last_observed_at: Date | null;
+  last_change_key: string | null;
+  change_observations: number;
+  changes_observed: number;
+  observed_days: number;
+  change_streak: number;
+  last_changed_at: Date | null;
+  change_rate_per_day: number | null;
+  change_rate_method: string | null;
+}
+
+/** The URL's evidence, with its row locked until the transaction ends; undefined for an unknown URL. */
+export async function lockUrlEvidence(client: PoolClient, fingerprint: string): Promise<LockedUrlEvidence | undefined> {
+  const result = await client.query<EvidenceRow>(
+    `SELECT host, last_observed_at, last_change_key, change_observations, changes_observed, observed_days, change_streak,
+            last_changed_at, change_rate_per_day, change_rate_method
+     FROM urls WHERE fingerprint = $1 FOR UPDATE`,
+    [fingerprintToBytes(fingerprint)],
+  );
+  const row = result.rows[0];
+  if (!row) return undefined;
+  return {
+    host: row.host,
+    evidence: {
+      lastObservedAtMs: row.last_observed_at?.getTime() ?? null,
+      lastChangeKey: row.last_change_key,
+      observations: row.change_observations,
+      changes: row.changes_observed,
+      observedDays: row.observed_days,
+      changeStreak: row.change_streak,
+      lastChangedAtMs: row.last_changed_at?.getTime() ?? null,
+    },
+    ratePerDay: row.change_rate_per_day,
+    rateMethod: row.change_rate_method,
+  };
+}
+
+export async function observationExists(client: PoolClient, fingerprint: string, generation: number): Promise<boolean> {
+  const result = await client.query('SELECT 1 FROM url_observations WHERE fingerprint = $1 AND generation = $2', [fingerprintToBytes(fingerprint), generation]);
+  return (result.rowCount ?? 0) > 0;
+}
+
+/** The URL's most recent compared visits, oldest first: the window the rate is estimated from. */
+export async function recentObservations(client: PoolClient, fingerprint: string, limit: number): Promise<ChangeObservation[]> {
+  const result = await client.query<{ interval_days: number; verdict: string }>(
+    `SELECT interval_days, verdict FROM url_observations
+     WHERE fingerprint = $1 AND verdict IN ('changed', 'unchanged') AND interval_days > 0
+     ORDER BY generation DESC LIMIT $2`,
+    [fingerprintToBytes(fingerprint), limit],
+  );
+  return result.rows.reverse().map((row) => ({ intervalDays: row.interval_days, changed: row.verdict === 'changed' }));
+}
+
+/** Rate estimates of other pages of the host that have been compared at least once (the group for the prior). */
+export async function hostChangeRates(client: PoolClient, host: string, excludeFingerprint: string, limit: number): Promise<number[]> {
+  const result = await client.query<{ rate: number }>(
+    `SELECT change_rate_per_day AS rate FROM urls
+     WHERE host = $1 AND fingerprint <> $2 AND change_observations > 0 AND change_rate_per_day > 0
+     LIMIT $3`,
+    [host, fingerprintToBytes(excludeFingerprint), limit],
+  );
+  return result.rows.map((row) => row.rate);
+}
+
+export interface ObservationRow {
+  fingerprint: string;
+  generation: number;
+  crawlId: string;
+  observedAt: Date;
+  verdict: 'changed' | 'unchanged' | 'baseline' | 'stale';
+  source: 'content' | 'not-modified';
+  intervalDays: number | null;
+  changeKey: string | null;
+  ratePerDay: number | null;
+}
+
+/** Records one visit's observation once per (fingerprint, generation); returns whether this call did. */
+export async function insertObservation(client: PoolClient, row: ObservationRow): Promise<boolean> {
+  const result = await client.query(
+    `INSERT INTO url_observations (fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (fingerprint, generation) DO NOTHING`,
+    [fingerprintToBytes(row.fingerprint), row.generation, row.crawlId, row.observedAt, row.verdict, row.source, row.intervalDays, row.changeKey, row.ratePerDay],
+  );
+  return (result.rowCount ?? 0) > 0;
+}
+
+/** Writes the evidence, the estimate and the next due time back to the URL record. */
+export async function saveUrlEvidence(
+  client: PoolClient,
+  input: { fingerprint: string; evidence: UrlChangeEvidence; ratePerDay: number; rateMethod: string; nextFetchAt: Date; normalizedHash?: string | null },
+): Promise<void> {
+  const { evidence } = input;
+  await client.query(
+    `UPDATE urls SET last_observed_at = $2, last_change_key = $3, change_observations = $4, changes_observed = $5,
+       observed_days = $6, change_streak = $7, last_changed_at = $8, change_rate_per_day = $9, change_rate_method = $10,
+       next_fetch_at = $11, last_normalized_hash = COALESCE($12, last_normalized_hash)
+     WHERE fingerprint = $1`,
+    [
+      fingerprintToBytes(input.fingerprint),
+      evidence.lastObservedAtMs === null ? null : new Date(evidence.lastObservedAtMs),
+      evidence.lastChangeKey,
+      evidence.observations,
+      evidence.changes,
+      evidence.observedDays,
+      evidence.changeStreak,
+      evidence.lastChangedAtMs === null ? null : new Date(evidence.lastChangedAtMs),
+      input.ratePerDay,
+      input.rateMethod,
+      input.nextFetchAt,
+      input.normalizedHash ? Buffer.from(input.normalizedHash, 'hex') : null,
+    ],
+  );
+}

@@ -1,0 +1,77 @@
+/**
+ * One recrawl cycle (001), started by a Temporal Schedule: plan which known URLs to revisit under
+ * the cycle's budget (value × freshness gain / cost, with reserved shares for discovery,
+ * re-estimation and verification, and due 404/410 tombstones), then run them as a crawl of kind
+ * 'recrawl' through the ordinary frontier workflow, so politeness, conditional requests,
+ * idempotency and change detection are the same code as any crawl. Ends with the cycle's figures.
+ */
+import { ParentClosePolicy, executeChild, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import type { createActivities } from '../activities/index.js';
+import type { PlanRecrawlResult, RecrawlCycleSummary, RecrawlSettings } from '../activities/contracts.js';
+import type { CrawlConfig } from '../config/crawl-config.js';
+import { crawlWorkflow, type CrawlWorkflowOptions } from './crawl-workflow.js';
+import { DEFAULT_TASK_QUEUE, crawlWorkflowId, recrawlCrawlIdOf } from './messages.js';
+import type { CrawlSummary } from './status.js';
+
+type Activities = ReturnType<typeof createActivities>;
+
+export interface RecrawlCycleInput {
+  /** The Schedule that starts this cycle, for the record. */
+  scheduleId?: string;
+  settings: RecrawlSettings;
+  /** The crawl settings the cycle's fetches follow (User-Agent, delays, scope, limits). */
+  config: CrawlConfig;
+  /** Task queue of the cycle's crawl and host workflows. Default 'crawler'. */
+  taskQueue?: string;
+  crawlOptions?: CrawlWorkflowOptions;
+}
+
+export interface RecrawlCycleResult {
+  crawlId: string;
+  plan: PlanRecrawlResult;
+  crawl?: CrawlSummary;
+  summary: RecrawlCycleSummary;
+}
+
+const store = proxyActivities<Activities>({
+  // Planning reads bounded candidate pools and writes the plan in one transaction.
+  startToCloseTimeout: '5m',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 10, nonRetryableErrorTypes: ['RecrawlInputError', 'FrontierInputError'] },
+});
+
+export async function recrawlCycleWorkflow(input: RecrawlCycleInput): Promise<RecrawlCycleResult> {
+  const taskQueue = input.taskQueue ?? DEFAULT_TASK_QUEUE;
+  const { workflowId } = workflowInfo();
+  const crawlId = recrawlCrawlIdOf(workflowId);
+
+  const plan = await store.planRecrawl({
+    crawlId,
+    workflowId,
+    ...(input.scheduleId === undefined ? {} : { scheduleId: input.scheduleId }),
+    config: input.config,
+    settings: input.settings,
+  });
+  const planned = plan.planned;
+  setCurrentDetails(
+    `**planned** ${planned.total} visits (recrawl ${planned.recrawl}, re-estimation ${planned.reestimation}, verification ${planned.verification}, tombstones ${planned.tombstone}) of ${plan.candidates} candidates, discovery ${plan.budget.discovery}; crawl ${crawlId}`,
+  );
+
+  let crawl: CrawlSummary | undefined;
+  if (planned.total > 0) {
+    crawl = await executeChild(crawlWorkflow, {
+      workflowId: crawlWorkflowId(crawlId),
+      taskQueue,
+      // The plan registered the crawl and its frontier: the frontier workflow only runs it.
+      args: [{ crawlId, config: plan.config, seeds: [], taskQueue, resume: true, ...(input.crawlOptions ? { options: input.crawlOptions } : {}) }],
+      // A cycle cancelled or terminated takes its crawl with it; the next cycle plans afresh.
+      parentClosePolicy: ParentClosePolicy.TERMINATE,
+      staticSummary: `Recrawl cycle ${crawlId}: ${planned.total} planned visits`,
+    });
+  }
+
+  const summary = await store.finishRecrawlCycle({ crawlId, ...(crawl ? { crawl } : {}) });
+  setCurrentDetails(
+    `**${summary.state}** · ${summary.requests} requests · ${summary.notModified} not modified · ${summary.changed} changed · ${summary.newBodies} new bodies · ${summary.changesPerRequest.toFixed(2)} changes/request`,
+  );
+  return { crawlId, plan, ...(crawl ? { crawl } : {}), summary };
+}
