@@ -124,6 +124,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
       status: head.status,
       contentType: head.headers['content-type'] ?? null,
       headers: keptHeaders(head.headers),
+      requestHeaders: head.requestHeaders,
       wireBytes: body.wireBytes,
       timings: { connectMs: head.timings.connectMs ?? -1, firstByteMs: head.timings.firstByteMs, totalMs: body.totalMs },
     };
@@ -151,7 +152,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
     }
     const storedBytes = await spool.finish();
     try {
-      const { key } = await deps.bodies.putGzipFileIfAbsent(body.sha256, spool.filePath, storedBytes);
+      const { key, created } = await deps.bodies.putGzipFileIfAbsent(body.sha256, spool.filePath, storedBytes);
       await inTransaction(deps.pool, async (client) => {
         await recordBody(client, { sha256: body.sha256, objectKey: key, bytes: body.bytes, storedBytes });
         await recordFetch(client, { ...baseRecord, outcome: 'ok', rawHash: body.sha256, bodyKey: key, bytes: body.bytes, redirectLocation: null });
@@ -172,6 +173,9 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
         }
         await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'fetched', outcome: 'ok' });
       });
+      // The object was there before our reference committed: `crawler bodies prune` may have deleted
+      // it in between (it deletes under the lock recordBody takes), so it must exist now.
+      if (!created) await deps.bodies.putGzipFileIfAbsent(body.sha256, spool.filePath, storedBytes);
       return {
         kind: 'fetched',
         status: head.status,

@@ -4,6 +4,7 @@
  */
 import { CliError } from './cli-error.js';
 import { controlCommand, controlUsage } from './commands/control.js';
+import { bodiesCommand, bodiesUsage } from './commands/bodies.js';
 import { crawlCommand, crawlUsage } from './commands/crawl.js';
 import { deadLettersCommand, deadLettersUsage } from './commands/dead-letters.js';
 import { exportCommand, exportUsage } from './commands/export.js';
@@ -23,7 +24,8 @@ commands:
   stop          end a crawl gracefully
   host-delay    override one host's minimum delay
   add-seeds     add seed URLs to a running crawl
-  export        write the fetch records (JSON lines)
+  export        write the fetch records (JSON lines, or WARC files with --format warc)
+  bodies        prune stored bodies no fetch references
   dead-letters  list or requeue URLs that failed too often
   schedule      recrawl cycles on a Temporal Schedule: create, list, describe, pause, unpause, trigger, delete
 
@@ -36,6 +38,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; usage
   status: { run: statusCommand, usage: statusUsage },
   export: { run: exportCommand, usage: exportUsage },
   'dead-letters': { run: deadLettersCommand, usage: deadLettersUsage },
+  bodies: { run: bodiesCommand, usage: bodiesUsage },
   schedule: { run: scheduleCommand, usage: scheduleUsage },
   pause: { run: (argv) => controlCommand('pause', argv), usage: controlUsage },
   resume: { run: (argv) => controlCommand('resume', argv), usage: controlUsage },

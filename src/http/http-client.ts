@@ -53,6 +53,8 @@ export interface FetchResponseHead {
   headers: Record<string, string>;
   /** The peer the request went to. */
   remoteAddress?: string;
+  /** Headers this request was sent with (lower-case names), besides the Host and Connection undici adds. */
+  requestHeaders: Record<string, string>;
   timings: {
     /** Wall clock when fetch() was called, ms since the epoch. */
     startedAtMs: number;
@@ -215,6 +217,7 @@ export class HttpClient {
         url: request.url,
         status: response.status,
         headers: flattenResponseHeaders(response.headers),
+        requestHeaders: { ...request.headers },
         timings: { startedAtMs, firstByteMs },
       };
       if (socket.remoteAddress !== undefined) head.remoteAddress = socket.remoteAddress;

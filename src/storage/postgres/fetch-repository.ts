@@ -20,6 +20,8 @@ export interface FetchRecord {
   wireBytes: number | null;
   timings: Record<string, number>;
   redirectLocation: string | null;
+  /** Headers the HTTP layer sent (lower-case names); null when not recorded (fetches before migration 0005, failures). */
+  requestHeaders?: Record<string, string> | null;
 }
 
 interface FetchRow {
@@ -39,6 +41,7 @@ interface FetchRow {
   wire_bytes: number | null;
   timings: Record<string, number>;
   redirect_location: string | null;
+  request_headers?: Record<string, string> | null;
 }
 
 const toRecord = (row: FetchRow): FetchRecord => ({
@@ -58,6 +61,7 @@ const toRecord = (row: FetchRow): FetchRecord => ({
   wireBytes: row.wire_bytes === null ? null : Number(row.wire_bytes),
   timings: row.timings,
   redirectLocation: row.redirect_location,
+  requestHeaders: row.request_headers ?? null,
 });
 
 export async function getFetch(db: Queryable, fingerprint: string, generation: number): Promise<FetchRecord | undefined> {
@@ -72,8 +76,8 @@ export async function getFetch(db: Queryable, fingerprint: string, generation: n
 export async function recordFetch(db: Queryable, record: Omit<FetchRecord, 'fetchedAt'> & { fetchedAt: Date }): Promise<boolean> {
   const result = await db.query(
     `INSERT INTO fetches (fingerprint, generation, crawl_id, url, final_url, fetched_at, status, outcome, content_type,
-                          headers, raw_hash, body_key, bytes, wire_bytes, timings, redirect_location)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                          headers, raw_hash, body_key, bytes, wire_bytes, timings, redirect_location, request_headers)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
      ON CONFLICT (fingerprint, generation) DO NOTHING`,
     [
       fingerprintToBytes(record.fingerprint),
@@ -92,16 +96,34 @@ export async function recordFetch(db: Queryable, record: Omit<FetchRecord, 'fetc
       record.wireBytes,
       JSON.stringify(record.timings),
       record.redirectLocation,
+      record.requestHeaders ? JSON.stringify(record.requestHeaders) : null,
     ],
   );
   return (result.rowCount ?? 0) > 0;
 }
 
+/**
+ * Records a stored body. Call it in the transaction that records the fetch pointing at the body:
+ * it takes the body's shared retention lock, so `crawler bodies prune` (which deletes under the
+ * exclusive lock and re-checks references first) either finishes before this transaction, and the
+ * caller must then make sure the object exists (see BodyStore.putGzipFileIfAbsent), or sees the
+ * committed fetch and keeps the body.
+ */
 export async function recordBody(db: Queryable, input: { sha256: string; objectKey: string; bytes: number; storedBytes: number }): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock_shared($1)', [bodyRetentionLockKey(input.sha256)]);
   await db.query(
     `INSERT INTO bodies (sha256, object_key, bytes, stored_bytes) VALUES ($1, $2, $3, $4) ON CONFLICT (sha256) DO NOTHING`,
     [Buffer.from(input.sha256, 'hex'), input.objectKey, input.bytes, input.storedBytes],
   );
+}
+
+/**
+ * The advisory-lock key that serialises a body's deletion with new references to it: the first
+ * 63 bits of its SHA-256 (a collision only makes two bodies wait for each other). The key space is
+ * shared with other advisory locks; a random 63-bit key meets one of theirs with odds near zero.
+ */
+export function bodyRetentionLockKey(sha256Hex: string): string {
+  return (BigInt(`0x${sha256Hex.slice(0, 16)}`) & 0x7fff_ffff_ffff_ffffn).toString();
 }
 
 export interface UrlValidators {

@@ -1,0 +1,62 @@
+import { BodyStore } from '../../storage/object-store/body-store.js';
+import { DEFAULT_BODY_GRACE_MS, pruneBodies } from '../../storage/body-retention.js';
+import { dataDirOption, defaultDataDir, parseCommandArgs } from '../args.js';
+import { CliError } from '../cli-error.js';
+import { connectDatabase } from '../client.js';
+import { connectServices } from '../services.js';
+
+const MS_PER_DAY = 86_400_000;
+
+export const bodiesUsage = `usage: crawler bodies prune [--older-than DAYS] [--grace-minutes M] [--dry-run] [--json] [--data-dir DIR]
+
+prune  deletes stored bodies (MinIO objects and their rows) that no fetch record references:
+       bodies whose fetches were deleted, and objects a fetch uploaded but never recorded.
+       --older-than DAYS   only bodies stored more than DAYS ago (fractions allowed)
+       --grace-minutes M   never anything younger than M minutes, whatever --older-than says
+                           (default ${DEFAULT_BODY_GRACE_MS / 60_000}: covers a fetch between upload and commit)
+       --dry-run           report what would be deleted, delete nothing
+Safe while crawls run: see docs/warc-export.md (retention).`;
+
+export async function bodiesCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    { ...dataDirOption, 'older-than': { type: 'string' }, 'grace-minutes': { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
+    bodiesUsage,
+  );
+  const action = positionals[0];
+  if (action !== 'prune') throw new CliError(`${action ? `unknown bodies action '${action}'` : 'missing action'}\n\n${bodiesUsage}`, 2);
+  const olderThanDays = nonNegative('older-than', values['older-than']);
+  const graceMinutes = nonNegative('grace-minutes', values['grace-minutes']);
+  const dataDir = defaultDataDir(values['data-dir']);
+  const endpoints = await connectServices({ dataDir, start: false, need: ['postgres', 's3'] });
+  const pool = await connectDatabase(endpoints);
+  try {
+    const summary = await pruneBodies(
+      { pool, bodies: new BodyStore(endpoints.s3), now: Date.now },
+      {
+        dryRun: values['dry-run'] === true,
+        ...(olderThanDays === undefined ? {} : { olderThanMs: olderThanDays * MS_PER_DAY }),
+        ...(graceMinutes === undefined ? {} : { graceMs: graceMinutes * 60_000 }),
+      },
+    );
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify(summary)}\n`);
+    } else {
+      const verb = summary.dryRun ? 'would delete' : 'deleted';
+      process.stdout.write(
+        `${verb} ${summary.deleted.objects} object(s) and ${summary.deleted.rows} row(s), ${summary.deleted.storedBytes} stored bytes, ` +
+          `of bodies unreferenced and older than ${summary.cutoff}; kept ${summary.kept.referenced} referenced meanwhile, ${summary.kept.tooYoung} too young\n`,
+      );
+    }
+    return 0;
+  } finally {
+    await pool.end();
+  }
+}
+
+function nonNegative(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0) throw new CliError(`--${name} expects a number >= 0, got '${value}'`, 2);
+  return parsed;
+}

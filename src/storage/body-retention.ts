@@ -1,0 +1,182 @@
+/**
+ * Retention of raw bodies (issue 6 item 2): deletes the MinIO objects and `bodies` rows that no
+ * fetch record references, while crawls keep running.
+ *
+ * The race to beat: a fetch finds a body's object already stored, skips the upload, and commits
+ * a fetch pointing at it a moment later. The order that makes that safe:
+ *
+ * 1. Scan (no locks) for candidates: unreferenced rows, and objects without a row, older than
+ *    the cutoff.
+ * 2. Per candidate, in one transaction under the body's exclusive advisory lock
+ *    (bodyRetentionLockKey): check again that no fetch references it, that its row and its object
+ *    are older than the cutoff, then delete the row and the object, then commit.
+ * 3. The fetch path takes the same lock, shared, in the transaction that records the fetch
+ *    (recordBody), and after committing makes sure an object it did not upload itself exists,
+ *    uploading it again if a prune removed it in between.
+ *
+ * A fetch that commits before step 2's check is seen by it and keeps its body; one that commits
+ * after waited for the lock and re-uploads. The cutoff is never later than now - graceMs, so an
+ * object that a fetch uploaded itself (and that it will not check again) is too young to delete
+ * until that fetch's activity has long timed out (150 s; default grace 1 h).
+ */
+import type { BodyStore } from './object-store/body-store.js';
+import { bodyRetentionLockKey } from './postgres/fetch-repository.js';
+import { inTransaction, type Pool } from './postgres/pool.js';
+
+export interface PruneBodiesOptions {
+  /** Only bodies whose row and object are older than this many ms. Default: the grace period alone. */
+  olderThanMs?: number;
+  /** Nothing younger than this is ever deleted, whatever olderThanMs says: a fetch between upload and commit. Default 3_600_000 (1 h). */
+  graceMs?: number;
+  /** Report what would be deleted, delete nothing. Default false. */
+  dryRun?: boolean;
+  /** Rows or objects examined per query. Default 500. */
+  batchSize?: number;
+}
+
+export interface PruneBodiesSummary {
+  /** Everything older than this (ISO) and unreferenced was deleted (or, dry run, would be). */
+  cutoff: string;
+  dryRun: boolean;
+  /** Unreferenced rows found by the scan, and objects with neither a row nor a reference. */
+  candidates: { rows: number; orphanObjects: number };
+  /** Deleted, or would be in a dry run. */
+  deleted: { rows: number; objects: number; storedBytes: number };
+  /** Candidates left alone at the final check: a fetch referenced them meanwhile, or they were fresh. */
+  kept: { referenced: number; tooYoung: number };
+}
+
+export const DEFAULT_BODY_GRACE_MS = 3_600_000;
+const OBJECT_PREFIX = 'bodies/sha256/';
+
+export interface BodyRetentionDeps {
+  pool: Pool;
+  bodies: BodyStore;
+  /** Epoch ms. */
+  now: () => number;
+}
+
+export async function pruneBodies(deps: BodyRetentionDeps, options: PruneBodiesOptions = {}): Promise<PruneBodiesSummary> {
+  const nowMs = deps.now();
+  const graceMs = options.graceMs ?? DEFAULT_BODY_GRACE_MS;
+  const cutoff = new Date(nowMs - Math.max(graceMs, options.olderThanMs ?? 0));
+  const batchSize = options.batchSize ?? 500;
+  const summary: PruneBodiesSummary = {
+    cutoff: cutoff.toISOString(),
+    dryRun: options.dryRun === true,
+    candidates: { rows: 0, orphanObjects: 0 },
+    deleted: { rows: 0, objects: 0, storedBytes: 0 },
+    kept: { referenced: 0, tooYoung: 0 },
+  };
+  const settle = async (sha256: string, objectKey: string): Promise<void> => {
+    const outcome = await deleteIfUnreferenced(deps, { sha256, objectKey, cutoff, dryRun: summary.dryRun });
+    if (outcome.kind === 'deleted') {
+      summary.deleted.rows += outcome.row ? 1 : 0;
+      summary.deleted.objects += outcome.object ? 1 : 0;
+      summary.deleted.storedBytes += outcome.storedBytes;
+    } else {
+      summary.kept[outcome.kind === 'referenced' ? 'referenced' : 'tooYoung'] += 1;
+    }
+  };
+
+  // Rows nothing points at. Keyset pagination by hash: deletions do not shift the pages.
+  let after: Buffer = Buffer.alloc(0);
+  for (;;) {
+    const page = await deps.pool.query<{ sha256: Buffer; object_key: string }>(
+      `SELECT b.sha256, b.object_key FROM bodies b
+       WHERE b.sha256 > $1 AND b.created_at < $2
+         AND NOT EXISTS (SELECT 1 FROM fetches f WHERE f.raw_hash = b.sha256)
+         AND NOT EXISTS (SELECT 1 FROM fetches f WHERE f.body_key = b.object_key)
+       ORDER BY b.sha256 LIMIT $3`,
+      [after, cutoff, batchSize],
+    );
+    for (const row of page.rows) {
+      summary.candidates.rows += 1;
+      await settle(row.sha256.toString('hex'), row.object_key);
+    }
+    if (page.rows.length < batchSize) break;
+    after = page.rows.at(-1)!.sha256;
+  }
+
+  // Objects without a row: a fetch that uploaded and then never committed (a crash, a lost race).
+  let batch: { key: string; sha256: string }[] = [];
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const keys = batch.map((object) => object.key);
+    const known = await deps.pool.query<{ key: string }>(
+      `SELECT object_key AS key FROM bodies WHERE object_key = ANY($1)
+       UNION SELECT body_key AS key FROM fetches WHERE body_key = ANY($1)`,
+      [keys],
+    );
+    const referenced = new Set(known.rows.map((row) => row.key));
+    for (const object of batch) {
+      if (referenced.has(object.key)) continue;
+      summary.candidates.orphanObjects += 1;
+      await settle(object.sha256, object.key);
+    }
+    batch = [];
+  };
+  for await (const object of listBodyObjects(deps.bodies)) {
+    if (object.lastModified >= cutoff) continue;
+    const sha256 = /^bodies\/sha256\/[0-9a-f]{2}\/([0-9a-f]{64})\.gz$/.exec(object.key)?.[1];
+    if (!sha256) continue; // not a body this crawler wrote: never ours to delete
+    batch.push({ key: object.key, sha256 });
+    if (batch.length >= batchSize) await flush();
+  }
+  await flush();
+  return summary;
+}
+
+type DeleteOutcome = { kind: 'deleted'; row: boolean; object: boolean; storedBytes: number } | { kind: 'referenced' } | { kind: 'too-young' };
+
+/** Step 2 for one body: the final checks and the deletion, under the body's exclusive lock. */
+async function deleteIfUnreferenced(deps: BodyRetentionDeps, input: { sha256: string; objectKey: string; cutoff: Date; dryRun: boolean }): Promise<DeleteOutcome> {
+  return inTransaction(deps.pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [bodyRetentionLockKey(input.sha256)]);
+    // A new statement after the lock: in READ COMMITTED it sees every fetch committed before we got the lock.
+    const hash = Buffer.from(input.sha256, 'hex');
+    const check = await client.query<{ referenced: boolean; created_at: Date | null; stored_bytes: number | null }>(
+      `SELECT EXISTS (SELECT 1 FROM fetches WHERE raw_hash = $1) OR EXISTS (SELECT 1 FROM fetches WHERE body_key = $2) AS referenced,
+              (SELECT created_at FROM bodies WHERE sha256 = $1) AS created_at,
+              (SELECT stored_bytes FROM bodies WHERE sha256 = $1) AS stored_bytes`,
+      [hash, input.objectKey],
+    );
+    const facts = check.rows[0]!;
+    if (facts.referenced) return { kind: 'referenced' };
+    if (facts.created_at !== null && facts.created_at >= input.cutoff) return { kind: 'too-young' };
+    const object = await statBodyObject(deps.bodies, input.objectKey);
+    if (object && object.lastModified >= input.cutoff) return { kind: 'too-young' };
+    const row = facts.created_at !== null;
+    const storedBytes = Number(facts.stored_bytes ?? object?.size ?? 0);
+    if (input.dryRun) return { kind: 'deleted', row, object: object !== undefined, storedBytes };
+    // The row first, the object second, both before the commit releases the lock: a fetch waiting
+    // on the lock then finds no row and no object, and uploads again.
+    if (row) await client.query('DELETE FROM bodies WHERE sha256 = $1', [hash]);
+    if (object) await deps.bodies.remove(input.objectKey);
+    return { kind: 'deleted', row, object: object !== undefined, storedBytes };
+  });
+}
+
+interface BodyObject {
+  key: string;
+  lastModified: Date;
+  size: number;
+}
+
+async function* listBodyObjects(bodies: BodyStore): AsyncGenerator<BodyObject> {
+  const stream = bodies.client.listObjectsV2(bodies.bucket, OBJECT_PREFIX, true);
+  for await (const item of stream as AsyncIterable<{ name?: string; lastModified?: Date; size?: number }>) {
+    if (item.name && item.lastModified) yield { key: item.name, lastModified: item.lastModified, size: item.size ?? 0 };
+  }
+}
+
+async function statBodyObject(bodies: BodyStore, key: string): Promise<BodyObject | undefined> {
+  try {
+    const stat = await bodies.client.statObject(bodies.bucket, key);
+    return { key, lastModified: stat.lastModified, size: stat.size };
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'NotFound' || code === 'NoSuchKey') return undefined;
+    throw error;
+  }
+}
