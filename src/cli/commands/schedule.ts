@@ -63,8 +63,9 @@ export function parseEveryMs(text: string): number {
 
 /** "16,4,1,0.25": the value of each tier, most valuable first (001: three or four levels). */
 export function parseValueTiers(text: string): number[] {
-  const values = text.split(',').map((part) => Number(part.trim()));
-  if (values.length === 0 || values.some((value) => !Number.isFinite(value) || value < 0)) {
+  const parts = text.split(',').map((part) => part.trim());
+  const values = parts.map(Number);
+  if (parts.some((part) => part === '') || values.some((value) => !Number.isFinite(value) || value < 0)) {
     throw new CliError(`--value-tiers expects non-negative numbers separated by commas, most valuable first (e.g. 16,4,1,0.25), got '${text}'`, 2);
   }
   return values;
