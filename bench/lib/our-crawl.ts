@@ -14,7 +14,7 @@ import { crawlerEnv, freshBucket, freshDatabase, type BenchStack } from './bench
 import { summarizeCpuProfile, type ProfileSummary } from './cpu-profile.js';
 import { ActivitySampler, postgresFigures, resetStatementStats, type PostgresFigures } from './postgres-figures.js';
 import { ProcessSampler, type ProcessFigures, type TrackedProcess } from './proc-sampler.js';
-import { temporalFigures, waitForWorkflowsToClose, type TemporalFigures } from './temporal-figures.js';
+import { temporalFigures, terminateBenchWorkflows, waitForWorkflowsToClose, type TemporalFigures } from './temporal-figures.js';
 
 const CRAWLER_BIN = fileURLToPath(new URL('../../bin/crawler.js', import.meta.url));
 
@@ -119,6 +119,8 @@ export async function runOurCrawl(stack: BenchStack, options: OurCrawlOptions, a
   const client = new Client({ connection, namespace: stack.endpoints.temporal.namespace });
   let activity: ActivitySampler | undefined;
   try {
+    const leftovers = await terminateBenchWorkflows(client, 'bench-', 'left by an earlier benchmark run');
+    if (leftovers > 0) options.log(`${options.label}: terminated ${leftovers} workflows an earlier benchmark run left running`);
     await worker.ready;
     if (stack.statementStats) await resetStatementStats(databaseUrl);
     activity = new ActivitySampler(stack.endpoints.postgres.url, new URL(databaseUrl).pathname.slice(1));
@@ -196,6 +198,7 @@ export async function runOurCrawl(stack: BenchStack, options: OurCrawlOptions, a
     };
   } finally {
     await activity?.stop().catch(() => undefined);
+    await terminateBenchWorkflows(client, taskQueue, 'benchmark run ended').catch(() => undefined);
     await stopWorker(worker.child);
     await connection.close();
   }

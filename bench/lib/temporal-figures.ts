@@ -64,6 +64,24 @@ export async function waitForWorkflowsToClose(client: Client, taskQueue: string,
   }
 }
 
+/**
+ * Terminates running workflows that earlier benchmark runs left (a run cut short leaves its host
+ * workflows holding their `host/<ip>` ids on another task queue, where no worker polls: a new run
+ * waking those hosts would signal them and wait forever).
+ */
+export async function terminateBenchWorkflows(client: Client, taskQueuePrefix: string, reason: string): Promise<number> {
+  let terminated = 0;
+  for await (const info of client.workflow.list({ query: `ExecutionStatus = 'Running'` })) {
+    if (!info.taskQueue.startsWith(taskQueuePrefix)) continue;
+    await client.workflow
+      .getHandle(info.workflowId, info.runId)
+      .terminate(reason)
+      .then(() => (terminated += 1))
+      .catch(() => undefined);
+  }
+  return terminated;
+}
+
 export async function temporalFigures(client: Client, taskQueue: string, pages: number, maxHistoriesRead: number): Promise<TemporalFigures> {
   const executions: { workflowId: string; runId: string; type: string; historyLength: number }[] = [];
   for await (const info of client.workflow.list({ query: `TaskQueue = '${taskQueue}'` })) {

@@ -4,6 +4,7 @@
  * through Temporal, only their object keys (temporal-facts: payload limits).
  */
 import type { CrawlConfig } from '../config/crawl-config.js';
+import type { CrawlPolitenessConfig } from '../config/politeness-config.js';
 import type { AddSeedsResult } from '../workflows/messages.js';
 import type { CrawlSummary, FrontierCounts, AdmissionStatus } from '../workflows/status.js';
 
@@ -22,6 +23,10 @@ export interface HostWorkItem {
   /** The crawl's politeness settings that travel with its URLs. */
   minHostDelayMs: number;
   maxConcurrentFetches: number;
+  /** The crawl's other politeness and retry knobs (absent: every default). */
+  politeness?: CrawlPolitenessConfig;
+  /** A host-level retry waits until this time, ms since epoch (the failure type's backoff); absent: ready now. */
+  notBeforeMs?: number;
 }
 
 export interface RegisterSeedsInput {
@@ -147,6 +152,8 @@ export interface FetchFailureDetails {
   finishedAtMs: number;
   /** A request reached the host (a response or a transport error after connecting). */
   requested: boolean;
+  /** Counted failures of this URL at the fetch stage since its last success, this one included (poison budget). */
+  poisonCount?: number;
 }
 
 export interface ParseDocumentInput {
@@ -174,7 +181,16 @@ export type SettleOutcome =
   | { kind: 'fetched-unparsed' }
   | { kind: 'returned'; reason: string } // back to the queued state (crawl paused)
   | { kind: 'dropped'; reason: string } // crawl stopping
-  | { kind: 'failed'; failureType: string; message: string; stage: 'fetch' | 'parse'; attempts: number; status?: number };
+  | {
+      kind: 'failed';
+      failureType: string;
+      message: string;
+      stage: 'fetch' | 'parse';
+      attempts: number;
+      status?: number;
+      /** The fetch activity already recorded this attempt (its failure carried details): settling must not count it twice. */
+      recorded?: boolean;
+    };
 
 export interface SettleUrlInput {
   crawlId: string;

@@ -54,8 +54,23 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
 
     const url = canonicalizeUrl(input.url, context.canonicalizeOptions);
     const robots = await getRobotsEntry(deps.pool, url.origin);
-    if (!robots || !isRobotsFresh(robots, deps.now())) return { kind: 'robots-stale', atMs: deps.now() };
+    // An unreachable robots.txt still disallows when its retry time has passed: the URL waits
+    // (RobotsUnreachable) and the host workflow refreshes the file before the URL's next attempt.
+    const stillUnreachable = robots?.policy.kind === 'disallow-all' && robots.unreachableSinceMs !== undefined;
+    if (!robots || (!isRobotsFresh(robots, deps.now()) && !stillUnreachable)) return { kind: 'robots-stale', atMs: deps.now() };
     const verdict = robotsVerdictFor(robots, productTokenOf(context.record.config.userAgent), url.pathAndQuery);
+    if (!verdict.allowed && stillUnreachable) {
+      // RFC 9309 §2.3.1.4: an unreachable robots.txt disallows everything *for now*. The URL is
+      // not dropped: it waits (host-level retry) until the file may be fetched again.
+      const atMs = deps.now();
+      const reason = robots.policy.kind === 'disallow-all' ? robots.policy.reason : 'robots.txt unreachable';
+      throw await failure(input, 'RobotsUnreachable', `${reason}; nothing but robots.txt is fetched from ${url.origin}`, {
+        startedAtMs: atMs,
+        finishedAtMs: atMs,
+        requested: false,
+        retryAfterAtMs: Math.max(atMs, robots.expiresAtMs),
+      });
+    }
     if (!verdict.allowed) return { kind: 'robots-disallowed', atMs: deps.now() };
 
     const validators = await getUrlValidators(deps.pool, input.fingerprint);
@@ -76,6 +91,10 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
           headers: conditional,
           maxBodyBytes: config.maxBodyBytes,
           maxDecompressedBytes: config.maxDecompressedBytes,
+          // Absent in crawls stored before these knobs existed: the HTTP layer's defaults apply.
+          connectTimeoutMs: config.connectTimeoutMs,
+          firstByteTimeoutMs: config.firstByteTimeoutMs,
+          bodyTimeoutMs: config.bodyTimeoutMs,
           signal: Context.current().cancellationSignal,
         },
         (responseHead) => {
@@ -247,7 +266,11 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
     return { kind: 'redirect', status: head.status, location, decision: outcomeDecision, ...(targetUrl ? { targetUrl } : {}), startedAtMs, finishedAtMs };
   }
 
-  /** Records the attempt, then builds the typed failure with its policy's retry decision. */
+  /**
+   * Records the attempt, then builds the typed failure with its policy's retry decision. A URL whose
+   * counted failures at the fetch stage reach POISON_ATTEMPT_LIMIT is not retried: the workflow
+   * settles it and it is dead-lettered (000 §6.1).
+   */
   async function failure(input: FetchUrlInput, type: FetchFailureType, message: string, details: FetchFailureDetails): Promise<ApplicationFailure> {
     const info = Context.current().info;
     await recordAttempt(deps.pool, {
@@ -258,10 +281,20 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
       failureType: type,
       message,
     });
+    if (countsTowardPoison(type)) {
+      const attempts = await attemptsSinceLastSuccess(deps.pool, input.fingerprint, 'fetch');
+      details.poisonCount = attempts.filter((attempt) => countsTowardPoison(attempt.failureType)).length;
+    }
+    const poisoned = (details.poisonCount ?? 0) >= POISON_ATTEMPT_LIMIT;
     const policy = FAILURE_POLICIES[type];
-    const retryableHere = policy.retryLayer === 'activity';
+    const retryableHere = policy.retryLayer === 'activity' && !poisoned;
     const nextDelayMs = retryableHere
-      ? retryDelayMs(type, info.attempt, Math.random, { floorMs: input.hostDelayMs, nowMs: details.finishedAtMs, ...(details.retryAfterAtMs === undefined ? {} : { retryAfterAtMs: details.retryAfterAtMs }) })
+      ? retryDelayMs(type, info.attempt, Math.random, {
+          floorMs: input.hostDelayMs,
+          nowMs: details.finishedAtMs,
+          scale: retryDelayScaleOf(input.politeness),
+          ...(details.retryAfterAtMs === undefined ? {} : { retryAfterAtMs: details.retryAfterAtMs }),
+        })
       : undefined;
     return ApplicationFailure.create({
       type,

@@ -3,11 +3,11 @@
  * frontier and settling each URL's outcome.
  */
 import { Context } from '@temporalio/activity';
-import { FAILURE_POLICIES, POISON_ATTEMPT_LIMIT, type FetchFailureType } from '../domain/failures/index.js';
+import { FAILURE_POLICIES, POISON_ATTEMPT_LIMIT, countsTowardPoison, type FetchFailureType } from '../domain/failures/index.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import { claimHostWork as claimFromFrontier, settleFrontierEntry, type FrontierState } from '../storage/postgres/frontier-repository.js';
 import { getHostRecord, releaseHost } from '../storage/postgres/host-repository.js';
-import { attemptHistory, moveToDeadLetters, recordAttempt } from '../storage/postgres/attempt-repository.js';
+import { attemptsSinceLastSuccess, moveToDeadLetters, recordAttempt } from '../storage/postgres/attempt-repository.js';
 import { getFetch, recordFetch, updateUrlAfterFetch } from '../storage/postgres/fetch-repository.js';
 import type { ClaimHostWorkInput, ClaimHostWorkResult, SettleUrlInput, SettleUrlResult } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
@@ -65,18 +65,23 @@ export function createHostActivities(deps: ActivityDeps) {
   async function settleFailure(input: SettleUrlInput, outcome: Extract<SettleUrlInput['outcome'], { kind: 'failed' }>): Promise<SettleUrlResult> {
     const policy = FAILURE_POLICIES[outcome.failureType as FetchFailureType];
     return inTransaction(deps.pool, async (client) => {
-      // The workflow's own verdict counts as an attempt too (parse failures, quarantines).
-      await recordAttempt(client, {
-        fingerprint: input.fingerprint,
-        stage: outcome.stage,
-        attemptKey: `${input.generation}/settled`,
-        crawlId: input.crawlId,
-        failureType: outcome.failureType,
-        message: outcome.message,
-      });
-      const history = await attemptHistory(client, input.fingerprint, outcome.stage, input.crawlId);
+      // The workflow's own verdict counts as an attempt too (parse failures, host holds, timeouts
+      // of the activity itself); a failure the fetch activity reported is already recorded.
+      if (outcome.recorded !== true) {
+        await recordAttempt(client, {
+          fingerprint: input.fingerprint,
+          stage: outcome.stage,
+          attemptKey: `${input.generation}/${outcome.attempts}/settled`,
+          crawlId: input.crawlId,
+          failureType: outcome.failureType,
+          message: outcome.message,
+        });
+      }
+      // Counted per fingerprint and stage since the last success, across crawls (000 §6.1).
+      const history = await attemptsSinceLastSuccess(client, input.fingerprint, outcome.stage);
+      const counted = history.filter((attempt) => countsTowardPoison(attempt.failureType)).length;
       const poisonable = policy ? policy.countsTowardPoison : true;
-      const dead = poisonable && Math.max(history.length, outcome.attempts) >= POISON_ATTEMPT_LIMIT;
+      const dead = poisonable && Math.max(counted, outcome.attempts) >= POISON_ATTEMPT_LIMIT;
       const state: FrontierState = dead ? 'dead' : 'failed';
       const changed = await settleFrontierEntry(client, {
         crawlId: input.crawlId,
@@ -93,7 +98,7 @@ export function createHostActivities(deps: ActivityDeps) {
           crawlId: input.crawlId,
           url: input.url,
           failureType: outcome.failureType,
-          attempts: history.length,
+          attempts: Math.max(counted, outcome.attempts),
           history,
         });
       }

@@ -15,6 +15,7 @@ import {
   type RobotsFetchOutcome,
 } from '../domain/robots/index.js';
 import { decideRedirect, urlFingerprint } from '../domain/url/index.js';
+import { robotsUnreachableRetryMsOf } from '../config/politeness-config.js';
 import { HttpFetchError, type HttpClient } from '../http/index.js';
 import { getRobotsEntry, releaseRobotsLease, saveRobotsEntry, tryAcquireRobotsLease } from '../storage/postgres/robots-repository.js';
 import type { CrawlContextCache } from './crawl-context.js';
@@ -45,7 +46,7 @@ export function createRobotsActivities(deps: ActivityDeps, crawls: CrawlContextC
       const startedAtMs = deps.now();
       const { outcome, headers, status } = await fetchRobots(http, input.origin, cached);
       const finishedAtMs = deps.now();
-      const entry = nextRobotsCacheEntry(outcome, cached, finishedAtMs, headers);
+      const entry = nextRobotsCacheEntry(outcome, cached, finishedAtMs, headers, { unreachableRetryMs: robotsUnreachableRetryMsOf(config.politeness) });
       const sitemaps = entry.policy.kind === 'rules' ? entry.policy.rules.sitemaps : [];
       await saveRobotsEntry(deps.pool, { origin: input.origin, owner, entry, sitemaps });
       return { ...summary(entry, token, true, startedAtMs, finishedAtMs), status };

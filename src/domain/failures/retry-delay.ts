@@ -10,6 +10,8 @@ export interface RetryDelayOptions {
   retryAfterAtMs?: number;
   /** Current time in ms since epoch; required with retryAfterAtMs to turn it into a delay. */
   nowMs?: number;
+  /** Multiplies the policy's backoff (a crawl's retryDelayScale), never the floor or Retry-After. Default 1. */
+  scale?: number;
 }
 
 /** Exponential backoff before jitter: base * 2^(attempt-1), capped at maxDelayMs. `attempt` is 1-based. */
@@ -32,15 +34,16 @@ export function jitterMultiplier(jitter: Readonly<JitterRange>, random: () => nu
  * How long to wait before retrying after attempt `attempt` (1-based, the one that just failed)
  * ended in `type`, or undefined to give up: the type is terminal or its attempts are spent.
  *
- * delay = max(jitter * min(base * 2^(attempt-1), maxDelayMs), floorMs, retryAfterAtMs - nowMs),
+ * delay = max(jitter * scale * min(base * 2^(attempt-1), maxDelayMs), floorMs, retryAfterAtMs - nowMs),
  * rounded up to whole ms. The floor keeps a retry from undercutting the host's politeness delay;
  * Retry-After wins over our own backoff when it is later (000 §5.3).
  */
 export function retryDelayMs(type: FetchFailureType, attempt: number, random: () => number, options: RetryDelayOptions = {}): number | undefined {
   const policy = failurePolicyFor(type);
   requireAttempt(attempt);
-  const { floorMs = 0, retryAfterAtMs, nowMs } = options;
+  const { floorMs = 0, retryAfterAtMs, nowMs, scale = 1 } = options;
   requireNonNegative('options.floorMs', floorMs);
+  requireNonNegative('options.scale', scale);
   if (retryAfterAtMs !== undefined) {
     if (!Number.isFinite(retryAfterAtMs)) {
       throw new FailuresInputError('FAILURES_RETRY_OPTIONS_INVALID', 'options.retryAfterAtMs', retryAfterAtMs, 'pass an absolute time in ms since epoch, or leave it out');
@@ -51,7 +54,7 @@ export function retryDelayMs(type: FetchFailureType, attempt: number, random: ()
   }
   if (policy.retryLayer === 'none' || attempt >= policy.maxAttempts) return undefined;
 
-  const jittered = backoffDelayMs(policy.baseDelayMs, policy.maxDelayMs, attempt) * jitterMultiplier(policy.jitter, random);
+  const jittered = backoffDelayMs(policy.baseDelayMs, policy.maxDelayMs, attempt) * scale * jitterMultiplier(policy.jitter, random);
   const untilRetryAfter = retryAfterAtMs !== undefined && nowMs !== undefined ? retryAfterAtMs - nowMs : 0;
   return Math.ceil(Math.max(jittered, floorMs, untilRetryAfter));
 }

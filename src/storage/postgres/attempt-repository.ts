@@ -17,12 +17,30 @@ export async function recordAttempt(
   );
 }
 
-export async function attemptHistory(db: Queryable, fingerprint: string, stage: Stage, crawlId: string) {
-  const result = await db.query<{ attempt_key: string; failure_type: string; message: string | null; at: Date }>(
-    'SELECT attempt_key, failure_type, message, at FROM attempts WHERE fingerprint = $1 AND stage = $2 AND crawl_id = $3 ORDER BY at',
-    [fingerprintToBytes(fingerprint), stage, crawlId],
+export interface AttemptRecord {
+  attemptKey: string;
+  crawlId: string;
+  failureType: string;
+  message: string | null;
+  at: string;
+}
+
+/**
+ * The URL's failed attempts at one stage since its last success there (fetch: urls.last_success_at;
+ * parse: its latest document), across crawls and generations, oldest first. A poison URL is one
+ * that keeps coming back and failing (000 §6.1), whichever crawl brings it back; a success proves
+ * it is not poison and restarts the count, while older rows stay for the record.
+ */
+export async function attemptsSinceLastSuccess(db: Queryable, fingerprint: string, stage: Stage): Promise<AttemptRecord[]> {
+  const result = await db.query<{ attempt_key: string; crawl_id: string; failure_type: string; message: string | null; at: Date }>(
+    `SELECT attempt_key, crawl_id, failure_type, message, at FROM attempts
+     WHERE fingerprint = $1 AND stage = $2
+       AND at > COALESCE(CASE WHEN $2 = 'fetch' THEN (SELECT last_success_at FROM urls WHERE fingerprint = $1)
+                              ELSE (SELECT max(parsed_at) FROM documents WHERE fingerprint = $1) END, '-infinity'::timestamptz)
+     ORDER BY at, attempt_key`,
+    [fingerprintToBytes(fingerprint), stage],
   );
-  return result.rows.map((row) => ({ attemptKey: row.attempt_key, failureType: row.failure_type, message: row.message, at: row.at.toISOString() }));
+  return result.rows.map((row) => ({ attemptKey: row.attempt_key, crawlId: row.crawl_id, failureType: row.failure_type, message: row.message, at: row.at.toISOString() }));
 }
 
 export async function moveToDeadLetters(
@@ -82,7 +100,11 @@ export async function requeueDeadLetters(db: Queryable, input: { crawlId: string
   );
   if (requeued.rows.length === 0) return 0;
   const fingerprints = requeued.rows.map((row) => row.fingerprint);
-  await db.query('DELETE FROM attempts WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[])', [input.crawlId, fingerprints]);
+  // A clean count: the poison budget counts across crawls (attemptsSinceLastSuccess), so every crawl's rows go.
+  await db.query(
+    'DELETE FROM attempts a USING unnest($1::bytea[], $2::text[]) AS r(fingerprint, stage) WHERE a.fingerprint = r.fingerprint AND a.stage = r.stage',
+    [fingerprints, requeued.rows.map((row) => row.stage)],
+  );
   const result = await db.query(
     `UPDATE frontier SET state = 'queued', outcome = NULL, attempts = 0, generation = NULL, claim_token = NULL, updated_at = now()
      WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[]) AND state = 'dead'`,

@@ -130,7 +130,7 @@ interface ClaimRow {
   generation: number;
   attempts: number;
   purpose: string;
-  config: { minHostDelayMs?: number; maxConcurrentFetchesPerHost?: number };
+  config: { minHostDelayMs?: number; maxConcurrentFetchesPerHost?: number; politeness?: HostWorkItem['politeness'] };
 }
 
 function toWorkItem(row: ClaimRow): HostWorkItem {
@@ -145,6 +145,8 @@ function toWorkItem(row: ClaimRow): HostWorkItem {
     purpose: row.purpose,
     minHostDelayMs: row.config.minHostDelayMs ?? 1000,
     maxConcurrentFetches: row.config.maxConcurrentFetchesPerHost ?? 1,
+    // Only when set, so items of crawls without knobs stay as small as before.
+    ...(row.config.politeness && Object.keys(row.config.politeness).length > 0 ? { politeness: row.config.politeness } : {}),
   };
 }
 
