@@ -19,7 +19,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
-import type { FetchFailureDetails, FetchUrlResult, HostWorkItem, SettleOutcome } from '../activities/contracts.js';
+import type { FetchFailureDetails, FetchUrlResult, HostWorkItem, RefreshRobotsResult, SettleOutcome } from '../activities/contracts.js';
 import {
   FAILURE_POLICIES,
   POISON_ATTEMPT_LIMIT,
@@ -133,7 +133,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     nextFetchAtMs: state.nextFetchAtMs(Date.now()),
     paused: state.paused,
     delayOverrideMs: state.delayOverrideMs,
-    quarantinedReason: state.quarantinedReason,
+    quarantinedReason: state.quarantinedReason ?? heldReason(state.holdAt(Date.now())),
     fetchesThisRun: state.fetchesThisRun,
     run: state.run,
   }));
@@ -204,8 +204,10 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     }
 
     if (state.queue.length === 0) {
-      // Wait for in-flight work; once idle, the next claim may release the host.
-      if (!state.idle) await condition(() => state.idle || woken || fatal !== undefined);
+      // Wait for in-flight work; once idle, the next claim may release the host. A host-level
+      // retry (429, 5xx, robots) requeues its URL meanwhile: that must wake the loop too.
+      const wakeOnRequeue = patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
+      if (!state.idle) await condition(() => state.idle || (wakeOnRequeue && state.queue.length > 0) || woken || fatal !== undefined);
       claimExhausted = false;
       continue;
     }
@@ -253,7 +255,10 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     if (!state.robotsFresh(item.origin, nowMs)) {
       // robots.txt is a request to the host like any other: it takes a politeness slot.
       state.queue.unshift(item);
-      await refreshRobots(item);
+      const refreshed = await refreshRobots(item);
+      if (refreshed.policyKind === 'disallow-all' && patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH)) {
+        await waitForRobotsRefresh(item.origin, refreshed.freshUntilMs);
+      }
       continue;
     }
 
@@ -265,7 +270,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     track(processItem(item));
   }
 
-  async function refreshRobots(item: HostWorkItem): Promise<void> {
+  async function refreshRobots(item: HostWorkItem): Promise<RefreshRobotsResult> {
     state.noteRequestStarted(Date.now(), item);
     const result = await storeActivities.refreshRobots({ origin: item.origin, crawlId: item.crawlId });
     state.robotsFreshUntilMs[item.origin] = result.freshUntilMs;
@@ -279,6 +284,28 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       random,
       Date.now(),
     );
+    return result;
+  }
+
+  /**
+   * robots.txt is unreachable (5xx, network error: RFC 9309 §2.3.1.4, disallow everything for now):
+   * every ready URL of the origin waits for the file's next refresh (RobotsUnreachable, a host-level
+   * retry), or fails as RobotsUnreachable once its attempts are spent. Decided here, at once and
+   * without a request: waiting for another politeness slot would find the rules stale again.
+   */
+  async function waitForRobotsRefresh(origin: string, refreshAtMs: number): Promise<void> {
+    const nowMs = Date.now();
+    const waiting = state.queue.filter((queued) => queued.origin === origin && (queued.notBeforeMs ?? 0) <= nowMs);
+    state.queue = state.queue.filter((queued) => !waiting.includes(queued));
+    for (const queued of waiting) {
+      const attempts = queued.attempt + 1;
+      const delayMs = retryDelayMs('RobotsUnreachable', attempts, random, { nowMs, retryAfterAtMs: Math.max(nowMs, refreshAtMs), scale: retryDelayScaleOf(queued.politeness) });
+      if (delayMs !== undefined) {
+        state.queue.push({ ...queued, attempt: attempts, notBeforeMs: nowMs + delayMs });
+      } else {
+        await settle(queued, { kind: 'failed', failureType: 'RobotsUnreachable', message: `robots.txt of ${origin} stayed unreachable for ${attempts} attempts; nothing else was fetched there`, stage: 'fetch', attempts });
+      }
+    }
   }
 
   async function processItem(item: HostWorkItem): Promise<void> {
@@ -399,6 +426,10 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       outcome,
     });
   }
+}
+
+function heldReason(hold: ReturnType<HostQueue['holdAt']>): string | null {
+  return hold === undefined ? null : `${hold.reason} until ${new Date(hold.untilMs).toISOString()}`;
 }
 
 function hostOutcomeOf(result: FetchUrlResult): Parameters<HostQueue['noteOutcome']>[0] {
