@@ -13,18 +13,21 @@ import { once } from 'node:events';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import {
   FAILURE_POLICIES,
+  POISON_ATTEMPT_LIMIT,
   classifyHttpStatus,
   classifyTransportError,
+  countsTowardPoison,
   retryDelayMs,
   type FetchFailureType,
 } from '../domain/failures/index.js';
+import { retryDelayScaleOf } from '../config/politeness-config.js';
 import { parseRetryAfter } from '../domain/politeness/index.js';
 import { changeKey } from '../domain/recrawl/index.js';
 import { isRobotsFresh, productTokenOf, robotsVerdictFor } from '../domain/robots/index.js';
 import { canonicalizeUrl, decideRedirect, isSkippedContentType } from '../domain/url/index.js';
 import { HttpFetchError, type BodySink, type FetchResponseHead } from '../http/index.js';
 import { bodyKeyFor } from '../storage/object-store/body-store.js';
-import { recordAttempt } from '../storage/postgres/attempt-repository.js';
+import { attemptsSinceLastSuccess, recordAttempt } from '../storage/postgres/attempt-repository.js';
 import { getFetch, getUrlValidators, recordBody, recordFetch, updateUrlAfterFetch, type FetchRecord } from '../storage/postgres/fetch-repository.js';
 import { getFrontierEntry, settleFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { getRobotsEntry } from '../storage/postgres/robots-repository.js';

@@ -4,6 +4,13 @@ export { FrontierInputError, type FrontierErrorCode } from './errors.js';
 export { bloomSizing, type BloomSizing } from './bloom-sizing.js';
 export { BloomFilter } from './bloom-filter.js';
 export {
+  planSeenTest,
+  settleSeenTest,
+  type SeenFilterProbe,
+  type SeenTestPlan,
+  type SeenTestVerdict,
+} from './seen-test.js';
+export {
   urlPriority,
   resolvePriorityWeights,
   DEFAULT_PRIORITY_WEIGHTS,

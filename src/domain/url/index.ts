@@ -43,3 +43,4 @@ export {
   type TrapReason,
   type TrapAssessment,
 } from './traps.js';
+export { isPathVariant, pathWithoutParams, withoutSessionParams } from './path-variants.js';

@@ -7,6 +7,7 @@
 
 import type { CanonicalUrl } from './canonicalize.js';
 import { urlFingerprint } from './fingerprint.js';
+import { isPathVariant, pathWithoutParams } from './path-variants.js';
 import { pairNameKey, queryPairs } from './query-params.js';
 
 export const DEFAULT_SESSION_PARAM_NAMES: readonly string[] = [
@@ -47,7 +48,7 @@ export interface TrapContext {
   nowMs: number;
   /** URLs already registered for this host in this crawl. */
   hostUrlCount: number;
-  /** Distinct queries already registered for this URL's path. */
+  /** Variants (distinct queries or `;name=value` path parameters) already registered for this URL's path (pathWithoutParams). */
   pathVariantCount: number;
   /** Share (0..1) of new content hashes among recent fetches at this depth; undefined if unknown. */
   uniqueContentRatioAtDepth?: number;
@@ -148,7 +149,7 @@ export function assessTrap(url: CanonicalUrl, context: TrapContext, options: Tra
   push(calendarSignal(url, pairs, context.nowMs, o.calendarYearsWindow, o.dropMultiplier));
   push(sessionSignal(url.path, pairs, o.sessionNames));
   push(overflowSignal(url, 'host-budget', context.hostUrlCount + 1, o.maxUrlsPerHost, o, `URLs for host ${url.host}`));
-  push(overflowSignal(url, 'path-variants', url.query === undefined ? 0 : context.pathVariantCount + 1, o.maxVariantsPerPath, o, `query variants of ${url.path}`));
+  push(overflowSignal(url, 'path-variants', isPathVariant(url) ? context.pathVariantCount + 1 : 0, o.maxVariantsPerPath, o, `variants (queries, ;parameters) of ${pathWithoutParams(url.path)}`));
   const ratio = context.uniqueContentRatioAtDepth;
   if (ratio !== undefined && context.depth >= o.contentStallMinDepth && ratio < o.minUniqueContentRatio) {
     push({
