@@ -135,8 +135,15 @@ export type FetchUrlResult =
       kind: 'redirect';
       status: number;
       location: string | null;
-      decision: 'follow' | 'loop' | 'too-many-hops' | 'invalid' | 'out-of-scope';
+      /**
+       * follow: the target is in the frontier (new or known); out-of-scope, robots-disallowed
+       * (the target origin's rules) and rejected (depth, trap) are not followed; loop and
+       * too-many-hops are terminal failures; invalid: no usable Location.
+       */
+      decision: 'follow' | 'loop' | 'too-many-hops' | 'invalid' | 'out-of-scope' | 'robots-disallowed' | 'rejected';
       targetUrl?: string;
+      /** Why a target was not followed, for operators. */
+      reason?: string;
       startedAtMs: number;
       finishedAtMs: number;
     }

@@ -3,7 +3,7 @@
  * backpressure, waking hosts) and closing the crawl.
  */
 import { admissionDecision } from '../domain/frontier/index.js';
-import { tryCanonicalizeUrl, urlFingerprint, redactUserinfo } from '../domain/url/index.js';
+import { compileQueryPolicies, tryCanonicalizeUrl, urlFingerprint, redactUserinfo } from '../domain/url/index.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import {
   addSeedHosts,
@@ -38,8 +38,11 @@ export function createCrawlActivities(deps: ActivityDeps) {
   async function registerSeeds(input: RegisterSeedsInput): Promise<RegisterSeedsResult> {
     const rejected: RegisterSeedsResult['rejected'] = [];
     const entries: NewFrontierEntry[] = [];
+    // The crawl's verified query policies apply to seeds too: a seed and the same page found as a
+    // link must get one fingerprint, or the page is fetched twice.
+    const canonicalizeOptions = { queryPolicies: compileQueryPolicies(input.config.queryPolicies ?? []) };
     for (const seed of input.seeds) {
-      const result = tryCanonicalizeUrl(seed);
+      const result = tryCanonicalizeUrl(seed, canonicalizeOptions);
       if (!result.ok) {
         rejected.push({ url: redactUserinfo(seed), reason: `${result.error.code}: ${result.error.message}` });
         continue;

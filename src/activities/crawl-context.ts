@@ -1,6 +1,9 @@
-import { compileQueryPolicies, type CanonicalizeOptions, type OriginQueryPolicy } from '../domain/url/index.js';
+import type { CrawlTrapConfig } from '../config/crawl-config.js';
+import type { BloomFilter } from '../domain/frontier/index.js';
+import { compileQueryPolicies, createScopeChecker, type CanonicalizeOptions, type OriginQueryPolicy, type ScopeChecker } from '../domain/url/index.js';
 import { getCrawl, type CrawlRecord } from '../storage/postgres/crawl-repository.js';
 import type { Pool } from '../storage/postgres/pool.js';
+import { SeenFilters } from './seen-filters.js';
 
 /**
  * A crawl's record and the compiled forms of its config, cached briefly per process: every fetch
@@ -11,6 +14,12 @@ export interface CrawlContext {
   record: CrawlRecord;
   canonicalizeOptions: CanonicalizeOptions;
   seedHosts: ReadonlySet<string>;
+  /** The crawl's scope, compiled once against its seed hosts. */
+  scope: ScopeChecker;
+  /** Trap thresholds (crawls stored before they existed get {}: the defaults). */
+  traps: CrawlTrapConfig;
+  /** This process's Bloom filter for the crawl's seen test; undefined when off or the crawl ended. */
+  seenFilter: BloomFilter | undefined;
 }
 
 const TTL_MS = 1000;
@@ -18,11 +27,15 @@ const TTL_MS = 1000;
 export class CrawlContextCache {
   private readonly entries = new Map<string, { context: CrawlContext; loadedAtMs: number }>();
   private readonly compiled = new Map<string, CanonicalizeOptions>();
+  private readonly scopes = new Map<string, { key: string; checker: ScopeChecker }>();
+  readonly seenFilters: SeenFilters;
 
   constructor(
     private readonly pool: Pool,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.seenFilters = new SeenFilters(now);
+  }
 
   async get(crawlId: string): Promise<CrawlContext> {
     const cached = this.entries.get(crawlId);
@@ -34,9 +47,28 @@ export class CrawlContextCache {
       canonicalizeOptions = { queryPolicies: compileQueryPolicies(record.config.queryPolicies as OriginQueryPolicy[]) };
       this.compiled.set(crawlId, canonicalizeOptions);
     }
-    const context = { record, canonicalizeOptions, seedHosts: new Set(record.seedHosts) };
+    const context: CrawlContext = {
+      record,
+      canonicalizeOptions,
+      seedHosts: new Set(record.seedHosts),
+      scope: this.scopeOf(record),
+      traps: record.config.traps ?? {},
+      seenFilter: this.seenFilters.forCrawl(record),
+    };
     this.entries.set(crawlId, { context, loadedAtMs: this.now() });
     if (this.entries.size > 1000) this.entries.delete(this.entries.keys().next().value!);
+    if (this.scopes.size > 1000) this.scopes.delete(this.scopes.keys().next().value!);
     return context;
+  }
+
+  /** Seeds can be added while a crawl runs, so the checker is rebuilt when the seed hosts change. */
+  private scopeOf(record: CrawlRecord): ScopeChecker {
+    const key = JSON.stringify([record.seedHosts, record.config.scope]);
+    const cached = this.scopes.get(record.id);
+    if (cached?.key === key) return cached.checker;
+    const { mode, allowPrefixes, denyPrefixes } = record.config.scope;
+    const checker = createScopeChecker(new Set(record.seedHosts), { mode, allowPrefixes, denyPrefixes });
+    this.scopes.set(record.id, { key, checker });
+    return checker;
   }
 }

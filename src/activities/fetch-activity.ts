@@ -36,7 +36,7 @@ import type { CrawlContext, CrawlContextCache } from './crawl-context.js';
 import type { FetchFailureDetails, FetchUrlInput, FetchUrlResult } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
 import { recordVisit } from './change-detection.js';
-import { registerDiscoveredUrls } from './link-registration.js';
+import { registerDiscoveredUrls, type RegistrationGate } from './link-registration.js';
 
 /** Response headers kept with the fetch record (000 §8: selected headers). */
 const KEPT_HEADERS = ['content-type', 'content-length', 'content-encoding', 'etag', 'last-modified', 'cache-control', 'expires', 'location', 'retry-after', 'x-robots-tag', 'content-language', 'server', 'date'];
@@ -234,9 +234,14 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
     });
     let outcomeDecision: Extract<FetchUrlResult, { kind: 'redirect' }>['decision'] = decision.kind === 'follow' ? 'follow' : decision.kind;
     let targetUrl: string | undefined;
+    let refusal: string | undefined;
+    // Robots rules apply to the target, not only the source: with the target origin's rules at
+    // hand, a target they disallow is not followed (and never enters the frontier).
+    const gate = decision.kind === 'follow' ? await robotsGate(context, decision.target.origin, input.url) : undefined;
     await inTransaction(deps.pool, async (client) => {
       if (decision.kind === 'follow') {
         targetUrl = decision.target.url;
+        // The target is its own URL record (scope, depth and traps apply to it); the hop is a 'redirect' edge.
         const registration = await registerDiscoveredUrls(client, context, {
           sourceFingerprint: input.fingerprint,
           depth: input.depth,
@@ -244,8 +249,13 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
           kind: 'redirect',
           redirect: { hops: chain.length, chain },
           nowMs: finishedAtMs,
+          ...(gate ? { gate } : {}),
         });
-        if (registration.rejected.some((rejection) => rejection.reason.startsWith('out-of-scope'))) outcomeDecision = 'out-of-scope';
+        const fate = registration.outcomes[0]?.fate;
+        if (fate?.kind === 'rejected') {
+          outcomeDecision = fate.code.startsWith('out-of-scope') ? 'out-of-scope' : fate.code === 'robots-disallowed' ? 'robots-disallowed' : 'rejected';
+          refusal = `${fate.code}: ${fate.reason}`;
+        }
       }
       await recordFetch(client, {
         ...baseRecord,
@@ -266,7 +276,32 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
         status: head.status,
       });
     }
-    return { kind: 'redirect', status: head.status, location, decision: outcomeDecision, ...(targetUrl ? { targetUrl } : {}), startedAtMs, finishedAtMs };
+    return {
+      kind: 'redirect',
+      status: head.status,
+      location,
+      decision: outcomeDecision,
+      ...(targetUrl ? { targetUrl } : {}),
+      ...(refusal ? { reason: refusal } : {}),
+      startedAtMs,
+      finishedAtMs,
+    };
+  }
+
+  /**
+   * Refuses redirect targets the target origin's cached, fresh robots rules disallow. Without such
+   * rules (another origin not fetched yet, an unreachable robots.txt) the target is registered and
+   * the fetch-time check decides, as for any URL.
+   */
+  async function robotsGate(context: CrawlContext, origin: string, fromUrl: string): Promise<RegistrationGate | undefined> {
+    const robots = await getRobotsEntry(deps.pool, origin);
+    if (!robots || !isRobotsFresh(robots, deps.now())) return undefined;
+    const token = productTokenOf(context.record.config.userAgent);
+    return (url) => {
+      const verdict = robotsVerdictFor(robots, token, url.pathAndQuery);
+      if (verdict.allowed || verdict.policyKind !== 'rules') return undefined;
+      return { code: 'robots-disallowed', reason: `robots.txt of ${origin} disallows ${url.pathAndQuery}; the redirect from ${fromUrl} is not followed` };
+    };
   }
 
   /**

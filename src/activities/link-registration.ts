@@ -1,20 +1,38 @@
 /**
- * From discovered link to frontier entry (000 §3, steps 1-3): resolve, canonicalize, scope,
- * trap assessment, priority, then atomic registration. Used by the parser for links and by the
- * fetcher for redirect targets, so both follow the same rules.
+ * From discovered link to frontier entry (000 §3, steps 1-3): canonicalize, scope, depth, the
+ * seen test in tiers (Bloom filter, then the exact store), trap assessment, priority, then one
+ * atomic insert per fingerprint. Used by the parser for links and by the fetcher for redirect
+ * targets, so both follow the same rules. Every refusal is counted by reason, and a bounded
+ * sample of the refused URLs is kept, so an operator can see what the crawl left out and why.
  */
-import { tierOf, urlPriority } from '../domain/frontier/index.js';
+import { planSeenTest, settleSeenTest, tierOf, urlPriority } from '../domain/frontier/index.js';
 import {
+  DEFAULT_SESSION_PARAM_NAMES,
   assessTrap,
-  checkScope,
+  isPathVariant,
+  pathWithoutParams,
   tryCanonicalizeUrl,
   urlFingerprint,
+  withoutSessionParams,
   type CanonicalUrl,
   type TrapAssessment,
 } from '../domain/url/index.js';
-import { registerFrontierEntries, fingerprintToBytes, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { recordLinks, type LinkEdge } from '../storage/postgres/document-repository.js';
 import type { PoolClient } from '../storage/postgres/pool.js';
+import {
+  addGrowthStats,
+  addSeenStats,
+  fingerprintsInFrontier,
+  lockCrawlRow,
+  pathStatKey,
+  readDepthContent,
+  readGrowthStats,
+  recordContentGrowth,
+  recordRejections,
+  type HostGrowth,
+  type Rejection,
+} from '../storage/postgres/url-scope-repository.js';
 import type { CrawlContext } from './crawl-context.js';
 
 export function priorityOfDiscovery(signals: { depth: number; trapPenalty: number; inlinks?: number }): { priority: number; tier: number } {
@@ -22,12 +40,21 @@ export function priorityOfDiscovery(signals: { depth: number; trapPenalty: numbe
   return { priority, tier: tierOf(priority) };
 }
 
+/**
+ * Pages a host must have parsed at a depth before its share of new content counts: below it,
+ * one duplicate page would look like a stall.
+ */
+export const MIN_PAGES_FOR_CONTENT_RATIO = 10;
+
 export interface DiscoveredUrl {
   /** Absolute URL (already resolved against its base). */
   absoluteUrl: string;
   anchorText?: string;
   rel?: string;
 }
+
+/** Refuses a canonical URL for a reason the registration cannot see (robots for a redirect target). */
+export type RegistrationGate = (url: CanonicalUrl) => { code: string; reason: string } | undefined;
 
 export interface RegistrationInput {
   sourceFingerprint: string;
@@ -38,37 +65,67 @@ export interface RegistrationInput {
   /** For redirect targets: hops so far and the chain of fingerprints already visited. */
   redirect?: { hops: number; chain: string[] };
   nowMs: number;
+  /**
+   * For links: the source page's normalized content hash (null when it has no text). Feeds the
+   * unique-content-by-depth signal (000 §6.2) once per page.
+   */
+  sourceContentHash?: string | null;
+  /** Checked for new in-scope URLs, before trap assessment. */
+  gate?: RegistrationGate;
 }
+
+/** What became of one discovered URL that canonicalized. */
+export type UrlFate =
+  | { kind: 'registered' }
+  /** Already in this crawl's frontier (or registered by another worker at the same moment). */
+  | { kind: 'known' }
+  /** The discovery budget was spent. */
+  | { kind: 'over-budget' }
+  | { kind: 'rejected'; code: string; reason: string };
 
 export interface RegistrationResult {
   registered: number;
   /** Edges recorded (link graph). */
   edges: number;
   rejected: { url: string; reason: string }[];
+  /** One per distinct canonical URL, in discovery order. */
+  outcomes: { url: string; fingerprint: string; fate: UrlFate }[];
 }
 
-/** Most rejections per call written to crawl_rejections, so a trap page cannot flood the table. */
-const MAX_RECORDED_REJECTIONS = 200;
+interface Candidate {
+  url: CanonicalUrl;
+  fingerprint: string;
+  source: DiscoveredUrl;
+}
 
 /** Runs inside the caller's transaction. */
 export async function registerDiscoveredUrls(client: PoolClient, context: CrawlContext, input: RegistrationInput): Promise<RegistrationResult> {
   const config = context.record.config;
   const crawlId = context.record.id;
-  const rejected: RegistrationResult['rejected'] = [];
-  const candidates: { url: CanonicalUrl; fingerprint: string; source: DiscoveredUrl }[] = [];
-  const seen = new Set<string>();
+  const rejections: Rejection[] = [];
+  const fates = new Map<string, UrlFate>();
+  const reject = (candidate: Pick<Candidate, 'url' | 'fingerprint'>, code: string, reason: string, detail?: unknown): void => {
+    fates.set(candidate.fingerprint, { kind: 'rejected', code, reason });
+    rejections.push({ url: candidate.url.url, fingerprint: candidate.fingerprint, code, reason, detail });
+  };
+
+  // 1. Canonical form and fingerprint; one candidate per fingerprint.
+  const candidates: Candidate[] = [];
+  const inBatch = new Set<string>();
   for (const discovered of input.urls) {
     const canonical = tryCanonicalizeUrl(discovered.absoluteUrl, context.canonicalizeOptions);
     if (!canonical.ok) {
-      rejected.push({ url: canonical.error.redactedInput, reason: canonical.error.code });
+      const { redactedInput, code, message } = canonical.error;
+      rejections.push({ url: redactedInput, fingerprint: urlFingerprint(redactedInput), code: `invalid-url:${code}`, reason: message });
       continue;
     }
     const fingerprint = urlFingerprint(canonical.value.url);
-    if (seen.has(fingerprint)) continue;
-    seen.add(fingerprint);
+    if (inBatch.has(fingerprint)) continue;
+    inBatch.add(fingerprint);
     candidates.push({ url: canonical.value, fingerprint, source: discovered });
   }
 
+  // 2. The link graph keeps every edge, in scope or not (written below, with the other writes).
   const edges: LinkEdge[] = candidates.map((candidate) => ({
     source: input.sourceFingerprint,
     target: candidate.fingerprint,
@@ -76,41 +133,87 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
     rel: candidate.source.rel,
     kind: input.kind,
   }));
-  await recordLinks(client, crawlId, edges);
 
-  const inScope = candidates.filter((candidate) => {
-    const scope = checkScope(candidate.url, context.seedHosts, { ...config.scope });
-    if (!scope.inScope) rejected.push({ url: candidate.url.url, reason: `out-of-scope: ${scope.reason}` });
-    return scope.inScope;
-  });
-  if (input.depth > config.maxDepth) {
-    for (const candidate of inScope) rejected.push({ url: candidate.url.url, reason: `depth ${input.depth} > maxDepth ${config.maxDepth}` });
-    await recordRejections(client, crawlId, rejected);
-    return { registered: 0, edges: edges.length, rejected };
+  // 3. Scope: cheap, and no lookup for what is out of the crawl anyway.
+  const inScope: Candidate[] = [];
+  for (const candidate of candidates) {
+    const scope = context.scope.check(candidate.url);
+    if (scope.inScope) inScope.push(candidate);
+    else reject(candidate, `out-of-scope:${scope.code}`, scope.reason);
   }
 
-  const stats = await growthStats(client, crawlId, inScope.map((candidate) => candidate.url));
-  const entries: NewFrontierEntry[] = [];
-  const drops: { fingerprint: string; url: string; assessment: TrapAssessment }[] = [];
+  // 4. The seen test in tiers: Bloom negatives go on; positives are confirmed in the exact store.
+  // Before depth and traps, so a URL the crawl already holds is never reported as refused.
+  const filter = context.seenFilter;
+  const plan = planSeenTest(filter, inScope.map((candidate) => candidate.fingerprint));
+  const verdict = settleSeenTest(plan, await fingerprintsInFrontier(client, crawlId, plan.toConfirm));
+  for (const fingerprint of verdict.seen) fates.set(fingerprint, { kind: 'known' });
+  const unseen = new Set(verdict.unseen);
+  const fresh: Candidate[] = [];
   for (const candidate of inScope) {
-    const pathKey = pathKeyOf(candidate.url);
-    const assessment = assessTrap(candidate.url, {
-      depth: input.depth,
-      nowMs: input.nowMs,
-      hostUrlCount: stats.hostUrls.get(candidate.url.host) ?? 0,
-      pathVariantCount: stats.pathVariants.get(pathKey) ?? 0,
-    });
+    if (!unseen.has(candidate.fingerprint)) continue;
+    if (input.depth > config.maxDepth) {
+      reject(candidate, 'depth', `depth ${input.depth} is beyond the crawl's maxDepth ${config.maxDepth}`);
+      continue;
+    }
+    const refused = input.gate?.(candidate.url);
+    if (refused) {
+      reject(candidate, refused.code, refused.reason);
+      continue;
+    }
+    fresh.push(candidate);
+  }
+
+  // 5. Traps, by growth pattern around each new URL.
+  const sessionNames = context.traps.sessionParamNames ?? DEFAULT_SESSION_PARAM_NAMES;
+  const hosts = [...new Set(fresh.map((candidate) => candidate.url.host))];
+  const pathKeys = [...new Map(fresh.filter((c) => isPathVariant(c.url)).map((c) => [pathStatKey(c.url.host, pathWithoutParams(c.url.path)), { host: c.url.host, path: pathWithoutParams(c.url.path) }])).values()];
+  const [growth, depthContent, sessionTwins] = await Promise.all([
+    readGrowthStats(client, crawlId, hosts, pathKeys),
+    readDepthContent(client, crawlId, input.depth - 1, hosts),
+    knownSessionTwins(client, crawlId, fresh, sessionNames, context, inBatch),
+  ]);
+  const entries: NewFrontierEntry[] = [];
+  const drops: { candidate: Candidate; assessment: TrapAssessment }[] = [];
+  for (const candidate of fresh) {
+    const { url } = candidate;
+    const variant = isPathVariant(url);
+    const pathKey = pathStatKey(url.host, pathWithoutParams(url.path));
+    let assessment = assessTrap(
+      url,
+      {
+        depth: input.depth,
+        nowMs: input.nowMs,
+        hostUrlCount: growth.hostUrls.get(url.host) ?? 0,
+        pathVariantCount: variant ? (growth.pathVariants.get(pathKey) ?? 0) : 0,
+        uniqueContentRatioAtDepth: newContentRatio(depthContent.get(url.host)),
+      },
+      context.traps,
+    );
+    const twin = sessionTwins.get(candidate.fingerprint);
+    if (twin !== undefined && assessment.action !== 'drop' && !inSample(candidate.fingerprint, context.traps.overflowSampleRate ?? 0.01)) {
+      // The same page is already in the crawl without the session id: fetching it again under a
+      // fresh id only feeds the trap. A deterministic sample is kept (demoted) to show the pattern.
+      assessment = {
+        action: 'drop',
+        priorityPenalty: 1,
+        reasons: [
+          ...assessment.reasons,
+          { code: 'session-id', action: 'drop', detail: `the same URL without its session id (${twin}) is already in the crawl` },
+        ],
+      };
+    }
     if (assessment.action === 'drop') {
-      drops.push({ fingerprint: candidate.fingerprint, url: candidate.url.url, assessment });
+      drops.push({ candidate, assessment });
       continue;
     }
     const { priority, tier } = priorityOfDiscovery({ depth: input.depth, trapPenalty: assessment.priorityPenalty });
     entries.push({
       fingerprint: candidate.fingerprint,
-      url: candidate.url.url,
-      host: candidate.url.host,
-      origin: candidate.url.origin,
-      canonicalizationVersion: candidate.url.version,
+      url: url.url,
+      host: url.host,
+      origin: url.origin,
+      canonicalizationVersion: url.version,
       depth: input.depth,
       priority,
       tier,
@@ -120,107 +223,116 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
       redirectChain: input.redirect?.chain ?? [],
       demotion: assessment.action === 'demote' ? assessment.reasons : undefined,
     });
-    // Growth seen within this page counts too: a page of 500 calendar links trips the limits.
-    stats.hostUrls.set(candidate.url.host, (stats.hostUrls.get(candidate.url.host) ?? 0) + 1);
-    stats.pathVariants.set(pathKey, (stats.pathVariants.get(pathKey) ?? 0) + 1);
+    // Growth within this page counts too: a page of 500 calendar links trips the limits.
+    growth.hostUrls.set(url.host, (growth.hostUrls.get(url.host) ?? 0) + 1);
+    if (variant) growth.pathVariants.set(pathKey, (growth.pathVariants.get(pathKey) ?? 0) + 1);
   }
 
-  // Redirect targets were asked for by a URL already admitted; they do not spend the discovery budget.
-  const fresh = await registerFrontierEntries(client, crawlId, entries, { respectDiscoveryBudget: input.kind === 'link' });
-  const freshSet = new Set(fresh);
-  const registeredEntries = entries.filter((entry) => freshSet.has(entry.fingerprint));
-  await updateGrowthStats(client, crawlId, registeredEntries, drops.length > 0 ? drops : []);
-  for (const drop of drops) {
-    rejected.push({ url: drop.url, reason: `trap: ${drop.assessment.reasons.map((reason) => reason.code).join(',')}` });
+  // 6. Writes, all under the crawl row's lock, taken after the reads above (see lockCrawlRow): the
+  // source page's content growth, the edges, then the atomic check-and-insert, where the
+  // (crawl, fingerprint) primary key decides whatever the filter said. Redirect targets were
+  // asked for by a URL already admitted; they do not spend the discovery budget.
+  await lockCrawlRow(client, crawlId);
+  if (input.sourceContentHash !== undefined) {
+    await recordContentGrowth(client, { crawlId, fingerprint: input.sourceFingerprint, normalizedHash: input.sourceContentHash });
   }
-  await recordRejections(
+  await recordLinks(client, crawlId, edges);
+  const inserted = new Set(await registerFrontierEntries(client, crawlId, entries, { respectDiscoveryBudget: input.kind === 'link' }));
+  const unplaced = entries.filter((entry) => !inserted.has(entry.fingerprint)).map((entry) => entry.fingerprint);
+  const present = unplaced.length === 0 ? new Set<string>() : await fingerprintsInFrontier(client, crawlId, unplaced);
+  for (const entry of entries) {
+    fates.set(entry.fingerprint, inserted.has(entry.fingerprint) ? { kind: 'registered' } : present.has(entry.fingerprint) ? { kind: 'known' } : { kind: 'over-budget' });
+  }
+  if (filter) {
+    // Only what the exact store holds goes into the filter, so its positives stay meaningful.
+    for (const fingerprint of [...inserted, ...present, ...verdict.seen]) filter.add(fingerprint);
+  }
+
+  // 7. Figures for operators: growth, trap drops, refusals, the seen test.
+  const hostGrowth = new Map<string, HostGrowth>();
+  const pathGrowth = new Map<string, { host: string; path: string; variants: number }>();
+  const growthOf = (host: string): HostGrowth => {
+    let stat = hostGrowth.get(host);
+    if (!stat) hostGrowth.set(host, (stat = { urls: 0, demoted: 0, dropped: 0 }));
+    return stat;
+  };
+  const freshUrls = new Map(fresh.map((candidate) => [candidate.fingerprint, candidate.url]));
+  for (const entry of entries) {
+    if (!inserted.has(entry.fingerprint)) continue;
+    const stat = growthOf(entry.host);
+    stat.urls += 1;
+    if (entry.demotion !== undefined) stat.demoted += 1;
+    const url = freshUrls.get(entry.fingerprint)!;
+    if (isPathVariant(url)) {
+      const path = pathWithoutParams(url.path);
+      const key = pathStatKey(url.host, path);
+      const stat = pathGrowth.get(key) ?? { host: url.host, path, variants: 0 };
+      stat.variants += 1;
+      pathGrowth.set(key, stat);
+    }
+  }
+  for (const { candidate, assessment } of drops) {
+    growthOf(candidate.url.host).dropped += 1;
+    const codes = [...new Set(assessment.reasons.filter((reason) => reason.action === 'drop').map((reason) => reason.code))];
+    reject(candidate, `trap:${codes.join('+')}`, assessment.reasons.map((reason) => `${reason.code} (${reason.detail})`).join('; '), assessment.reasons);
+  }
+  await addGrowthStats(client, crawlId, hostGrowth, [...pathGrowth.values()]);
+  await recordRejections(client, crawlId, rejections);
+  await addSeenStats(
     client,
     crawlId,
-    drops.map((drop) => ({ url: drop.url, reason: `trap: ${drop.assessment.reasons.map((reason) => `${reason.code} (${reason.detail})`).join('; ')}` })),
+    {
+      checked: inScope.length,
+      unfiltered: plan.filtered ? 0 : inScope.length,
+      negatives: plan.filtered ? plan.negatives.size : 0,
+      positives: plan.toConfirm.length,
+      falsePositives: verdict.falsePositives.length,
+    },
+    filter ? { fillRatio: filter.fillRatio, bytes: filter.sizing.bytes } : undefined,
   );
-  return { registered: fresh.length, edges: edges.length, rejected };
-}
 
-/** Query variants are counted per path: '/calendar' with a thousand '?month=' values is one path. */
-function pathKeyOf(url: CanonicalUrl): string {
-  const path = url.pathAndQuery.split('?')[0] ?? '/';
-  return `${url.host}${path}`;
-}
-
-async function growthStats(client: PoolClient, crawlId: string, urls: CanonicalUrl[]) {
-  const hosts = [...new Set(urls.map((url) => url.host))];
-  const paths = [...new Set(urls.map(pathKeyOf))];
-  const [hostRows, pathRows] = await Promise.all([
-    client.query<{ host: string; urls: number }>('SELECT host, urls FROM crawl_host_stats WHERE crawl_id = $1 AND host = ANY($2)', [crawlId, hosts]),
-    client.query<{ key: string; variants: number }>(
-      `SELECT host || path AS key, variants FROM crawl_path_stats WHERE crawl_id = $1 AND host || path = ANY($2)`,
-      [crawlId, paths],
-    ),
-  ]);
   return {
-    hostUrls: new Map(hostRows.rows.map((row) => [row.host, row.urls])),
-    pathVariants: new Map(pathRows.rows.map((row) => [row.key, row.variants])),
+    registered: inserted.size,
+    edges: edges.length,
+    rejected: rejections.map((rejection) => ({ url: rejection.url, reason: `${rejection.code}: ${rejection.reason}` })),
+    outcomes: candidates.map((candidate) => ({ url: candidate.url.url, fingerprint: candidate.fingerprint, fate: fates.get(candidate.fingerprint) ?? { kind: 'known' } })),
   };
 }
 
-async function updateGrowthStats(
+/**
+ * For new URLs carrying a session id: the session-free form, when the crawl already holds it
+ * (in its frontier or earlier on this very page). Keyed by the session URL's fingerprint.
+ */
+async function knownSessionTwins(
   client: PoolClient,
   crawlId: string,
-  registered: NewFrontierEntry[],
-  drops: { url: string; fingerprint: string }[],
-): Promise<void> {
-  const byHost = new Map<string, { urls: number; demoted: number; dropped: number }>();
-  const byPath = new Map<string, { host: string; path: string; n: number }>();
-  for (const entry of registered) {
-    const host = byHost.get(entry.host) ?? { urls: 0, demoted: 0, dropped: 0 };
-    host.urls += 1;
-    if (entry.demotion !== undefined) host.demoted += 1;
-    byHost.set(entry.host, host);
-    const path = new URL(entry.url).pathname;
-    const key = `${entry.host}${path}`;
-    const stat = byPath.get(key) ?? { host: entry.host, path, n: 0 };
-    stat.n += 1;
-    byPath.set(key, stat);
+  candidates: readonly Candidate[],
+  sessionNames: readonly string[],
+  context: CrawlContext,
+  inBatch: ReadonlySet<string>,
+): Promise<Map<string, string>> {
+  const twins = new Map<string, { url: string; fingerprint: string }>();
+  for (const candidate of candidates) {
+    const stripped = withoutSessionParams(candidate.url, sessionNames);
+    if (stripped === undefined) continue;
+    const canonical = tryCanonicalizeUrl(stripped, context.canonicalizeOptions);
+    if (canonical.ok) twins.set(candidate.fingerprint, { url: canonical.value.url, fingerprint: urlFingerprint(canonical.value.url) });
   }
-  for (const drop of drops) {
-    const hostName = new URL(drop.url).hostname.replace(/^\[|\]$/g, '');
-    const host = byHost.get(hostName) ?? { urls: 0, demoted: 0, dropped: 0 };
-    host.dropped += 1;
-    byHost.set(hostName, host);
+  if (twins.size === 0) return new Map();
+  const known = await fingerprintsInFrontier(client, crawlId, [...new Set([...twins.values()].map((twin) => twin.fingerprint))]);
+  const result = new Map<string, string>();
+  for (const [fingerprint, twin] of twins) {
+    if (known.has(twin.fingerprint) || inBatch.has(twin.fingerprint)) result.set(fingerprint, twin.url);
   }
-  if (byHost.size > 0) {
-    const hosts = [...byHost.entries()];
-    await client.query(
-      `INSERT INTO crawl_host_stats (crawl_id, host, urls, demoted, dropped)
-       SELECT $1, h, u, d, x FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS s(h, u, d, x)
-       ON CONFLICT (crawl_id, host) DO UPDATE SET urls = crawl_host_stats.urls + EXCLUDED.urls,
-         demoted = crawl_host_stats.demoted + EXCLUDED.demoted, dropped = crawl_host_stats.dropped + EXCLUDED.dropped`,
-      [crawlId, hosts.map(([host]) => host), hosts.map(([, s]) => s.urls), hosts.map(([, s]) => s.demoted), hosts.map(([, s]) => s.dropped)],
-    );
-  }
-  if (byPath.size > 0) {
-    const paths = [...byPath.values()];
-    await client.query(
-      `INSERT INTO crawl_path_stats (crawl_id, host, path, variants)
-       SELECT $1, h, p, n FROM unnest($2::text[], $3::text[], $4::int[]) AS s(h, p, n)
-       ON CONFLICT (crawl_id, host, path) DO UPDATE SET variants = crawl_path_stats.variants + EXCLUDED.variants`,
-      [crawlId, paths.map((p) => p.host), paths.map((p) => p.path), paths.map((p) => p.n)],
-    );
-  }
+  return result;
 }
 
-async function recordRejections(client: PoolClient, crawlId: string, rejections: { url: string; reason: string }[]): Promise<void> {
-  const limited = rejections.slice(0, MAX_RECORDED_REJECTIONS);
-  if (limited.length === 0) return;
-  await client.query(
-    `INSERT INTO crawl_rejections (crawl_id, fingerprint, url, reason)
-     SELECT $1, f, u, r FROM unnest($2::bytea[], $3::text[], $4::text[]) AS s(f, u, r)
-     ON CONFLICT (crawl_id, fingerprint) DO NOTHING`,
-    [
-      crawlId,
-      limited.map((rejection) => fingerprintToBytes(urlFingerprint(rejection.url))),
-      limited.map((rejection) => rejection.url),
-      limited.map((rejection) => rejection.reason.slice(0, 500)),
-    ],
-  );
+function newContentRatio(stats: { pages: number; newContent: number } | undefined): number | undefined {
+  if (!stats || stats.pages < MIN_PAGES_FOR_CONTENT_RATIO) return undefined;
+  return Math.min(1, Math.max(0, stats.newContent / stats.pages));
+}
+
+/** Deterministic: the same URL is always in or out of the sample, in every process. */
+function inSample(fingerprint: string, rate: number): boolean {
+  return parseInt(fingerprint.slice(0, 8), 16) / 0x1_0000_0000 < rate;
 }

@@ -61,6 +61,7 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
         urls: followable.map((link) => ({ absoluteUrl: link.absoluteUrl!, anchorText: link.anchorText, rel: link.rel || undefined })),
         kind: 'link',
         nowMs: deps.now(),
+        sourceContentHash: normalized.length > 0 ? sha256Hex(normalized) : null,
       });
       const recorded = await recordDocument(client, {
         fingerprint: input.fingerprint,

@@ -4,7 +4,8 @@ import { CrawlConfigError, DEFAULT_CRAWL_CONFIG, resolveCrawlConfig } from '../.
 describe('resolveCrawlConfig', () => {
   it('fills every default and derives the discovery budget from maxPages', () => {
     const config = resolveCrawlConfig({ maxPages: 50 });
-    expect(config).toMatchObject({ ...DEFAULT_CRAWL_CONFIG, maxPages: 50, maxDiscoveredUrls: 1000 });
+    // The seen filter is sized from the discovery budget too, at least 10,000 URLs.
+    expect(config).toMatchObject({ ...DEFAULT_CRAWL_CONFIG, maxPages: 50, maxDiscoveredUrls: 1000, seenFilterCapacity: 10_000 });
     expect(resolveCrawlConfig({ maxPages: 500 }).maxDiscoveredUrls).toBe(10_000);
   });
 

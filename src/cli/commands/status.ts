@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { errorsByType, frontierCounts, getCrawl, listCrawls } from '../../storage/postgres/crawl-repository.js';
+import { readSeenStats, readTrapReport } from '../../storage/postgres/url-scope-repository.js';
 import { crawlStatusQuery, crawlWorkflowId, hostStatusQuery, hostWorkflowId } from '../../workflows/messages.js';
 import { dataDirOption, defaultDataDir, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
@@ -9,7 +10,9 @@ import { connectServices, temporalUiLink } from '../services.js';
 export const statusUsage = `usage: crawler status [--crawl ID | --host HOST] [--json] [--data-dir DIR]
 
 Without options: recent crawls. With --crawl: the frontier by tier, in flight, admission and
-backpressure, errors by type (live from the running workflow, else from Postgres). With --host:
+backpressure, errors by type (live from the running workflow, else from Postgres), the seen test
+(Bloom negatives, positives confirmed in Postgres, false positives), refused URLs by reason and
+the hosts with demoted or dropped URLs (crawler traps). With --host:
 the host's back queue, next fetch time and politeness state.`;
 
 export async function statusCommand(argv: string[]): Promise<number> {
@@ -46,6 +49,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
       }
       const { maxPages, ...counts } = await frontierCounts(pool, values.crawl);
       const errors = await errorsByType(pool, values.crawl);
+      const [seenTest, traps] = await Promise.all([readSeenStats(pool, values.crawl), readTrapReport(pool, values.crawl)]);
       const link = temporalUiLink(endpoints, crawlWorkflowId(values.crawl));
       const figures = {
         crawlId: crawl.id,
@@ -55,6 +59,9 @@ export async function statusCommand(argv: string[]): Promise<number> {
         activeHosts: live?.activeHosts ?? 0,
         errorsByType: errors,
         maxPages,
+        seenTest,
+        rejections: traps.rejections,
+        trapHosts: traps.hosts,
         temporalUi: link ?? null,
       };
       const c = figures.counts;
@@ -65,6 +72,9 @@ export async function statusCommand(argv: string[]): Promise<number> {
         `  done ${c.done}, failed ${c.failed}, dead-lettered ${c.dead}, dropped ${c.dropped}`,
         `  admission: max in flight ${figures.admission.maxInFlight}, factor ${figures.admission.admitFactor.toFixed(2)}, parse backlog ${figures.admission.backlogSeconds.toFixed(1)} s (${figures.admission.reason})`,
         `  errors: ${Object.entries(errors).map(([type, n]) => `${type} ${n}`).join(', ') || 'none'}`,
+        `  seen test: ${seenTest.checked} checked; Bloom negatives ${seenTest.negatives}, positives ${seenTest.positives} (confirmed in Postgres), false positives ${seenTest.falsePositives}${seenTest.unfiltered > 0 ? `, unfiltered ${seenTest.unfiltered}` : ''}${seenTest.filterFillRatio !== null ? `; filter ${(seenTest.filterFillRatio * 100).toFixed(1)}% full` : ''}`,
+        `  refused: ${Object.entries(traps.rejections).map(([reason, n]) => `${reason} ${n}`).join(', ') || 'none'}`,
+        ...traps.hosts.map((host) => `  trap host ${host.host}: ${host.urls} URLs registered, ${host.demoted} demoted, ${host.dropped} dropped`),
         ...(link ? [`  Temporal UI: ${link}`] : []),
       ].join('\n'));
       return 0;

@@ -1,0 +1,247 @@
+/**
+ * What link registration keeps per crawl besides the frontier itself: growth statistics for
+ * crawler-trap detection (URLs per host, variants per path, new content per depth), the seen
+ * test's counters, and the URLs it refused with the reason. Multi-row upserts lock rows in key
+ * order, so concurrent registrations of one crawl never deadlock on each other.
+ */
+import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
+import type { Pool, PoolClient } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+/** crawl_rejections keeps at most this many URLs per crawl; crawl_rejection_counts counts them all. */
+export const MAX_REJECTION_ROWS_PER_CRAWL = 10_000;
+
+/**
+ * Takes the crawl row's lock for the rest of the transaction. Registration writes only under
+ * it, as the discovery budget and every settlement (`UPDATE crawls`) do, so every transaction
+ * of a crawl locks in one order: the crawl row first, then frontier rows and figures. A
+ * registration that wrote a row (its page's frontier entry, a figures row) before waiting for
+ * the crawl row would deadlock with one holding the crawl row and needing that row.
+ */
+export async function lockCrawlRow(db: Queryable, crawlId: string): Promise<void> {
+  await db.query('SELECT 1 FROM crawls WHERE id = $1 FOR UPDATE', [crawlId]);
+}
+
+/** The fingerprints among `fingerprints` that this crawl's frontier holds: the exact seen store. */
+export async function fingerprintsInFrontier(db: Queryable, crawlId: string, fingerprints: readonly string[]): Promise<Set<string>> {
+  if (fingerprints.length === 0) return new Set();
+  const result = await db.query<{ fingerprint: Buffer }>(
+    'SELECT fingerprint FROM frontier WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[])',
+    [crawlId, fingerprints.map(fingerprintToBytes)],
+  );
+  return new Set(result.rows.map((row) => fingerprintFromBytes(row.fingerprint)));
+}
+
+export interface GrowthStats {
+  /** URLs registered per host. */
+  hostUrls: Map<string, number>;
+  /** Variants registered per `host path` (path without parameters). */
+  pathVariants: Map<string, number>;
+}
+
+export const pathStatKey = (host: string, path: string): string => `${host} ${path}`;
+
+export async function readGrowthStats(db: Queryable, crawlId: string, hosts: readonly string[], paths: readonly { host: string; path: string }[]): Promise<GrowthStats> {
+  const [hostRows, pathRows] = await Promise.all([
+    hosts.length === 0
+      ? { rows: [] }
+      : db.query<{ host: string; urls: number }>('SELECT host, urls FROM crawl_host_stats WHERE crawl_id = $1 AND host = ANY($2)', [crawlId, [...hosts]]),
+    paths.length === 0
+      ? { rows: [] }
+      : db.query<{ host: string; path: string; variants: number }>(
+          `SELECT s.host, s.path, s.variants FROM crawl_path_stats s
+           JOIN unnest($2::text[], $3::text[]) AS k(host, path) ON k.host = s.host AND k.path = s.path
+           WHERE s.crawl_id = $1`,
+          [crawlId, paths.map((p) => p.host), paths.map((p) => p.path)],
+        ),
+  ]);
+  return {
+    hostUrls: new Map(hostRows.rows.map((row) => [row.host, row.urls])),
+    pathVariants: new Map(pathRows.rows.map((row) => [pathStatKey(row.host, row.path), row.variants])),
+  };
+}
+
+export interface HostGrowth {
+  urls: number;
+  demoted: number;
+  dropped: number;
+}
+
+export async function addGrowthStats(
+  db: Queryable,
+  crawlId: string,
+  hosts: ReadonlyMap<string, HostGrowth>,
+  paths: readonly { host: string; path: string; variants: number }[],
+): Promise<void> {
+  if (hosts.size > 0) {
+    const sorted = [...hosts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    await db.query(
+      `INSERT INTO crawl_host_stats (crawl_id, host, urls, demoted, dropped)
+       SELECT $1, h, u, d, x FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) WITH ORDINALITY AS s(h, u, d, x, i) ORDER BY i
+       ON CONFLICT (crawl_id, host) DO UPDATE SET urls = crawl_host_stats.urls + EXCLUDED.urls,
+         demoted = crawl_host_stats.demoted + EXCLUDED.demoted, dropped = crawl_host_stats.dropped + EXCLUDED.dropped`,
+      [crawlId, sorted.map(([host]) => host), sorted.map(([, s]) => s.urls), sorted.map(([, s]) => s.demoted), sorted.map(([, s]) => s.dropped)],
+    );
+  }
+  if (paths.length > 0) {
+    const sorted = [...paths].sort((a, b) => pathStatKey(a.host, a.path).localeCompare(pathStatKey(b.host, b.path)));
+    await db.query(
+      `INSERT INTO crawl_path_stats (crawl_id, host, path, variants)
+       SELECT $1, h, p, n FROM unnest($2::text[], $3::text[], $4::int[]) WITH ORDINALITY AS s(h, p, n, i) ORDER BY i
+       ON CONFLICT (crawl_id, host, path) DO UPDATE SET variants = crawl_path_stats.variants + EXCLUDED.variants`,
+      [crawlId, sorted.map((p) => p.host), sorted.map((p) => p.path), sorted.map((p) => p.variants)],
+    );
+  }
+}
+
+/**
+ * Counts one parsed page toward its host's unique-content growth at its depth (both read from
+ * its frontier entry): `new_content` when its normalized hash is new to the crawl. A page counts
+ * once (a replayed parse counts nothing); a page with no text counts without new content.
+ */
+export async function recordContentGrowth(db: Queryable, input: { crawlId: string; fingerprint: string; normalizedHash: string | null }): Promise<void> {
+  const first = await db.query<{ host: string; depth: number }>(
+    'UPDATE frontier SET content_counted = true WHERE crawl_id = $1 AND fingerprint = $2 AND NOT content_counted RETURNING host, depth',
+    [input.crawlId, fingerprintToBytes(input.fingerprint)],
+  );
+  const page = first.rows[0];
+  if (!page) return;
+  let isNew = false;
+  if (input.normalizedHash !== null) {
+    const inserted = await db.query(
+      'INSERT INTO crawl_content_hashes (crawl_id, normalized_hash) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+      [input.crawlId, Buffer.from(input.normalizedHash, 'hex')],
+    );
+    isNew = (inserted.rowCount ?? 0) > 0;
+  }
+  await db.query(
+    `INSERT INTO crawl_depth_stats (crawl_id, host, depth, pages, new_content) VALUES ($1, $2, $3, 1, $4)
+     ON CONFLICT (crawl_id, host, depth) DO UPDATE SET pages = crawl_depth_stats.pages + 1,
+       new_content = crawl_depth_stats.new_content + EXCLUDED.new_content`,
+    [input.crawlId, page.host, page.depth, isNew ? 1 : 0],
+  );
+}
+
+/** Pages and pages with new content per host at one depth. */
+export async function readDepthContent(db: Queryable, crawlId: string, depth: number, hosts: readonly string[]): Promise<Map<string, { pages: number; newContent: number }>> {
+  if (hosts.length === 0 || depth < 0) return new Map();
+  const result = await db.query<{ host: string; pages: number; new_content: number }>(
+    'SELECT host, pages, new_content FROM crawl_depth_stats WHERE crawl_id = $1 AND depth = $2 AND host = ANY($3)',
+    [crawlId, depth, [...hosts]],
+  );
+  return new Map(result.rows.map((row) => [row.host, { pages: row.pages, newContent: row.new_content }]));
+}
+
+export interface Rejection {
+  url: string;
+  fingerprint: string;
+  /** Stable code for counting: `out-of-scope:host`, `depth`, `trap:calendar`, `robots-disallowed`, ... */
+  code: string;
+  /** For operators: what was measured and what happens next. */
+  reason: string;
+  detail?: unknown;
+}
+
+/** Counts every rejection by code; keeps the URLs themselves up to MAX_REJECTION_ROWS_PER_CRAWL. */
+export async function recordRejections(db: Queryable, crawlId: string, rejections: readonly Rejection[], maxRowsPerCall = 200): Promise<void> {
+  if (rejections.length === 0) return;
+  const byCode = new Map<string, number>();
+  for (const rejection of rejections) byCode.set(rejection.code, (byCode.get(rejection.code) ?? 0) + 1);
+  const codes = [...byCode.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const counted = await db.query<{ total: string }>(
+    `WITH up AS (
+       INSERT INTO crawl_rejection_counts (crawl_id, reason, urls)
+       SELECT $1, r, n FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS s(r, n, i) ORDER BY i
+       ON CONFLICT (crawl_id, reason) DO UPDATE SET urls = crawl_rejection_counts.urls + EXCLUDED.urls
+       RETURNING urls)
+     SELECT (SELECT COALESCE(sum(urls), 0) FROM crawl_rejection_counts WHERE crawl_id = $1) AS total`,
+    [crawlId, codes.map(([code]) => code), codes.map(([, n]) => n)],
+  );
+  // The sum before this call's additions bounds the rows already kept (conflicts only lower it).
+  const keptBefore = Number(counted.rows[0]?.total ?? 0);
+  const room = Math.min(maxRowsPerCall, MAX_REJECTION_ROWS_PER_CRAWL - keptBefore);
+  if (room <= 0) return;
+  const limited = rejections.slice(0, room);
+  await db.query(
+    `INSERT INTO crawl_rejections (crawl_id, fingerprint, url, reason, detail)
+     SELECT $1, f, u, r, d FROM unnest($2::bytea[], $3::text[], $4::text[], $5::jsonb[]) AS s(f, u, r, d)
+     ON CONFLICT (crawl_id, fingerprint) DO NOTHING`,
+    [
+      crawlId,
+      limited.map((rejection) => fingerprintToBytes(rejection.fingerprint)),
+      limited.map((rejection) => rejection.url.slice(0, 2048)),
+      limited.map((rejection) => `${rejection.code}: ${rejection.reason}`.slice(0, 1000)),
+      limited.map((rejection) => (rejection.detail === undefined ? null : JSON.stringify(rejection.detail))),
+    ],
+  );
+}
+
+export interface SeenTestCounts {
+  checked: number;
+  unfiltered: number;
+  negatives: number;
+  positives: number;
+  falsePositives: number;
+}
+
+export async function addSeenStats(db: Queryable, crawlId: string, counts: SeenTestCounts, filter: { fillRatio: number; bytes: number } | undefined): Promise<void> {
+  if (counts.checked === 0) return;
+  await db.query(
+    `INSERT INTO crawl_seen_stats AS s (crawl_id, checked, unfiltered, bloom_negatives, bloom_positives, bloom_false_positives, filter_fill_ratio, filter_bytes)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT (crawl_id) DO UPDATE SET checked = s.checked + EXCLUDED.checked, unfiltered = s.unfiltered + EXCLUDED.unfiltered,
+       bloom_negatives = s.bloom_negatives + EXCLUDED.bloom_negatives, bloom_positives = s.bloom_positives + EXCLUDED.bloom_positives,
+       bloom_false_positives = s.bloom_false_positives + EXCLUDED.bloom_false_positives,
+       filter_fill_ratio = COALESCE(EXCLUDED.filter_fill_ratio, s.filter_fill_ratio),
+       filter_bytes = COALESCE(EXCLUDED.filter_bytes, s.filter_bytes), updated_at = now()`,
+    [crawlId, counts.checked, counts.unfiltered, counts.negatives, counts.positives, counts.falsePositives, filter?.fillRatio ?? null, filter?.bytes ?? null],
+  );
+}
+
+export interface SeenStats extends SeenTestCounts {
+  /** Share of bits set in the filter a worker last reported; null before any filter was used. */
+  filterFillRatio: number | null;
+  filterBytes: number | null;
+}
+
+export async function readSeenStats(db: Queryable, crawlId: string): Promise<SeenStats> {
+  const result = await db.query<{
+    checked: string;
+    unfiltered: string;
+    bloom_negatives: string;
+    bloom_positives: string;
+    bloom_false_positives: string;
+    filter_fill_ratio: number | null;
+    filter_bytes: string | null;
+  }>('SELECT * FROM crawl_seen_stats WHERE crawl_id = $1', [crawlId]);
+  const row = result.rows[0];
+  return {
+    checked: Number(row?.checked ?? 0),
+    unfiltered: Number(row?.unfiltered ?? 0),
+    negatives: Number(row?.bloom_negatives ?? 0),
+    positives: Number(row?.bloom_positives ?? 0),
+    falsePositives: Number(row?.bloom_false_positives ?? 0),
+    filterFillRatio: row?.filter_fill_ratio ?? null,
+    filterBytes: row?.filter_bytes === null || row?.filter_bytes === undefined ? null : Number(row.filter_bytes),
+  };
+}
+
+export interface TrapReport {
+  /** Hosts with demoted or dropped URLs, most affected first. */
+  hosts: { host: string; urls: number; demoted: number; dropped: number }[];
+  /** Every refusal by reason code. */
+  rejections: Record<string, number>;
+}
+
+export async function readTrapReport(db: Queryable, crawlId: string, maxHosts = 10): Promise<TrapReport> {
+  const [hosts, rejections] = await Promise.all([
+    db.query<{ host: string; urls: number; demoted: number; dropped: number }>(
+      `SELECT host, urls, demoted, dropped FROM crawl_host_stats WHERE crawl_id = $1 AND demoted + dropped > 0
+       ORDER BY demoted + dropped DESC, host LIMIT $2`,
+      [crawlId, maxHosts],
+    ),
+    db.query<{ reason: string; urls: string }>('SELECT reason, urls FROM crawl_rejection_counts WHERE crawl_id = $1 ORDER BY urls DESC, reason', [crawlId]),
+  ]);
+  return { hosts: hosts.rows, rejections: Object.fromEntries(rejections.rows.map((row) => [row.reason, Number(row.urls)])) };
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { SeenFilters } from '../../src/activities/seen-filters.js';
+import { resolveCrawlConfig, type CrawlConfig } from '../../src/config/crawl-config.js';
+
+const crawl = (id: string, config: Partial<CrawlConfig> = {}, state: 'running' | 'finished' | 'stopped' = 'running') => ({
+  id,
+  state,
+  config: resolveCrawlConfig({ seenFilterCapacity: 10_000, ...config }),
+});
+const fp = 'a'.repeat(32);
+
+describe('SeenFilters: one bounded Bloom filter per crawl per process', () => {
+  it('returns the same filter for the same crawl, sized from its config', () => {
+    const filters = new SeenFilters(() => 0);
+    const first = filters.forCrawl(crawl('c1', { seenFilterCapacity: 20_000, seenFilterFalsePositiveRate: 0.001 }));
+    first?.add(fp);
+    const again = filters.forCrawl(crawl('c1', { seenFilterCapacity: 20_000, seenFilterFalsePositiveRate: 0.001 }));
+    expect(again).toBe(first);
+    expect(again?.mightContain(fp)).toBe(true);
+    expect(first?.sizing).toMatchObject({ capacity: 20_000, falsePositiveRate: 0.001 });
+  });
+
+  it('is off for capacity 0 and for crawls stored before the option existed uses the default rule', () => {
+    const filters = new SeenFilters(() => 0);
+    expect(filters.forCrawl(crawl('off', { seenFilterCapacity: 0 }))).toBeUndefined();
+    const legacy = crawl('legacy');
+    const { seenFilterCapacity: _c, seenFilterFalsePositiveRate: _r, ...old } = legacy.config;
+    expect(filters.forCrawl({ ...legacy, config: old as CrawlConfig })?.sizing.capacity).toBe(20_000);
+  });
+
+  it('drops the filter of a finished or stopped crawl', () => {
+    const filters = new SeenFilters(() => 0);
+    filters.forCrawl(crawl('c1'));
+    filters.forCrawl(crawl('c2'));
+    expect(filters.size).toBe(2);
+    expect(filters.forCrawl(crawl('c1', {}, 'finished'))).toBeUndefined();
+    expect(filters.forCrawl(crawl('c2', {}, 'stopped'))).toBeUndefined();
+    expect(filters.size).toBe(0);
+  });
+
+  it('keeps at most maxFilters and maxTotalBytes, evicting the least recently used', () => {
+    const now = 0;
+    const filters = new SeenFilters(() => now, { maxFilters: 2 });
+    filters.forCrawl(crawl('a'));
+    filters.forCrawl(crawl('b'));
+    filters.forCrawl(crawl('a')); // a is now the most recent
+    filters.forCrawl(crawl('c'));
+    expect(filters.size).toBe(2);
+    const a = filters.forCrawl(crawl('a'));
+    a?.add(fp);
+    expect(filters.forCrawl(crawl('a'))?.mightContain(fp)).toBe(true);
+    const one = filters.forCrawl(crawl('x'))!.sizing.bytes;
+    const small = new SeenFilters(() => now, { maxTotalBytes: one * 2 });
+    for (const id of ['p', 'q', 'r', 's']) small.forCrawl(crawl(id));
+    expect(small.totalBytes).toBeLessThanOrEqual(one * 2);
+    // A filter larger than the whole budget is not kept: that crawl runs on the exact store alone.
+    expect(small.forCrawl(crawl('huge', { seenFilterCapacity: 10_000_000 }))).toBeUndefined();
+  });
+
+  it('drops filters idle longer than idleMs', () => {
+    let now = 0;
+    const filters = new SeenFilters(() => now, { idleMs: 1000 });
+    filters.forCrawl(crawl('a'));
+    now = 5000;
+    filters.forCrawl(crawl('b'));
+    expect(filters.size).toBe(1);
+  });
+});
