@@ -10,6 +10,7 @@ import {
   nextRecrawlDelayDays,
   observeVisit,
   ratePriorFromGroup,
+  type RatePrior,
   type VisitContent,
 } from '../domain/recrawl/index.js';
 import {
@@ -28,6 +29,12 @@ const MS_PER_DAY = 86_400_000;
 export const OBSERVATION_WINDOW = 64;
 /** Pages of the same host whose rates make the prior. */
 const PRIOR_GROUP_LIMIT = 500;
+/**
+ * A host's prior is read at most this often per process: it moves slowly, and reading it scans the
+ * host's URLs (LIMIT PRIOR_GROUP_LIMIT among those compared at least once).
+ */
+const PRIOR_TTL_MS = 5 * 60_000;
+const PRIOR_CACHE_MAX_HOSTS = 10_000;
 /**
  * The prior counts as this many days of observation (001: smooth toward similar pages so three
  * visits do not give extreme rates). A week, as DEFAULT_RATE_PRIOR, about the mean revisit interval.
@@ -74,18 +81,23 @@ export async function recordVisit(client: PoolClient, report: VisitReport): Prom
     return { verdict: 'stale' };
   }
 
-  const prior = ratePriorFromGroup(await hostChangeRates(client, locked.host, report.fingerprint, PRIOR_GROUP_LIMIT), PRIOR_STRENGTH_DAYS);
   let ratePerDay: number;
   let rateMethod: string;
   if (observed.observation) {
+    const prior = await hostPrior(client, locked.host, report.fingerprint);
     const history = await recentObservations(client, report.fingerprint, OBSERVATION_WINDOW - 1);
     const estimate = estimateChangeRate([...history, observed.observation], prior);
     ratePerDay = estimate.ratePerDay;
     rateMethod = estimate.method;
+  } else if (locked.rateMethod !== null && locked.rateMethod !== 'prior' && locked.ratePerDay !== null) {
+    // A baseline adds no evidence: the page keeps its own estimate...
+    ratePerDay = locked.ratePerDay;
+    rateMethod = locked.rateMethod;
   } else {
-    // A baseline adds no evidence: keep the page's own estimate, or start from its host's.
-    ratePerDay = locked.rateMethod !== null && locked.rateMethod !== 'prior' && locked.ratePerDay !== null ? locked.ratePerDay : prior.ratePerDay;
-    rateMethod = locked.rateMethod !== null && locked.rateMethod !== 'prior' ? locked.rateMethod : 'prior';
+    // ...or, with none, starts from the default. A discovery crawl is all baselines: it never pays
+    // for the host's prior, which the first comparison will read.
+    ratePerDay = DEFAULT_RATE_PRIOR.ratePerDay;
+    rateMethod = 'prior';
   }
   const nextFetchAtMs = report.observedAtMs + nextRecrawlDelayDays(ratePerDay) * MS_PER_DAY;
 
@@ -109,4 +121,20 @@ export async function recordVisit(client: PoolClient, report: VisitReport): Prom
     normalizedHash: report.normalizedHash ?? null,
   });
   return { verdict: observed.verdict, ratePerDay, nextFetchAtMs };
+}
+
+const priors = new Map<string, { prior: RatePrior; loadedAtMs: number }>();
+
+/** The host's group prior, cached per database and host for PRIOR_TTL_MS. */
+async function hostPrior(client: PoolClient, host: string, fingerprint: string): Promise<RatePrior> {
+  const { database, host: server, port } = client as unknown as { database?: string; host?: string; port?: number };
+  const key = `${server ?? ''}:${port ?? ''}/${database ?? ''} ${host}`;
+  const nowMs = Date.now();
+  const cached = priors.get(key);
+  if (cached && nowMs - cached.loadedAtMs < PRIOR_TTL_MS) return cached.prior;
+  const prior = ratePriorFromGroup(await hostChangeRates(client, host, fingerprint, PRIOR_GROUP_LIMIT), PRIOR_STRENGTH_DAYS);
+  priors.delete(key);
+  priors.set(key, { prior, loadedAtMs: nowMs });
+  if (priors.size > PRIOR_CACHE_MAX_HOSTS) priors.delete(priors.keys().next().value!);
+  return prior;
 }

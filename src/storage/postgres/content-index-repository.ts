@@ -184,7 +184,8 @@ export async function upsertMembership(client: PoolClient, membership: NewMember
     ],
   );
   if ((written.rowCount ?? 0) === 0) return false;
-  await client.query('UPDATE urls SET near_duplicate_of = $2 WHERE fingerprint = $1', [
+  // Only a row that changes is locked: the representative's row is usually held by its own parse.
+  await client.query('UPDATE urls SET near_duplicate_of = $2 WHERE fingerprint = $1 AND near_duplicate_of IS DISTINCT FROM $2', [
     fingerprintToBytes(membership.fingerprint),
     membership.method === 'representative' ? null : fingerprintToBytes(membership.clusterId),
   ]);
