@@ -366,8 +366,10 @@ function resultFromRecord(record: FetchRecord, input: FetchUrlInput): FetchUrlRe
     case 'not-modified':
       return { kind: 'not-modified', status: 304, startedAtMs: atMs, finishedAtMs };
     default:
-      if (record.redirectLocation !== null || record.outcome === 'redirect') {
-        return { kind: 'redirect', status: record.status ?? 301, location: record.redirectLocation, decision: 'follow', startedAtMs: atMs, finishedAtMs };
+      // A loop or an endless chain also kept its Location, but it is a terminal failure: answered below.
+      if (record.outcome === 'redirect' || record.outcome === 'redirect-invalid') {
+        const decision = record.outcome === 'redirect' ? 'follow' : 'invalid';
+        return { kind: 'redirect', status: record.status ?? 301, location: record.redirectLocation, decision, startedAtMs: atMs, finishedAtMs };
       }
       // A failure recorded at settlement: report it again, without a new request.
       throw ApplicationFailure.create({
