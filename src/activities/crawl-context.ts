@@ -2,6 +2,7 @@ import type { CrawlTrapConfig } from '../config/crawl-config.js';
 import type { BloomFilter } from '../domain/frontier/index.js';
 import { compileQueryPolicies, createScopeChecker, type CanonicalizeOptions, type OriginQueryPolicy, type ScopeChecker } from '../domain/url/index.js';
 import { getCrawl, type CrawlRecord } from '../storage/postgres/crawl-repository.js';
+import { endedCrawls } from '../storage/postgres/url-scope-repository.js';
 import type { Pool } from '../storage/postgres/pool.js';
 import { SeenFilters } from './seen-filters.js';
 
@@ -23,12 +24,15 @@ export interface CrawlContext {
 }
 
 const TTL_MS = 1000;
+/** How often the Bloom filters of crawls that ended elsewhere are looked for and dropped. */
+const FILTER_SWEEP_MS = 60_000;
 
 export class CrawlContextCache {
   private readonly entries = new Map<string, { context: CrawlContext; loadedAtMs: number }>();
   private readonly compiled = new Map<string, CanonicalizeOptions>();
   private readonly scopes = new Map<string, { key: string; checker: ScopeChecker }>();
   readonly seenFilters: SeenFilters;
+  private lastFilterSweepMs = 0;
 
   constructor(
     private readonly pool: Pool,
@@ -38,6 +42,7 @@ export class CrawlContextCache {
   }
 
   async get(crawlId: string): Promise<CrawlContext> {
+    await this.sweepEndedCrawls();
     const cached = this.entries.get(crawlId);
     if (cached && this.now() - cached.loadedAtMs < TTL_MS) return cached.context;
     const record = await getCrawl(this.pool, crawlId);
@@ -59,6 +64,14 @@ export class CrawlContextCache {
     if (this.entries.size > 1000) this.entries.delete(this.entries.keys().next().value!);
     if (this.scopes.size > 1000) this.scopes.delete(this.scopes.keys().next().value!);
     return context;
+  }
+
+  /** A crawl may end on another worker: its filter here is dropped within a minute, not only when next used. */
+  private async sweepEndedCrawls(): Promise<void> {
+    const nowMs = this.now();
+    if (nowMs - this.lastFilterSweepMs < FILTER_SWEEP_MS || this.seenFilters.size === 0) return;
+    this.lastFilterSweepMs = nowMs;
+    for (const crawlId of await endedCrawls(this.pool, this.seenFilters.crawlIds())) this.seenFilters.drop(crawlId);
   }
 
   /** Seeds can be added while a crawl runs, so the checker is rebuilt when the seed hosts change. */

@@ -71,6 +71,11 @@ export class SeenFilters {
     this.entries.delete(crawlId);
   }
 
+  /** Crawls that have a filter in this process. */
+  crawlIds(): string[] {
+    return [...this.entries.keys()];
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CrawlContextCache } from '../../src/activities/crawl-context.js';
 import { SeenFilters } from '../../src/activities/seen-filters.js';
 import { resolveCrawlConfig, type CrawlConfig } from '../../src/config/crawl-config.js';
 
@@ -64,5 +65,45 @@ describe('SeenFilters: one bounded Bloom filter per crawl per process', () => {
     now = 5000;
     filters.forCrawl(crawl('b'));
     expect(filters.size).toBe(1);
+  });
+});
+
+describe('CrawlContextCache: filters of crawls that ended on another worker are swept', () => {
+  it('drops them on the next sweep, a minute later, while running crawls keep theirs', async () => {
+    const states = new Map<string, string>([
+      ['a', 'running'],
+      ['b', 'running'],
+    ]);
+    const row = (id: string) => ({
+      id,
+      kind: 'discovery',
+      state: states.get(id),
+      config: resolveCrawlConfig({ seenFilterCapacity: 10_000 }),
+      seed_hosts: ['h.example'],
+      created_at: new Date(0),
+      finished_at: null,
+      max_in_flight: 10,
+      admit_factor: 1,
+      admitted: 0,
+      in_flight: 0,
+      discovered: 0,
+    });
+    // Answers the two queries the cache makes: one crawl by id, and which crawls still run.
+    const pool = {
+      query: async (sql: string, params: unknown[]) => {
+        if (sql.startsWith('SELECT * FROM crawls WHERE id = $1')) return { rows: [row(params[0] as string)] };
+        const ids = params[0] as string[];
+        return { rows: ids.filter((id) => !['finished', 'stopped'].includes(states.get(id) ?? 'finished')).map((id) => ({ id })) };
+      },
+    };
+    let now = 0;
+    const cache = new CrawlContextCache(pool as never, () => now);
+    expect((await cache.get('a')).seenFilter).toBeDefined();
+    expect((await cache.get('b')).seenFilter).toBeDefined();
+    expect(cache.seenFilters.size).toBe(2);
+    states.set('b', 'finished');
+    now = 61_000;
+    await cache.get('a');
+    expect(cache.seenFilters.crawlIds()).toEqual(['a']);
   });
 });

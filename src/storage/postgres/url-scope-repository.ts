@@ -23,6 +23,14 @@ export async function lockCrawlRow(db: Queryable, crawlId: string): Promise<void
   await db.query('SELECT 1 FROM crawls WHERE id = $1 FOR UPDATE', [crawlId]);
 }
 
+/** Those of `crawlIds` that have finished or stopped (or no longer exist). */
+export async function endedCrawls(db: Queryable, crawlIds: readonly string[]): Promise<string[]> {
+  if (crawlIds.length === 0) return [];
+  const result = await db.query<{ id: string }>(`SELECT id FROM crawls WHERE id = ANY($1) AND state NOT IN ('finished', 'stopped')`, [[...crawlIds]]);
+  const running = new Set(result.rows.map((row) => row.id));
+  return crawlIds.filter((id) => !running.has(id));
+}
+
 /** The fingerprints among `fingerprints` that this crawl's frontier holds: the exact seen store. */
 export async function fingerprintsInFrontier(db: Queryable, crawlId: string, fingerprints: readonly string[]): Promise<Set<string>> {
   if (fingerprints.length === 0) return new Set();
