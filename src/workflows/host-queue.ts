@@ -109,6 +109,15 @@ export class HostQueue {
     return nextFetchAtMs(this.politenessAt(nowMs), nowMs);
   }
 
+  /**
+   * The next fetch time for a query. Reads without initializing: a query is not replayed, so a
+   * state it created would differ between live and replayed runs, and a host's first query, before
+   * its first claim, would stand in for the politeness its previous run saved.
+   */
+  peekNextFetchAtMs(nowMs: number): number {
+    return nextFetchAtMs(this.politeness ?? initialHostPolitenessState(nowMs), nowMs);
+  }
+
   /** Requests to this host in flight now (robots.txt included). */
   get inFlight(): number {
     return this.politeness?.inFlight ?? 0;

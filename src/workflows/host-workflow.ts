@@ -63,6 +63,11 @@ const retryShape = fetchActivityRetryShape();
  * host-level retries wait for their failure type's backoff. Added after the committed histories.
  */
 const HOST_HOLDS_AND_RETRY_BACKOFF_PATCH = 'host-holds-and-host-retry-backoff';
+/**
+ * A settleUrl still running holds the run open: continuing as new or ending beside it dropped the
+ * activity and left its URL dispatched for good (a paused crawl's 'returned' URLs, seen in tests).
+ */
+const SETTLES_HOLD_THE_RUN_PATCH = 'settles-hold-continue-as-new-and-release';
 
 // Store activities take milliseconds; the timeout is how long a crashed worker's task waits
 // before another worker retries it.
@@ -104,6 +109,11 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
   let woken = false;
   let changed = false;
   let signalsThisRun = 0;
+  let pendingSettles = 0;
+  const settlesHoldTheRun = patched(SETTLES_HOLD_THE_RUN_PATCH);
+  /** No request, parse or settle of this run is under way. */
+  const quiet = (): boolean => state.inFlight === 0 && state.pendingParses === 0 && (pendingSettles === 0 || !settlesHoldTheRun);
+  const idle = (): boolean => state.queue.length === 0 && quiet();
 
   setHandler(wakeHostSignal, () => {
     woken = true;
@@ -130,7 +140,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     queueLength: state.queue.length,
     inFlight: state.inFlight,
     pendingParses: state.pendingParses,
-    nextFetchAtMs: state.nextFetchAtMs(Date.now()),
+    nextFetchAtMs: state.peekNextFetchAtMs(Date.now()),
     paused: state.paused,
     delayOverrideMs: state.delayOverrideMs,
     quarantinedReason: state.quarantinedReason ?? heldReason(state.holdAt(Date.now())),
@@ -161,11 +171,11 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
 
     // Continue-as-new between requests, never with work in flight.
     if (historyIsLarge()) {
-      if (state.inFlight === 0 && state.pendingParses === 0) {
+      if (quiet()) {
         await condition(allHandlersFinished);
         await continueAsNew<typeof hostWorkflow>({ host: state.host, taskQueue, carried: state.snapshotForNextRun() });
       }
-      await condition(() => (state.inFlight === 0 && state.pendingParses === 0) || fatal !== undefined);
+      await condition(() => quiet() || fatal !== undefined);
       continue;
     }
 
@@ -179,7 +189,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       const claim = await storeActivities.claimHostWork({
         host: state.host,
         maxItems: claimSize(state.policyFor(state.queue[0]).minDelayMs),
-        releaseIfEmpty: state.idle,
+        releaseIfEmpty: idle(),
         politeness: state.politeness,
         paused: state.paused,
         delayOverrideMs: state.delayOverrideMs,
@@ -207,7 +217,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       // Wait for in-flight work; once idle, the next claim may release the host. A host-level
       // retry (429, 5xx, robots) requeues its URL meanwhile: that must wake the loop too.
       const wakeOnRequeue = patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
-      if (!state.idle) await condition(() => state.idle || (wakeOnRequeue && state.queue.length > 0) || woken || fatal !== undefined);
+      if (!idle()) await condition(() => idle() || (wakeOnRequeue && state.queue.length > 0) || woken || fatal !== undefined);
       claimExhausted = false;
       continue;
     }
@@ -418,13 +428,18 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
   }
 
   async function settle(item: HostWorkItem, outcome: SettleOutcome): Promise<void> {
-    await storeActivities.settleUrl({
-      crawlId: item.crawlId,
-      fingerprint: item.fingerprint,
-      generation: item.generation,
-      url: item.url,
-      outcome,
-    });
+    pendingSettles += 1;
+    try {
+      await storeActivities.settleUrl({
+        crawlId: item.crawlId,
+        fingerprint: item.fingerprint,
+        generation: item.generation,
+        url: item.url,
+        outcome,
+      });
+    } finally {
+      pendingSettles -= 1;
+    }
   }
 }
 
