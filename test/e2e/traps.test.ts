@@ -200,6 +200,7 @@ describe('crawler traps, redirects and the seen test on the real stack', () => {
       [crawlId],
     );
     const row = seen.rows[0]!;
+    console.log(`seen test: ${JSON.stringify(row)}; crawl took ${summary.durationMs} ms for ${summary.pagesFetched} pages`);
     expect(Number(row.checked)).toBe(Number(row.bloom_negatives) + Number(row.bloom_positives));
     // Every page links back to pages already registered: most links are Bloom positives, confirmed.
     expect(Number(row.bloom_positives)).toBeGreaterThan(Number(row.bloom_negatives) / 4);
