@@ -15,7 +15,7 @@ import {
   type HostHealthSignals,
   type RecrawlCandidate,
 } from '../domain/recrawl/index.js';
-import { createCrawl } from '../storage/postgres/crawl-repository.js';
+import { createCrawl, markCrawlFinished } from '../storage/postgres/crawl-repository.js';
 import { registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import {
@@ -151,6 +151,8 @@ export function createRecrawlActivities(deps: ActivityDeps) {
   }
 
   async function finishRecrawlCycle(input: FinishRecrawlInput): Promise<RecrawlCycleSummary> {
+    // Nothing was planned, so no frontier workflow ran to close the crawl record.
+    if (!input.crawl) await markCrawlFinished(deps.pool, input.crawlId, 'finished');
     const cycle = await getRecrawlCycle(deps.pool, input.crawlId);
     const plan = cycle?.plan as unknown as PlanRecrawlResult | undefined;
     const figures = await recrawlCycleFigures(deps.pool, input.crawlId);

@@ -9,6 +9,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.js';
 import type { ParseDocumentInput } from '../../src/activities/contracts.js';
+import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import type { RecrawlCycleResult } from '../../src/workflows/recrawl-cycle-workflow.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { politenessReport, startTestWeb, type HostSpec, type PageSpec, type RequestLogEntry, type TestWeb, type WebSpec } from '../support/test-web/index.js';
@@ -101,10 +102,18 @@ describe('recrawl cycles triggered by a Temporal Schedule', () => {
     throw new Error(`schedule ${scheduleId} took no action ${n} within a minute`);
   }
 
+  let emptyCycle: RecrawlCycleResult;
+
   beforeAll(async () => {
     web = await startTestWeb(webSpec('first'));
     harness = await createHarness('e2e-recrawl');
     await harness.startWorker();
+    // A cycle before anything was crawled: nothing to plan.
+    emptyCycle = (await harness.client.workflow.execute('recrawlCycleWorkflow', {
+      workflowId: `recrawl/${scheduleId}-empty`,
+      taskQueue: harness.taskQueue,
+      args: [{ settings: { budget: 10, everyMs: 3_600_000 }, config: resolveCrawlConfig({ allowPrivateNetworks: true }), taskQueue: harness.taskQueue }],
+    })) as RecrawlCycleResult;
     const summary = await harness.runCrawl({ crawlId, seeds: [url('/')], config: { minHostDelayMs: MIN_DELAY_MS, maxDepth: 3 } });
     expect(summary.state).toBe('finished');
     firstLog = [...web.log()];
@@ -157,6 +166,14 @@ describe('recrawl cycles triggered by a Temporal Schedule', () => {
         [url(path, host)],
       )
     ).rows;
+
+  it('ends a cycle with nothing to revisit without starting a crawl, and closes its record', async () => {
+    expect(emptyCycle.plan.planned.total).toBe(0);
+    expect(emptyCycle.crawl).toBeUndefined();
+    expect(emptyCycle.summary).toMatchObject({ state: 'empty', requests: 0 });
+    const crawl = await harness.pool.query<{ kind: string; state: string }>('SELECT kind, state FROM crawls WHERE id = $1', [emptyCycle.crawlId]);
+    expect(crawl.rows[0]).toEqual({ kind: 'recrawl', state: 'finished' });
+  });
 
   it('runs the cycle as a crawl of kind recrawl, planned by purpose within the budget', async () => {
     expect(cycle.summary.state).toBe('finished');
