@@ -5,6 +5,7 @@
  */
 import type { CrawlConfig } from '../config/crawl-config.js';
 import type { CrawlPolitenessConfig } from '../config/politeness-config.js';
+import type { FetchFailureType } from '../domain/failures/index.js';
 import type { AddSeedsResult } from '../workflows/messages.js';
 import type { CrawlSummary, FrontierCounts, AdmissionStatus } from '../workflows/status.js';
 
@@ -109,6 +110,8 @@ export interface RefreshRobotsResult {
   policyKind: 'rules' | 'allow-all' | 'disallow-all';
   freshUntilMs: number;
   crawlDelayMs?: number;
+  /** The robots.txt request failed below HTTP (DNS, connect, TLS): its failure type, for the host's politeness state. */
+  transportFailure?: FetchFailureType;
 }
 
 export interface FetchUrlInput extends HostWorkItem {

@@ -14,6 +14,7 @@ import {
   type RobotsCacheEntry,
   type RobotsFetchOutcome,
 } from '../domain/robots/index.js';
+import { classifyTransportError, type FetchFailureType } from '../domain/failures/index.js';
 import { decideRedirect, urlFingerprint } from '../domain/url/index.js';
 import { robotsUnreachableRetryMsOf } from '../config/politeness-config.js';
 import { HttpFetchError, type HttpClient } from '../http/index.js';
@@ -44,12 +45,12 @@ export function createRobotsActivities(deps: ActivityDeps, crawls: CrawlContextC
     try {
       const http = deps.http({ userAgent: config.userAgent, allowPrivateNetworks: config.allowPrivateNetworks });
       const startedAtMs = deps.now();
-      const { outcome, headers, status } = await fetchRobots(http, input.origin, cached);
+      const { outcome, headers, status, transportFailure } = await fetchRobots(http, input.origin, cached);
       const finishedAtMs = deps.now();
       const entry = nextRobotsCacheEntry(outcome, cached, finishedAtMs, headers, { unreachableRetryMs: robotsUnreachableRetryMsOf(config.politeness) });
       const sitemaps = entry.policy.kind === 'rules' ? entry.policy.rules.sitemaps : [];
       await saveRobotsEntry(deps.pool, { origin: input.origin, owner, entry, sitemaps });
-      return { ...summary(entry, token, true, startedAtMs, finishedAtMs), status };
+      return { ...summary(entry, token, true, startedAtMs, finishedAtMs), status, ...(transportFailure === undefined ? {} : { transportFailure }) };
     } catch (error) {
       await releaseRobotsLease(deps.pool, input.origin, owner);
       throw error;
@@ -91,6 +92,8 @@ interface RobotsResponse {
   outcome: RobotsFetchOutcome;
   headers: { cacheControl?: string; expires?: string; etag?: string; lastModified?: string } | undefined;
   status: number | undefined;
+  /** Set when the request failed below HTTP: a TLS or DNS failure holds the whole host, not only its robots.txt. */
+  transportFailure?: FetchFailureType;
 }
 
 /** GET /robots.txt, following at most five redirects (RFC 9309 §2.3.1.2); conditional when we hold validators. */
@@ -133,7 +136,7 @@ async function fetchRobots(http: HttpClient, origin: string, cached: RobotsCache
       }
       // A transport failure means unreachable (disallow all); anything else is our bug: fail loudly.
       if (!(error instanceof HttpFetchError)) throw error;
-      return { outcome: { kind: 'unreachable', reason: error.code }, headers: undefined, status: undefined };
+      return { outcome: { kind: 'unreachable', reason: error.code }, headers: undefined, status: undefined, transportFailure: classifyTransportError(error.code) };
     }
     const status = head.status;
     const headers = {

@@ -266,7 +266,8 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       // robots.txt is a request to the host like any other: it takes a politeness slot.
       state.queue.unshift(item);
       const refreshed = await refreshRobots(item);
-      if (refreshed.policyKind === 'disallow-all' && patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH)) {
+      // (A held host's URLs fail with the hold's type instead, at the top of the loop.)
+      if (refreshed.policyKind === 'disallow-all' && patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH) && state.holdAt(Date.now()) === undefined) {
         await waitForRobotsRefresh(item.origin, refreshed.freshUntilMs);
       }
       continue;
@@ -286,10 +287,14 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     state.robotsFreshUntilMs[item.origin] = result.freshUntilMs;
     if (result.crawlDelayMs !== undefined) state.robotsCrawlDelayMs[item.origin] = result.crawlDelayMs;
     else delete state.robotsCrawlDelayMs[item.origin];
+    // A robots.txt that fails below HTTP tells about the host: a bad certificate or NXDOMAIN holds it.
+    const transportFailure = result.transportFailure !== undefined && patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH) ? result.transportFailure : undefined;
     state.noteOutcome(
-      result.requested
-        ? { kind: 'response', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, status: result.status ?? 200 }
-        : { kind: 'not-sent', atMs: result.finishedAtMs },
+      transportFailure !== undefined
+        ? { kind: 'transport-failure', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, type: transportFailure }
+        : result.requested
+          ? { kind: 'response', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, status: result.status ?? 200 }
+          : { kind: 'not-sent', atMs: result.finishedAtMs },
       item,
       random,
       Date.now(),

@@ -219,10 +219,6 @@ async function withDiagnostics<T>(harness: Harness, crawlId: string, result: Pro
               .catch((error: unknown) => String(error)),
           ),
         );
-        for (const host of hosts) {
-          const history = await harness.client.workflow.getHandle(hostWorkflowId(host)).fetchHistory().catch(() => undefined);
-          if (history) (await import('node:fs')).writeFileSync(`/tmp/hw/history-${host}.json`, JSON.stringify(history, null, 1));
-        }
         reject(new Error(`crawl ${crawlId} still running after ${timeoutMs} ms: ${JSON.stringify({ open: open.rows, hosts: statuses }, null, 1)}`));
       })();
     }, timeoutMs);
