@@ -82,7 +82,9 @@ export function politenessConfigProblem(politeness: unknown): { field: string; m
   try {
     resolveHostPolitenessPolicy(hostPolicyOverridesOf(config));
   } catch (error) {
-    if (error instanceof PolitenessInputError) return { field: error.field, message: error.message.replace(/^policy\.\w+ = \S+ is invalid: /, '') };
+    if (error instanceof PolitenessInputError) {
+      return { field: error.field.replace(/^policy\./, 'politeness.'), message: error.message.replace(/^policy\.\w+ = \S+ is invalid: /, '') };
+    }
     throw error;
   }
   return undefined;

@@ -419,11 +419,10 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
 
   /**
    * When a host-level retry may go: the failure type's backoff (scaled by the crawl), never before
-   * a Retry-After or the robots.txt refresh the failure names. 429 and 503 delay the whole host
-   * through its politeness state instead, so the URL itself waits for nothing more.
+   * a Retry-After or the robots.txt refresh the failure names. Independently, 429 and 503 hold the
+   * whole host through its politeness state (Retry-After, else the throttle backoff).
    */
   function hostRetryNotBefore(item: HostWorkItem, type: FetchFailureType, attempts: number, details: FetchFailureDetails | undefined, nowMs: number): { notBeforeMs?: number } {
-    if (FAILURE_POLICIES[type].throttlesHost) return {};
     const delayMs = retryDelayMs(type, attempts, random, {
       nowMs,
       scale: retryDelayScaleOf(item.politeness),

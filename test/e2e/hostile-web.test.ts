@@ -147,8 +147,8 @@ describe('the hostile web: robots, politeness and fetch limits on the real stack
       expect(gapMs).toBeGreaterThanOrEqual(10 * (previous.finishedAtMs - previous.startedAtMs));
       gaps.push(gapMs);
     }
-    const fastGaps = politenessReport(requestsTo(hosts.robotsMissing), MIN_DELAY_MS).minGapMsByHost.get(hosts.robotsMissing)!;
-    expect(Math.min(...gaps)).toBeGreaterThan(fastGaps + 10 * hostile.slowDelayMs * 0.9 - MIN_DELAY_MS);
+    // Every answer takes at least slowDelayMs, so no gap is shorter than ten times that: far above the policy delay.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(10 * hostile.slowDelayMs);
   });
 
   it('cuts off the oversized body and the gzip bomb once each, and records the typed failure', async () => {

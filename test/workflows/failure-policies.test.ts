@@ -17,7 +17,9 @@ const CIRCUIT_COOLDOWN_MS = 4000;
 /** Caps the adaptive penalty (policy delay * 2^n after n overload signals) below the circuit's cooldown, so the two can be told apart. */
 const MAX_ADAPTIVE_DELAY_MS = 1000;
 const THROTTLE_BASE_DELAY_MS = 500;
-const RETRY_DELAY_SCALE = 0.1;
+const RETRY_DELAY_SCALE = 0.05;
+/** How much closer than the delay two request starts may arrive with several slots (activity pick-up time varies). */
+const START_JITTER_TOLERANCE_MS = 350;
 
 const POLICY_CONFIG: Partial<CrawlConfig> = {
   minHostDelayMs: MIN_DELAY_MS,
@@ -304,7 +306,7 @@ describe('fetch failure policies on the real dev server', () => {
     const gaps = gapsMs(requests);
     // Gap i follows request i+1: the 5th consecutive failure opens the circuit for the cooldown,
     // the failed half-open probe (6th) for twice as long (the cap here). Nothing else waits that
-    // long: a URL's backoff, 10 s * scale * 2^(n-1) * jitter, is at most 3 s, the adaptive penalty 1 s.
+    // long: a URL's backoff, 10 s * scale * 2^(n-1) * jitter, is at most 1.5 s, the adaptive penalty 1 s.
     expect(Math.max(...gaps.slice(0, 4))).toBeLessThan(CIRCUIT_COOLDOWN_MS);
     expect(gaps[4]).toBeGreaterThanOrEqual(CIRCUIT_COOLDOWN_MS);
     expect(gaps[5]).toBeGreaterThanOrEqual(2 * CIRCUIT_COOLDOWN_MS);
@@ -439,7 +441,9 @@ describe('fetch failure policies on the real dev server', () => {
     }
     expect(maxAtOnce).toBeLessThanOrEqual(2);
     expect(maxAtOnce).toBe(2);
-    expect(politenessReport(requests, MIN_DELAY_MS, { measure: 'start-to-start' }).violations).toEqual([]);
+    // Starts are spaced on the workflow's clock when it schedules them; the time an activity takes
+    // to be picked up varies, so two arrivals can come a little closer than that (docs/politeness.md).
+    expect(politenessReport(requests, MIN_DELAY_MS, { measure: 'start-to-start', toleranceMs: START_JITTER_TOLERANCE_MS }).violations).toEqual([]);
   });
 });
 

@@ -17,6 +17,9 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
                      [--deny-prefix P]... [--query-policies FILE] [--follow-nofollow]
                      [--trap-options FILE] [--max-discovered-urls N]
                      [--seen-filter-capacity N] [--seen-filter-fp-rate P] [--max-in-flight N]
+                     [--max-concurrent-per-host N] [--max-body-bytes N] [--max-decompressed-bytes N]
+                     [--connect-timeout-ms MS] [--first-byte-timeout-ms MS] [--body-timeout-ms MS]
+                     [--politeness JSON]
                      [--crawl-id ID] [--task-queue Q] [--no-worker] [--data-dir DIR] [--json]
 
 Runs a crawl to the end: starts the local stack if needed (and leaves it running), runs a worker
@@ -30,7 +33,14 @@ Scope and URL identity (docs/url-canonicalization.md):
   --follow-nofollow        also follow rel=nofollow links (meta robots nofollow is always obeyed)
   --trap-options FILE      JSON object of crawler-trap thresholds, e.g. {"maxVariantsPerPath": 20}
   --seen-filter-capacity N URLs the per-worker Bloom filter is sized for (0 = off; default max(10000, discovery budget))
-  --seen-filter-fp-rate P  its false-positive rate at capacity (default 0.01)`;
+  --seen-filter-fp-rate P  its false-positive rate at capacity (default 0.01)
+
+Politeness and fetch limits (docs/politeness.md, docs/failures.md):
+  --min-host-delay-ms MS   least time between two requests to one host (default 1000)
+  --max-concurrent-per-host N  requests one host may have in flight at once (default 1)
+  --max-body-bytes N       wire body limit (default 10 MiB); --max-decompressed-bytes N: decoded (default 40 MiB)
+  --connect-timeout-ms, --first-byte-timeout-ms, --body-timeout-ms  the three fetch deadlines (10 s, 30 s, 60 s)
+  --politeness JSON        e.g. '{"throttleBaseDelayMs": 10000, "circuitCooldownMs": 300000, "retryDelayScale": 2}'`;
 
 const options = {
   ...dataDirOption,
@@ -50,6 +60,13 @@ const options = {
   'seen-filter-capacity': { type: 'string' },
   'seen-filter-fp-rate': { type: 'string' },
   'max-in-flight': { type: 'string' },
+  'max-concurrent-per-host': { type: 'string' },
+  'max-body-bytes': { type: 'string' },
+  'max-decompressed-bytes': { type: 'string' },
+  'connect-timeout-ms': { type: 'string' },
+  'first-byte-timeout-ms': { type: 'string' },
+  'body-timeout-ms': { type: 'string' },
+  politeness: { type: 'string' },
   'crawl-id': { type: 'string' },
   'task-queue': { type: 'string' },
   'no-worker': { type: 'boolean' },
@@ -174,6 +191,13 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
       : {}),
     ...(queryPolicies !== undefined ? { queryPolicies } : {}),
     ...(traps !== undefined ? { traps } : {}),
+    ...(values['max-concurrent-per-host'] !== undefined ? { maxConcurrentFetchesPerHost: integer('max-concurrent-per-host', 1)! } : {}),
+    ...(values['max-body-bytes'] !== undefined ? { maxBodyBytes: integer('max-body-bytes', 1)! } : {}),
+    ...(values['max-decompressed-bytes'] !== undefined ? { maxDecompressedBytes: integer('max-decompressed-bytes', 1)! } : {}),
+    ...(values['connect-timeout-ms'] !== undefined ? { connectTimeoutMs: integer('connect-timeout-ms', 1)! } : {}),
+    ...(values['first-byte-timeout-ms'] !== undefined ? { firstByteTimeoutMs: integer('first-byte-timeout-ms', 1)! } : {}),
+    ...(values['body-timeout-ms'] !== undefined ? { bodyTimeoutMs: integer('body-timeout-ms', 1)! } : {}),
+    ...(text('politeness') !== undefined ? { politeness: parsePolitenessOption(text('politeness')!) } : {}),
   };
   try {
     return resolveCrawlConfig(partial);
@@ -194,9 +218,22 @@ const FLAG_OF_FIELD: Record<string, string> = {
 };
 
 function flagOf(field: string): string {
+  if (field.startsWith('politeness')) return '--politeness';
+  if (field === 'maxConcurrentFetchesPerHost') return '--max-concurrent-per-host';
   if (field.startsWith('traps')) return '--trap-options';
   if (field.startsWith('queryPolicies')) return '--query-policies';
   return FLAG_OF_FIELD[field] ?? `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/** --politeness takes a JSON object inline; resolveCrawlConfig then checks each knob. */
+function parsePolitenessOption(raw: string): CrawlConfig['politeness'] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw) as unknown;
+  } catch (error) {
+    throw new CliError(`--politeness: not valid JSON (${(error as Error).message}); e.g. --politeness '{"throttleBaseDelayMs": 10000}'`, 2);
+  }
+  return parsed as CrawlConfig['politeness'];
 }
 
 async function readJsonFile(file: string, flag: string, what: string): Promise<unknown> {

@@ -93,7 +93,8 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
   FirstByteTimeout: transient('Connected, but no response headers in time. Retried twice with jittered backoff; counts toward the circuit breaker.'),
   BodyTimeout: transient('Headers arrived, the body stalled or took too long. Retried twice with jittered backoff; counts toward the circuit breaker.'),
   TooManyRequests: {
-    summary: "429: the host's budget is spent. Retry-After (else min(10 s * 2^(n-1), 1 h) * jitter) delays the whole host; the URL is requeued.",
+    summary:
+      "429: the host's budget is spent. Retry-After (else the throttle, min(10 s * 2^(n-1), 1 h) * jitter) holds the whole host; the URL is requeued after its backoff, never before Retry-After.",
     retryLayer: 'host',
     maxAttempts: 6,
     baseDelayMs: 10 * SECOND_MS,
@@ -103,7 +104,7 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
     countsTowardPoison: false,
   },
   ServerError: {
-    summary: '500, 502, 504 and other 5xx: limited requeues, then give up; consecutive ones open the host circuit breaker.',
+    summary: '500, 502, 504 and other 5xx: the URL is requeued after its backoff, 3 attempts in all; 5 cooldown failures in a row open the host circuit breaker.',
     retryLayer: 'host',
     maxAttempts: 3,
     baseDelayMs: 10 * SECOND_MS,
@@ -112,7 +113,7 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
     countsTowardPoison: true,
   },
   ServiceUnavailable: {
-    summary: '503: the host is overloaded or down. Retry-After or a throttle backoff delays the whole host; limited requeues; feeds the circuit breaker.',
+    summary: '503: the host is overloaded or down. Retry-After (else the throttle) holds the whole host and it feeds the circuit breaker; the URL is requeued after its longer backoff.',
     retryLayer: 'host',
     maxAttempts: 4,
     baseDelayMs: 30 * SECOND_MS,
@@ -156,9 +157,10 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
     countsTowardPoison: true,
   }),
   UnsupportedContentType: terminal('A content type the crawler does not accept. Not retried.'),
-  RobotsDisallowed: terminal('robots.txt disallows the path. No request is sent; not retried until the rules change.'),
+  RobotsDisallowed: terminal('robots.txt disallows the path. No request is sent; recorded as frontier outcome robots-disallowed (state dropped); not retried until the rules change.'),
   RobotsUnreachable: {
-    summary: 'robots.txt answered 5xx or failed, so everything is disallowed for now (RFC 9309). No request is sent; the URL is requeued later.',
+    summary:
+      'robots.txt answered 5xx or 429 or failed, so everything is disallowed for now (RFC 9309). No request is sent; the URL waits its backoff, never less than the next robots.txt refresh (10 min).',
     retryLayer: 'host',
     maxAttempts: 4,
     baseDelayMs: 5 * MINUTE_MS,
@@ -170,7 +172,7 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
   TooManyRedirects: terminal('A redirect chain exceeded the hop limit. Not retried.'),
   InvalidUrl: terminal('Not a fetchable http(s) URL. Not retried.'),
   HostCircuitOpen: {
-    summary: "The host's circuit breaker is open. No request is sent; the URL is requeued after the cooldown.",
+    summary: "The host's circuit breaker is open. The host workflow sends nothing until it half-opens and its URLs wait in its queue, so no URL records this type.",
     retryLayer: 'host',
     maxAttempts: 3,
     baseDelayMs: 5 * MINUTE_MS,
@@ -178,7 +180,9 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
     hostEffect: 'none',
     countsTowardPoison: false,
   },
-  PoisonUrl: terminal('Failed 5 times at one stage: moved to the dead-letter table with its history. Not retried until requeued by hand.'),
+  PoisonUrl: terminal(
+    '5 counted failures at one stage since its last success, across crawls: dead-lettered with its history (state dead, outcome its last failure). Back only by crawler dead-letters requeue.',
+  ),
 };
 
 function buildPolicies(): Readonly<Record<FetchFailureType, FailurePolicy>> {
