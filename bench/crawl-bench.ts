@@ -6,7 +6,7 @@
 //   npm run bench -- --scenario 200x25         ours on 200 hosts x 25 pages
 //   npm run bench -- --scenario 10000x2        ours on 10,000 hosts x 2 pages
 //   npm run bench -- --scenario compare        ours and Crawlee on 200 hosts x 25 pages
-//   options: --json  --delay-ms 250  --max-in-flight 200  --profile (worker CPU profile)
+//   options: --json (use `npm run -s bench -- --json`: npm's banner goes to stdout)  --delay-ms 250  --max-in-flight 200  --profile (worker CPU profile)
 //            --fresh-stack  --keep-stack  --data-dir DIR  --timeout-s 1800
 //            --max-concurrent-activities N  --max-cached-workflows N (worker flags)
 //            --hosts N --pages-per-host N (resize the scenario's web, e.g. for a quick try)
