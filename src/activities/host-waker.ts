@@ -1,10 +1,16 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { hostWorkflowId, wakeHostSignal } from '../workflows/messages.js';
-import { markHostInactive, markHostsActive, requeueOrphans, staleActiveHosts } from '../storage/postgres/host-repository.js';
+import { markHostInactive, markHostsActive, markHostsInactive, requeueOrphans, staleActiveHosts } from '../storage/postgres/host-repository.js';
 import type { ActivityDeps } from './deps.js';
 
 /** Signals sent at once while waking hosts: enough to hide latency, few enough to be gentle on the server. */
 const WAKE_CONCURRENCY = 16;
+/**
+ * Waking stops after this long, well inside the frontier tick's 60 s activity timeout: on a busy
+ * server a signal-with-start can take seconds, and a tick that timed out left the hosts it had not
+ * reached marked active with no workflow, idle until the reaper found them (seen at 1,000 hosts).
+ */
+const WAKE_BUDGET_MS = 20_000;
 /** How often a crawl checks that hosts marked active still have a running workflow. */
 const REAP_INTERVAL_MS = 30_000;
 /** Hosts woken longer ago than this, still holding this crawl's work, are checked. */
@@ -25,8 +31,13 @@ export class HostWaker {
     let woken = 0;
     const queue = [...hosts];
     const failures: unknown[] = [];
+    const deadlineMs = this.deps.now() + WAKE_BUDGET_MS;
     const worker = async (): Promise<void> => {
       for (let host = queue.shift(); host !== undefined; host = queue.shift()) {
+        if (this.deps.now() > deadlineMs) {
+          queue.unshift(host);
+          return;
+        }
         try {
           await this.signalWithStart(host, crawlId, taskQueue);
           woken += 1;
@@ -38,6 +49,8 @@ export class HostWaker {
       }
     };
     await Promise.all(Array.from({ length: Math.min(WAKE_CONCURRENCY, hosts.length) }, worker));
+    // Out of time: the hosts not reached are idle again, for the next tick.
+    await markHostsInactive(this.deps.pool, queue);
     if (woken === 0 && failures.length > 0) throw failures[0];
     return woken;
   }
