@@ -18,13 +18,13 @@ import {
   type TrapAssessment,
 } from '../domain/url/index.js';
 import { registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { counterShardOf } from '../storage/postgres/crawl-counters.js';
 import { recordLinks, type LinkEdge } from '../storage/postgres/document-repository.js';
 import type { PoolClient } from '../storage/postgres/pool.js';
 import {
   addGrowthStats,
   addSeenStats,
   fingerprintsInFrontier,
-  lockCrawlRow,
   pathStatKey,
   readDepthContent,
   readGrowthStats,
@@ -228,16 +228,17 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
     if (variant) growth.pathVariants.set(pathKey, (growth.pathVariants.get(pathKey) ?? 0) + 1);
   }
 
-  // 6. Writes, all under the crawl row's lock, taken after the reads above (see lockCrawlRow): the
+  // 6. Writes, each multi-row one in key order so concurrent registrations never deadlock: the
   // source page's content growth, the edges, then the atomic check-and-insert, where the
   // (crawl, fingerprint) primary key decides whatever the filter said. Redirect targets were
-  // asked for by a URL already admitted; they do not spend the discovery budget.
-  await lockCrawlRow(client, crawlId);
+  // asked for by a URL already admitted; they do not spend the discovery budget. Per-crawl
+  // figures go to the counter shard of the source page, so pages of one crawl do not queue on one row.
+  const shard = counterShardOf(input.sourceFingerprint);
   if (input.sourceContentHash !== undefined) {
     await recordContentGrowth(client, { crawlId, fingerprint: input.sourceFingerprint, normalizedHash: input.sourceContentHash });
   }
   await recordLinks(client, crawlId, edges);
-  const inserted = new Set(await registerFrontierEntries(client, crawlId, entries, { respectDiscoveryBudget: input.kind === 'link' }));
+  const inserted = new Set(await registerFrontierEntries(client, crawlId, entries, { respectDiscoveryBudget: input.kind === 'link', shardKey: input.sourceFingerprint }));
   const unplaced = entries.filter((entry) => !inserted.has(entry.fingerprint)).map((entry) => entry.fingerprint);
   const present = unplaced.length === 0 ? new Set<string>() : await fingerprintsInFrontier(client, crawlId, unplaced);
   for (const entry of entries) {
@@ -277,10 +278,11 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
     reject(candidate, `trap:${codes.join('+')}`, assessment.reasons.map((reason) => `${reason.code} (${reason.detail})`).join('; '), assessment.reasons);
   }
   await addGrowthStats(client, crawlId, hostGrowth, [...pathGrowth.values()]);
-  await recordRejections(client, crawlId, rejections);
+  await recordRejections(client, crawlId, shard, rejections);
   await addSeenStats(
     client,
     crawlId,
+    shard,
     {
       checked: inScope.length,
       unfiltered: plan.filtered ? 0 : inScope.length,

@@ -85,8 +85,6 @@ describe('CrawlContextCache: filters of crawls that ended on another worker are 
       max_in_flight: 10,
       admit_factor: 1,
       admitted: 0,
-      in_flight: 0,
-      discovered: 0,
     });
     // Answers the two queries the cache makes: one crawl by id, and which crawls still run.
     const pool = {

@@ -250,8 +250,9 @@ describe('a crawl operated from the `crawler` CLI: status, pause, resume, stop',
     expect(byState['queued']).toBeGreaterThan(0);
     expect(byState['dispatched'] ?? 0).toBe(0);
     expect(byState['fetched'] ?? 0).toBe(0);
-    const crawlRow = await harness.pool.query<{ state: string; in_flight: number }>(`SELECT state, in_flight FROM crawls WHERE id = $1`, [crawlId]);
-    expect(crawlRow.rows[0]).toEqual({ state: 'stopped', in_flight: 0 });
+    const crawlRow = await harness.pool.query<{ state: string }>(`SELECT state FROM crawls WHERE id = $1`, [crawlId]);
+    expect(crawlRow.rows[0]).toEqual({ state: 'stopped' });
+    expect((await frontierCounts(harness.pool, crawlId)).inFlight).toBe(0);
     expect(stoppedSearch).toEqual([crawlWorkflowId(crawlId)]);
     const fetched = pageRequests(web.log(), cliWeb.hosts);
     expect(summary.pagesFetched).toBe(fetched.length);

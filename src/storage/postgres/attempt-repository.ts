@@ -1,4 +1,5 @@
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
+import { addCrawlCounters } from './crawl-counters.js';
 import { type Pool, type PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
@@ -111,6 +112,8 @@ export async function requeueDeadLetters(db: Queryable, input: { crawlId: string
     [input.crawlId, fingerprints],
   );
   // Requeued URLs may be fetched again: they no longer count against the page budget.
-  await db.query('UPDATE crawls SET admitted = GREATEST(0, admitted - $2) WHERE id = $1', [input.crawlId, result.rowCount ?? 0]);
+  // Settled once, now back in the queue: no longer counted as settled, nor against the page budget.
+  const n = result.rowCount ?? 0;
+  await addCrawlCounters(db, input.crawlId, 0, { settled: -n, returned: n });
   return result.rowCount ?? 0;
 }

@@ -1,6 +1,7 @@
 import type { CrawlConfig } from '../../config/crawl-config.js';
 import type { FrontierCounts } from '../../workflows/status.js';
 import { TIER_COUNT } from '../../domain/frontier/index.js';
+import { SUMMED_COUNTERS_SQL } from './crawl-counters.js';
 import { type Pool, type PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
@@ -18,8 +19,6 @@ export interface CrawlRecord {
   maxInFlight: number;
   admitFactor: number;
   admitted: number;
-  inFlight: number;
-  discovered: number;
 }
 
 interface CrawlRow {
@@ -33,8 +32,6 @@ interface CrawlRow {
   max_in_flight: number;
   admit_factor: number;
   admitted: number;
-  in_flight: number;
-  discovered: number;
 }
 
 const toRecord = (row: CrawlRow): CrawlRecord => ({
@@ -48,8 +45,6 @@ const toRecord = (row: CrawlRow): CrawlRecord => ({
   maxInFlight: row.max_in_flight,
   admitFactor: row.admit_factor,
   admitted: Number(row.admitted),
-  inFlight: row.in_flight,
-  discovered: Number(row.discovered),
 });
 
 /** Creates the crawl record once; a repeated call (activity retry) leaves the first one. */
@@ -104,27 +99,28 @@ export async function frontierCounts(db: Queryable, crawlId: string): Promise<Fr
   const result = await db.query<{
     groups: { state: string; tier: number; outcome: string | null; n: number }[] | null;
     admitted: number;
-    in_flight: number;
+    returned: number;
+    settled: number;
     discovered: number;
     max_pages: number;
   }>(
     `SELECT (SELECT json_agg(g) FROM (SELECT state, tier, outcome, count(*)::int AS n FROM frontier
                                       WHERE crawl_id = $1 GROUP BY state, tier, outcome) g) AS groups,
-            c.admitted, c.in_flight, c.discovered, c.max_pages
-     FROM crawls c WHERE c.id = $1`,
+            c.admitted, s.returned, s.settled, s.discovered, c.max_pages
+     FROM crawls c, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1`,
     [crawlId],
   );
   const crawl = result.rows[0];
   const counts: FrontierCounts & { maxPages: number } = {
     queuedByTier: Array.from({ length: TIER_COUNT }, () => 0),
     queued: 0,
-    inFlight: crawl?.in_flight ?? 0,
+    inFlight: Number(crawl?.admitted ?? 0) - Number(crawl?.settled ?? 0) - Number(crawl?.returned ?? 0),
     done: 0,
     failed: 0,
     dead: 0,
     dropped: 0,
     discovered: Number(crawl?.discovered ?? 0),
-    admitted: Number(crawl?.admitted ?? 0),
+    admitted: Number(crawl?.admitted ?? 0) - Number(crawl?.returned ?? 0),
     fetched: 0,
     maxPages: crawl?.max_pages ?? 0,
   };

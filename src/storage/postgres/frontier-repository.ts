@@ -5,6 +5,7 @@
  */
 import type { HostWorkItem } from '../../activities/contracts.js';
 import { chooseTierCounts, TIER_COUNT } from '../../domain/frontier/index.js';
+import { addCrawlCounters, counterShardOf, SUMMED_COUNTERS_SQL } from './crawl-counters.js';
 import { type Pool, type PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
@@ -48,6 +49,8 @@ export async function registerFrontierEntries(
   entries: readonly NewFrontierEntry[],
   options: {
     respectDiscoveryBudget: boolean;
+    /** The fingerprint whose counter shard this transaction writes (the page being parsed). Default: the first entry's. */
+    shardKey?: string;
     /**
      * A crawl of kind 'recrawl' registers only URLs never fetched before: its discovery share is
      * for new URLs, and known ones are revisited by plan. The plan itself passes true.
@@ -56,7 +59,8 @@ export async function registerFrontierEntries(
   },
 ): Promise<string[]> {
   if (entries.length === 0) return [];
-  const unique = [...new Map(entries.map((entry) => [entry.fingerprint, entry])).values()];
+  // Sorted: concurrent registrations then take row and index locks in the same order, never a deadlock.
+  const unique = [...new Map(entries.map((entry) => [entry.fingerprint, entry])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
   await db.query(
     `INSERT INTO urls (fingerprint, url, canonicalization_version, host, origin)
      SELECT * FROM unnest($1::bytea[], $2::text[], $3::smallint[], $4::text[], $5::text[])
@@ -69,10 +73,11 @@ export async function registerFrontierEntries(
       unique.map((entry) => entry.origin),
     ],
   );
-  // The budget is read and spent in the same statement as the insert, under the crawl row lock.
+  // The discovery budget is soft: read without a lock, so concurrent pages may overshoot it by
+  // their own links at most. Locking the crawl row here serialized every parse of the crawl.
   const budget = options.respectDiscoveryBudget
     ? await db.query<{ room: number }>(
-        `SELECT GREATEST(0, (config->>'maxDiscoveredUrls')::bigint - discovered) AS room FROM crawls WHERE id = $1 FOR UPDATE`,
+        `SELECT GREATEST(0, (c.config->>'maxDiscoveredUrls')::bigint - s.discovered) AS room FROM crawls c, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1`,
         [crawlId],
       )
     : undefined;
@@ -115,9 +120,7 @@ export async function registerFrontierEntries(
     ],
   );
   const fresh = inserted.rows.map((row) => fingerprintFromBytes(row.fingerprint));
-  if (fresh.length > 0) {
-    await db.query('UPDATE crawls SET discovered = discovered + $2 WHERE id = $1', [crawlId, fresh.length]);
-  }
+  await addCrawlCounters(db, crawlId, counterShardOf(options.shardKey ?? unique[0]!.fingerprint), { discovered: fresh.length });
   return fresh;
 }
 
@@ -180,12 +183,13 @@ export async function claimHostWork(
     let remaining = input.maxItems;
     for (const { crawl_id: crawlId } of crawls.rows) {
       if (remaining <= 0) break;
+      // Claims of one crawl take its row's lock in turn, so the page budget stays exact; the
+      // counters other transactions bump live in their own shards and are only read here.
       const reserved = await client.query<{ reserved: number }>(
-        `UPDATE crawls SET in_flight = in_flight + r.n, admitted = admitted + r.n
-         FROM (SELECT GREATEST(0, LEAST($2::int, floor(max_in_flight * admit_factor)::int - in_flight, max_pages - admitted)) AS n
-               FROM crawls WHERE id = $1 AND state = 'running') AS r
-         WHERE id = $1
-         RETURNING r.n AS reserved`,
+        `SELECT GREATEST(0, LEAST($2::int,
+                  floor(c.max_in_flight * c.admit_factor)::int - (c.admitted - s.settled - s.returned)::int,
+                  c.max_pages - (c.admitted - s.returned)::int)) AS reserved
+         FROM (SELECT * FROM crawls WHERE id = $1 AND state = 'running' FOR UPDATE) c, ${SUMMED_COUNTERS_SQL} s`,
         [crawlId, remaining],
       );
       const room = Number(reserved.rows[0]?.reserved ?? 0);
@@ -212,7 +216,7 @@ export async function claimHostWork(
           [crawlId, input.host, tier, want],
         );
         if (rows.rows.length === 0) continue;
-        const fingerprints = rows.rows.map((row) => row.fingerprint);
+        const fingerprints = rows.rows.map((row) => row.fingerprint).sort(Buffer.compare);
         // A new fetch generation per logical fetch (000 §9.1): retries of this claim reuse it.
         await client.query(
           `WITH generations AS (
@@ -226,9 +230,7 @@ export async function claimHostWork(
         );
         taken += fingerprints.length;
       }
-      if (taken < room) {
-        await client.query('UPDATE crawls SET in_flight = in_flight - $2, admitted = admitted - $2 WHERE id = $1', [crawlId, room - taken]);
-      }
+      if (taken > 0) await client.query('UPDATE crawls SET admitted = admitted + $2 WHERE id = $1', [crawlId, taken]);
       remaining -= taken;
     }
     await client.query('COMMIT');
@@ -262,10 +264,7 @@ export async function settleFrontierEntry(
   const changed = (result.rowCount ?? 0) > 0;
   if (changed && leavingFlight) {
     // A URL returned to the queue gives its admission back; a settled one keeps counting against the budget.
-    await db.query(
-      `UPDATE crawls SET in_flight = in_flight - 1, admitted = admitted - CASE WHEN $2 THEN 1 ELSE 0 END WHERE id = $1`,
-      [input.crawlId, input.state === 'queued'],
-    );
+    await addCrawlCounters(db, input.crawlId, counterShardOf(input.fingerprint), input.state === 'queued' ? { returned: 1 } : { settled: 1 });
   }
   return changed;
 }

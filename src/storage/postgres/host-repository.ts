@@ -1,4 +1,5 @@
 import type { HostRecord } from '../../activities/contracts.js';
+import { addCrawlCounters } from './crawl-counters.js';
 import { type Pool, type PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
@@ -33,6 +34,11 @@ export async function markHostsActive(db: Queryable, hosts: string[]): Promise<v
 
 export async function markHostInactive(db: Queryable, host: string): Promise<void> {
   await db.query('UPDATE hosts SET workflow_active = false, updated_at = now() WHERE host = $1', [host]);
+}
+
+export async function markHostsInactive(db: Queryable, hosts: string[]): Promise<void> {
+  if (hosts.length === 0) return;
+  await db.query('UPDATE hosts SET workflow_active = false, updated_at = now() WHERE host = ANY($1::text[])', [hosts]);
 }
 
 /** The host's workflow is about to end: keep what its next run needs. */
@@ -88,7 +94,7 @@ export async function requeueOrphans(db: Queryable, crawlId: string, host: strin
     [crawlId, host],
   );
   const n = result.rowCount ?? 0;
-  if (n > 0) await db.query('UPDATE crawls SET in_flight = in_flight - $2, admitted = admitted - $2 WHERE id = $1', [crawlId, n]);
+  await addCrawlCounters(db, crawlId, 0, { returned: n });
   return n;
 }
 

@@ -12,17 +12,6 @@ type Queryable = Pool | PoolClient;
 /** crawl_rejections keeps at most this many URLs per crawl; crawl_rejection_counts counts them all. */
 export const MAX_REJECTION_ROWS_PER_CRAWL = 10_000;
 
-/**
- * Takes the crawl row's lock for the rest of the transaction. Registration writes only under
- * it, as the discovery budget and every settlement (`UPDATE crawls`) do, so every transaction
- * of a crawl locks in one order: the crawl row first, then frontier rows and figures. A
- * registration that wrote a row (its page's frontier entry, a figures row) before waiting for
- * the crawl row would deadlock with one holding the crawl row and needing that row.
- */
-export async function lockCrawlRow(db: Queryable, crawlId: string): Promise<void> {
-  await db.query('SELECT 1 FROM crawls WHERE id = $1 FOR UPDATE', [crawlId]);
-}
-
 /** Those of `crawlIds` that have finished or stopped (or no longer exist). */
 export async function endedCrawls(db: Queryable, crawlIds: readonly string[]): Promise<string[]> {
   if (crawlIds.length === 0) return [];
@@ -152,19 +141,19 @@ export interface Rejection {
 }
 
 /** Counts every rejection by code; keeps the URLs themselves up to MAX_REJECTION_ROWS_PER_CRAWL. */
-export async function recordRejections(db: Queryable, crawlId: string, rejections: readonly Rejection[], maxRowsPerCall = 200): Promise<void> {
+export async function recordRejections(db: Queryable, crawlId: string, shard: number, rejections: readonly Rejection[], maxRowsPerCall = 200): Promise<void> {
   if (rejections.length === 0) return;
   const byCode = new Map<string, number>();
   for (const rejection of rejections) byCode.set(rejection.code, (byCode.get(rejection.code) ?? 0) + 1);
   const codes = [...byCode.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const counted = await db.query<{ total: string }>(
     `WITH up AS (
-       INSERT INTO crawl_rejection_counts (crawl_id, reason, urls)
-       SELECT $1, r, n FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS s(r, n, i) ORDER BY i
-       ON CONFLICT (crawl_id, reason) DO UPDATE SET urls = crawl_rejection_counts.urls + EXCLUDED.urls
+       INSERT INTO crawl_rejection_counts (crawl_id, reason, shard, urls)
+       SELECT $1, r, $4, n FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS s(r, n, i) ORDER BY i
+       ON CONFLICT (crawl_id, reason, shard) DO UPDATE SET urls = crawl_rejection_counts.urls + EXCLUDED.urls
        RETURNING urls)
      SELECT (SELECT COALESCE(sum(urls), 0) FROM crawl_rejection_counts WHERE crawl_id = $1) AS total`,
-    [crawlId, codes.map(([code]) => code), codes.map(([, n]) => n)],
+    [crawlId, codes.map(([code]) => code), codes.map(([, n]) => n), shard],
   );
   // The sum before this call's additions bounds the rows already kept (conflicts only lower it).
   const keptBefore = Number(counted.rows[0]?.total ?? 0);
@@ -193,17 +182,17 @@ export interface SeenTestCounts {
   falsePositives: number;
 }
 
-export async function addSeenStats(db: Queryable, crawlId: string, counts: SeenTestCounts, filter: { fillRatio: number; bytes: number } | undefined): Promise<void> {
+export async function addSeenStats(db: Queryable, crawlId: string, shard: number, counts: SeenTestCounts, filter: { fillRatio: number; bytes: number } | undefined): Promise<void> {
   if (counts.checked === 0) return;
   await db.query(
-    `INSERT INTO crawl_seen_stats AS s (crawl_id, checked, unfiltered, bloom_negatives, bloom_positives, bloom_false_positives, filter_fill_ratio, filter_bytes)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-     ON CONFLICT (crawl_id) DO UPDATE SET checked = s.checked + EXCLUDED.checked, unfiltered = s.unfiltered + EXCLUDED.unfiltered,
+    `INSERT INTO crawl_seen_stats AS s (crawl_id, checked, unfiltered, bloom_negatives, bloom_positives, bloom_false_positives, filter_fill_ratio, filter_bytes, shard)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (crawl_id, shard) DO UPDATE SET checked = s.checked + EXCLUDED.checked, unfiltered = s.unfiltered + EXCLUDED.unfiltered,
        bloom_negatives = s.bloom_negatives + EXCLUDED.bloom_negatives, bloom_positives = s.bloom_positives + EXCLUDED.bloom_positives,
        bloom_false_positives = s.bloom_false_positives + EXCLUDED.bloom_false_positives,
        filter_fill_ratio = COALESCE(EXCLUDED.filter_fill_ratio, s.filter_fill_ratio),
        filter_bytes = COALESCE(EXCLUDED.filter_bytes, s.filter_bytes), updated_at = now()`,
-    [crawlId, counts.checked, counts.unfiltered, counts.negatives, counts.positives, counts.falsePositives, filter?.fillRatio ?? null, filter?.bytes ?? null],
+    [crawlId, counts.checked, counts.unfiltered, counts.negatives, counts.positives, counts.falsePositives, filter?.fillRatio ?? null, filter?.bytes ?? null, shard],
   );
 }
 
@@ -222,7 +211,14 @@ export async function readSeenStats(db: Queryable, crawlId: string): Promise<See
     bloom_false_positives: string;
     filter_fill_ratio: number | null;
     filter_bytes: string | null;
-  }>('SELECT * FROM crawl_seen_stats WHERE crawl_id = $1', [crawlId]);
+  }>(
+    `SELECT sum(checked) AS checked, sum(unfiltered) AS unfiltered, sum(bloom_negatives) AS bloom_negatives,
+            sum(bloom_positives) AS bloom_positives, sum(bloom_false_positives) AS bloom_false_positives,
+            (array_agg(filter_fill_ratio ORDER BY updated_at DESC) FILTER (WHERE filter_fill_ratio IS NOT NULL))[1] AS filter_fill_ratio,
+            max(filter_bytes) AS filter_bytes
+     FROM crawl_seen_stats WHERE crawl_id = $1 HAVING count(*) > 0`,
+    [crawlId],
+  );
   const row = result.rows[0];
   return {
     checked: Number(row?.checked ?? 0),
@@ -249,7 +245,7 @@ export async function readTrapReport(db: Queryable, crawlId: string, maxHosts = 
        ORDER BY demoted + dropped DESC, host LIMIT $2`,
       [crawlId, maxHosts],
     ),
-    db.query<{ reason: string; urls: string }>('SELECT reason, urls FROM crawl_rejection_counts WHERE crawl_id = $1 ORDER BY urls DESC, reason', [crawlId]),
+    db.query<{ reason: string; urls: string }>('SELECT reason, sum(urls) AS urls FROM crawl_rejection_counts WHERE crawl_id = $1 GROUP BY reason ORDER BY 2 DESC, reason', [crawlId]),
   ]);
   return { hosts: hosts.rows, rejections: Object.fromEntries(rejections.rows.map((row) => [row.reason, Number(row.urls)])) };
 }

@@ -1,0 +1,44 @@
+import { type Pool, type PoolClient } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+/** Shards per crawl for counters that every parse and settlement bumps. */
+export const COUNTER_SHARDS = 16;
+
+/**
+ * The shard a transaction writes: derived from the URL it works on, so concurrent transactions
+ * spread over the shards and one transaction touches one row.
+ */
+export function counterShardOf(fingerprintHex: string): number {
+  return parseInt(fingerprintHex.slice(0, 2), 16) % COUNTER_SHARDS;
+}
+
+export interface CounterDelta {
+  settled?: number;
+  returned?: number;
+  discovered?: number;
+}
+
+export async function addCrawlCounters(db: Queryable, crawlId: string, shard: number, delta: CounterDelta): Promise<void> {
+  const settled = delta.settled ?? 0;
+  const returned = delta.returned ?? 0;
+  const discovered = delta.discovered ?? 0;
+  if (settled === 0 && returned === 0 && discovered === 0) return;
+  await db.query(
+    `INSERT INTO crawl_counters AS c (crawl_id, shard, settled, returned, discovered) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (crawl_id, shard) DO UPDATE SET settled = c.settled + EXCLUDED.settled,
+       returned = c.returned + EXCLUDED.returned, discovered = c.discovered + EXCLUDED.discovered`,
+    [crawlId, shard, settled, returned, discovered],
+  );
+}
+
+/** SQL for a crawl's summed counters, for use inside a larger statement (one snapshot). */
+export const SUMMED_COUNTERS_SQL = `(SELECT COALESCE(sum(settled), 0)::bigint AS settled, COALESCE(sum(returned), 0)::bigint AS returned,
+                                            COALESCE(sum(discovered), 0)::bigint AS discovered
+                                     FROM crawl_counters WHERE crawl_id = $1)`;
+
+export async function readCrawlCounters(db: Queryable, crawlId: string): Promise<{ settled: number; returned: number; discovered: number }> {
+  const result = await db.query<{ settled: number; returned: number; discovered: number }>(`SELECT * FROM ${SUMMED_COUNTERS_SQL} s`, [crawlId]);
+  const row = result.rows[0];
+  return { settled: Number(row?.settled ?? 0), returned: Number(row?.returned ?? 0), discovered: Number(row?.discovered ?? 0) };
+}
