@@ -68,7 +68,7 @@ export function temporalDevServerArgs(options: TemporalDevServerOptions): string
     if (!identifier.test(name)) throw new Error(`search attribute name '${name}' is not an identifier`);
     args.push('--search-attribute', `${name}=${kind}`);
   }
-  for (const [key, value] of Object.entries({ ...PRECISE_TIMERS, ...(options.dynamicConfig ?? {}) })) {
+  for (const [key, value] of Object.entries({ ...PRECISE_TIMERS, ...EAGER_ACTIVITIES, ...(options.dynamicConfig ?? {}) })) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
   return args;
@@ -80,6 +80,14 @@ export function temporalDevServerArgs(options: TemporalDevServerOptions): string
  * request a second. 10 ms keeps timers close to their due time.
  */
 const PRECISE_TIMERS = { 'history.timerProcessorMaxTimeShift': '10ms' };
+
+/**
+ * Eager activity dispatch: when a host workflow schedules its fetch or parse and its worker has a
+ * free slot, the server hands the activity task back in the workflow task's completion instead of
+ * queueing it for a poller, saving a matching round trip per activity. Off by default on a server;
+ * the SDK asks for it by default. Set the same key on a production cluster.
+ */
+const EAGER_ACTIVITIES = { 'system.enableActivityEagerExecution': true };
 
 export function startTemporalDevServer(options: TemporalDevServerOptions): DetachedProcess {
   const paths = temporalPaths(options.dir);
