@@ -2,7 +2,7 @@
  * Activities of the frontier workflow: registering seeds, the scheduler tick (admission,
  * backpressure, waking hosts) and closing the crawl.
  */
-import { admissionDecision } from '../domain/frontier/index.js';
+import { admissionDecision, hostClaimCap } from '../domain/frontier/index.js';
 import { compileQueryPolicies, tryCanonicalizeUrl, urlFingerprint, redactUserinfo } from '../domain/url/index.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import {
@@ -16,7 +16,7 @@ import {
   type CrawlRecordState,
 } from '../storage/postgres/crawl-repository.js';
 import { idleHostsWithWork, registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
-import { activeHostCount } from '../storage/postgres/host-repository.js';
+import { crawlHostCounts } from '../storage/postgres/host-repository.js';
 import type {
   FinishCrawlInput,
   FinishCrawlResult,
@@ -72,9 +72,10 @@ export function createCrawlActivities(deps: ActivityDeps) {
 
   async function frontierTick(input: FrontierTickInput): Promise<FrontierTickResult> {
     const nowMs = deps.now();
-    const [{ maxPages, ...counts }, backlog] = await Promise.all([
+    const [{ maxPages, ...counts }, backlog, hosts] = await Promise.all([
       frontierCounts(deps.pool, input.crawlId),
       parseBacklog(deps.pool, input.crawlId, BACKLOG_WINDOW_SECONDS),
+      crawlHostCounts(deps.pool, input.crawlId),
     ]);
     const crawlState: CrawlRecordState = input.control.stopping ? 'stopping' : input.control.paused ? 'paused' : 'running';
     const decision = admissionDecision({
@@ -86,11 +87,13 @@ export function createCrawlActivities(deps: ActivityDeps) {
       paused: input.control.paused,
       stopping: input.control.stopping,
     });
+    const claimCap = hostClaimCap({ maxInFlight: input.control.maxInFlight, throttleFactor: decision.throttleFactor, hostsWithWork: hosts.withWork });
     await publishCrawlControl(deps.pool, {
       id: input.crawlId,
       state: crawlState,
       maxInFlight: input.control.maxInFlight,
       admitFactor: decision.throttleFactor,
+      hostClaimCap: claimCap,
     });
 
     let hostsWoken = 0;
@@ -100,7 +103,7 @@ export function createCrawlActivities(deps: ActivityDeps) {
     }
     await waker.reapLostHosts(input.crawlId);
 
-    const [errors, activeHosts] = await Promise.all([errorsByType(deps.pool, input.crawlId), activeHostCount(deps.pool, input.crawlId)]);
+    const errors = await errorsByType(deps.pool, input.crawlId);
     const budgetSpent = counts.admitted >= maxPages;
     const finished = counts.inFlight === 0 && (counts.queued === 0 || budgetSpent || input.control.stopping);
     return {
@@ -111,8 +114,9 @@ export function createCrawlActivities(deps: ActivityDeps) {
         // Infinity (nothing drains yet) does not survive JSON: report it as -1.
         backlogSeconds: Number.isFinite(decision.backlogSeconds) ? decision.backlogSeconds : -1,
         reason: decision.reason,
+        hostClaimCap: claimCap,
       },
-      activeHosts,
+      activeHosts: hosts.active,
       hostsWoken,
       errorsByType: errors,
       finished,

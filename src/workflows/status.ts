@@ -27,6 +27,8 @@ export interface AdmissionStatus {
   /** Downstream lag in seconds of work: parse backlog / parse rate. */
   backlogSeconds: number;
   reason: string;
+  /** Most URLs one host claim may take: the in-flight limit shared over the hosts with work. Absent before the first tick. */
+  hostClaimCap?: number;
 }
 
 export interface CrawlStatus {

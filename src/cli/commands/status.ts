@@ -70,7 +70,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         `  fetched ${c.fetched} of max ${maxPages}; discovered ${c.discovered}; admitted ${c.admitted}`,
         `  queued ${c.queued} by tier [${c.queuedByTier.join(', ')}]; in flight ${c.inFlight}; hosts active ${figures.activeHosts}`,
         `  done ${c.done}, failed ${c.failed}, dead-lettered ${c.dead}, dropped ${c.dropped}`,
-        `  admission: max in flight ${figures.admission.maxInFlight}, factor ${figures.admission.admitFactor.toFixed(2)}, parse backlog ${figures.admission.backlogSeconds.toFixed(1)} s (${figures.admission.reason})`,
+        `  admission: max in flight ${figures.admission.maxInFlight}, factor ${figures.admission.admitFactor.toFixed(2)}, parse backlog ${figures.admission.backlogSeconds.toFixed(1)} s (${figures.admission.reason})${figures.admission.hostClaimCap !== undefined ? `, at most ${figures.admission.hostClaimCap} URLs per host claim` : ''}`,
         `  errors: ${Object.entries(errors).map(([type, n]) => `${type} ${n}`).join(', ') || 'none'}`,
         `  seen test: ${seenTest.checked} checked; Bloom negatives ${seenTest.negatives}, positives ${seenTest.positives} (confirmed in Postgres), false positives ${seenTest.falsePositives}${seenTest.unfiltered > 0 ? `, unfiltered ${seenTest.unfiltered}` : ''}${seenTest.filterFillRatio !== null ? `; filter ${(seenTest.filterFillRatio * 100).toFixed(1)}% full` : ''}`,
         `  refused: ${Object.entries(traps.rejections).map(([reason, n]) => `${reason} ${n}`).join(', ') || 'none'}`,

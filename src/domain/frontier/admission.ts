@@ -128,3 +128,33 @@ export function resolveAdmissionOptions(options: AdmissionOptions = {}): Require
   requireNumber(CODE, 'options.maxRecheckDelayMs', o.maxRecheckDelayMs, { min: o.minRecheckDelayMs });
   return o;
 }
+
+/** What a host's share of the in-flight limit is computed from. */
+export interface HostClaimCapInput {
+  /** Global in-flight limit, >= 0. */
+  maxInFlight: number;
+  /** The backpressure throttle in [0, 1] (`AdmissionDecision.throttleFactor`). */
+  throttleFactor: number;
+  /** Hosts with URLs of this crawl queued or in flight, >= 0. */
+  hostsWithWork: number;
+}
+
+/** A claim never gets fewer than this (unless the global limit is spent): one to fetch, one to hold while the next claim runs. */
+export const MIN_HOST_CLAIM = 2;
+
+/**
+ * The most URLs one claim of one host may take: an even share of the in-flight limit over the
+ * hosts that have work, so that the limit spreads over many back queues instead of filling the
+ * first few that ask (politeness makes one host slow; parallelism comes from hosts). The global
+ * limit still binds every claim; this only divides it.
+ *
+ * @throws FrontierInputError `FRONTIER_ADMISSION_INPUT_INVALID` naming the bad field.
+ */
+export function hostClaimCap(input: HostClaimCapInput): number {
+  requireNumber(CODE, 'maxInFlight', input.maxInFlight, { min: 0 });
+  requireNumber(CODE, 'throttleFactor', input.throttleFactor, { min: 0, max: 1 });
+  requireNumber(CODE, 'hostsWithWork', input.hostsWithWork, { min: 0 });
+  const limit = Math.floor(input.maxInFlight * input.throttleFactor);
+  if (input.hostsWithWork <= 0) return Math.max(MIN_HOST_CLAIM, limit);
+  return Math.max(MIN_HOST_CLAIM, Math.floor(limit / input.hostsWithWork));
+}

@@ -21,12 +21,15 @@ export { TIER_COUNT, DEFAULT_TIER_BOUNDS, tierOf } from './tiers.js';
 export { chooseTierCounts, type TierSelectionOptions } from './tier-selection.js';
 export {
   admissionDecision,
+  hostClaimCap,
+  MIN_HOST_CLAIM,
   resolveAdmissionOptions,
   DEFAULT_ADMISSION_OPTIONS,
   type AdmissionInput,
   type AdmissionOptions,
   type AdmissionDecision,
   type AdmissionReason,
+  type HostClaimCapInput,
 } from './admission.js';
 export { RateMeter, type RateMeterOptions, type RateMeterState } from './rate-meter.js';
 export {

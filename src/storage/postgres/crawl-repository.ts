@@ -77,12 +77,12 @@ export async function listCrawls(db: Queryable, limit = 50): Promise<CrawlRecord
 /** The frontier workflow publishes its control decisions here; host claims enforce them. */
 export async function publishCrawlControl(
   db: Queryable,
-  input: { id: string; state: CrawlRecordState; maxInFlight: number; admitFactor: number },
+  input: { id: string; state: CrawlRecordState; maxInFlight: number; admitFactor: number; hostClaimCap: number },
 ): Promise<void> {
   await db.query(
-    `UPDATE crawls SET state = $2, max_in_flight = $3, admit_factor = $4
+    `UPDATE crawls SET state = $2, max_in_flight = $3, admit_factor = $4, host_claim_cap = $5
      WHERE id = $1 AND state NOT IN ('finished', 'stopped')`,
-    [input.id, input.state, input.maxInFlight, input.admitFactor],
+    [input.id, input.state, input.maxInFlight, input.admitFactor, input.hostClaimCap],
   );
 }
 

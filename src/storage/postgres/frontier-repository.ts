@@ -160,9 +160,17 @@ const CLAIMED_ROWS_SQL = `
   ORDER BY f.tier, f.priority DESC`;
 
 /**
+ * URLs a host claim may take now from crawl `c` (with summed counters `s`), at most $2: its host
+ * share, the in-flight limit scaled by backpressure, and the page budget.
+ */
+const CLAIM_ROOM_SQL = `GREATEST(0, LEAST($2::int, c.host_claim_cap,
+                   floor(c.max_in_flight * c.admit_factor)::int - (c.admitted - s.settled - s.returned)::int,
+                   c.max_pages - (c.admitted - s.returned)::int))`;
+
+/**
  * Claims up to `maxItems` queued URLs of one host, across the crawls that have room. Admission
  * (the crawl's in-flight limit scaled by its backpressure factor, and its page budget) is
- * reserved atomically on the crawl row. Tiers are drawn with a bias that never starves low
+ * reserved atomically on the crawl row, within the host's share (`host_claim_cap`). Tiers are drawn with a bias that never starves low
  * tiers. The claim token makes a retried claim return what the first attempt took.
  */
 export async function claimHostWork(
@@ -183,16 +191,14 @@ export async function claimHostWork(
     let remaining = input.maxItems;
     for (const { crawl_id: crawlId } of crawls.rows) {
       if (remaining <= 0) break;
-      // Claims of one crawl take its row's lock in turn, so the page budget stays exact; the
-      // counters other transactions bump live in their own shards and are only read here.
-      const reserved = await client.query<{ reserved: number }>(
-        `SELECT GREATEST(0, LEAST($2::int,
-                  floor(c.max_in_flight * c.admit_factor)::int - (c.admitted - s.settled - s.returned)::int,
-                  c.max_pages - (c.admitted - s.returned)::int)) AS reserved
-         FROM (SELECT * FROM crawls WHERE id = $1 AND state = 'running' FOR UPDATE) c, ${SUMMED_COUNTERS_SQL} s`,
-        [crawlId, remaining],
-      );
-      const room = Number(reserved.rows[0]?.reserved ?? 0);
+      // The room, read without a lock, sizes the selection; the grant below is exact. The crawl
+      // row's lock is taken last and held only to COMMIT, so claims of one crawl queue on it for
+      // a few statements, not for the whole claim.
+      const estimate = await client.query<{ room: number }>(`SELECT ${CLAIM_ROOM_SQL} AS room FROM crawls c, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1 AND c.state = 'running'`, [
+        crawlId,
+        remaining,
+      ]);
+      const room = Number(estimate.rows[0]?.room ?? 0);
       if (room <= 0) continue;
 
       const available = await client.query<{ tier: number; n: number }>(
@@ -203,7 +209,7 @@ export async function claimHostWork(
       for (const row of available.rows) availableByTier[Math.min(TIER_COUNT - 1, row.tier)]! += row.n;
       const perTier = chooseTierCounts(availableByTier, room, input.random);
 
-      let taken = 0;
+      const candidates: Buffer[] = [];
       for (let tier = 0; tier < perTier.length; tier += 1) {
         const want = perTier[tier] ?? 0;
         if (want <= 0) continue;
@@ -215,23 +221,30 @@ export async function claimHostWork(
            FOR UPDATE SKIP LOCKED`,
           [crawlId, input.host, tier, want],
         );
-        if (rows.rows.length === 0) continue;
-        const fingerprints = rows.rows.map((row) => row.fingerprint).sort(Buffer.compare);
-        // A new fetch generation per logical fetch (000 §9.1): retries of this claim reuse it.
-        await client.query(
-          `WITH generations AS (
-             UPDATE urls SET fetch_generation = fetch_generation + 1
-             WHERE fingerprint = ANY($2::bytea[])
-             RETURNING fingerprint, fetch_generation)
-           UPDATE frontier f SET state = 'dispatched', generation = g.fetch_generation, claim_token = $3, updated_at = now()
-           FROM generations g
-           WHERE f.crawl_id = $1 AND f.fingerprint = g.fingerprint`,
-          [crawlId, fingerprints, input.claimToken],
-        );
-        taken += fingerprints.length;
+        candidates.push(...rows.rows.map((row) => row.fingerprint));
       }
-      if (taken > 0) await client.query('UPDATE crawls SET admitted = admitted + $2 WHERE id = $1', [crawlId, taken]);
-      remaining -= taken;
+      if (candidates.length === 0) continue;
+
+      // One statement under the crawl row's lock: the grant is exact (page budget, in-flight limit,
+      // host share, whatever committed meanwhile), the budget is reserved, and the granted URLs
+      // get a new fetch generation (000 §9.1; retries of this claim reuse it) and are dispatched.
+      // Candidates come highest tier first: a smaller grant drops the lowest.
+      const dispatched = await client.query<{ fingerprint: Buffer }>(
+        `WITH crawl AS (SELECT * FROM crawls WHERE id = $1 AND state = 'running' FOR UPDATE),
+              room AS (SELECT ${CLAIM_ROOM_SQL} AS n FROM crawl c, ${SUMMED_COUNTERS_SQL} s),
+              picked AS (SELECT p.f AS fingerprint FROM unnest($3::bytea[]) WITH ORDINALITY AS p(f, i) WHERE p.i <= (SELECT n FROM room)),
+              reserved AS (UPDATE crawls SET admitted = admitted + (SELECT count(*) FROM picked) WHERE id = $1 AND EXISTS (SELECT 1 FROM picked)),
+              generations AS (
+                UPDATE urls SET fetch_generation = fetch_generation + 1
+                WHERE fingerprint IN (SELECT fingerprint FROM picked)
+                RETURNING fingerprint, fetch_generation)
+         UPDATE frontier f SET state = 'dispatched', generation = g.fetch_generation, claim_token = $4, updated_at = now()
+         FROM generations g
+         WHERE f.crawl_id = $1 AND f.fingerprint = g.fingerprint
+         RETURNING f.fingerprint`,
+        [crawlId, candidates.length, candidates, input.claimToken],
+      );
+      remaining -= dispatched.rows.length;
     }
     await client.query('COMMIT');
   } catch (error) {

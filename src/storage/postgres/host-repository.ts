@@ -98,10 +98,13 @@ export async function requeueOrphans(db: Queryable, crawlId: string, host: strin
   return n;
 }
 
-export async function activeHostCount(db: Queryable, crawlId: string): Promise<number> {
-  const result = await db.query<{ n: number }>(
-    `SELECT count(DISTINCT host)::int AS n FROM frontier WHERE crawl_id = $1 AND state IN ('dispatched', 'fetched')`,
+/** Hosts of a crawl with URLs in flight (`active`), and with URLs queued or in flight (`withWork`). */
+export async function crawlHostCounts(db: Queryable, crawlId: string): Promise<{ active: number; withWork: number }> {
+  const result = await db.query<{ active: number; with_work: number }>(
+    `SELECT count(DISTINCT host) FILTER (WHERE state IN ('dispatched', 'fetched'))::int AS active,
+            count(DISTINCT host)::int AS with_work
+     FROM frontier WHERE crawl_id = $1 AND state IN ('queued', 'dispatched', 'fetched')`,
     [crawlId],
   );
-  return result.rows[0]?.n ?? 0;
+  return { active: result.rows[0]?.active ?? 0, withWork: result.rows[0]?.with_work ?? 0 };
 }
