@@ -1,4 +1,5 @@
 import { type Pool, type PoolClient } from './pool.js';
+import { bumpSharedFigure, FIGURE_ORDER } from './shared-figures.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -24,7 +25,9 @@ export async function addCrawlCounters(db: Queryable, crawlId: string, shard: nu
   const returned = delta.returned ?? 0;
   const discovered = delta.discovered ?? 0;
   if (settled === 0 && returned === 0 && discovered === 0) return;
-  await db.query(
+  await bumpSharedFigure(
+    db,
+    `${FIGURE_ORDER.crawlCounters}|${crawlId}|${String(shard).padStart(5, '0')}`,
     `INSERT INTO crawl_counters AS c (crawl_id, shard, settled, returned, discovered) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (crawl_id, shard) DO UPDATE SET settled = c.settled + EXCLUDED.settled,
        returned = c.returned + EXCLUDED.returned, discovered = c.discovered + EXCLUDED.discovered`,

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { dropSharedFigures, flushSharedFigures, holdSharedFigures } from './shared-figures.js';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -28,18 +29,24 @@ export function createPool(options: PoolOptions): Pool {
   return pool;
 }
 
-/** Runs `work` in one transaction; rolls back on any error. */
+/**
+ * Runs `work` in one transaction; rolls back on any error. Shared figures it bumps
+ * (`bumpSharedFigure`) are written last, in one global order, just before COMMIT.
+ */
 export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
+    holdSharedFigures(client);
     const result = await work(client);
+    await flushSharedFigures(client);
     await client.query('COMMIT');
     return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
+    dropSharedFigures(client);
     client.release();
   }
 }

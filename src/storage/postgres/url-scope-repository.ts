@@ -6,6 +6,7 @@
  */
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import type { Pool, PoolClient } from './pool.js';
+import { bumpSharedFigure, FIGURE_ORDER } from './shared-figures.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -73,7 +74,9 @@ export async function addGrowthStats(
 ): Promise<void> {
   if (hosts.size > 0) {
     const sorted = [...hosts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    await db.query(
+    await bumpSharedFigure(
+      db,
+      `${FIGURE_ORDER.hostStats}|${crawlId}`,
       `INSERT INTO crawl_host_stats (crawl_id, host, urls, demoted, dropped)
        SELECT $1, h, u, d, x FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) WITH ORDINALITY AS s(h, u, d, x, i) ORDER BY i
        ON CONFLICT (crawl_id, host) DO UPDATE SET urls = crawl_host_stats.urls + EXCLUDED.urls,
@@ -83,7 +86,9 @@ export async function addGrowthStats(
   }
   if (paths.length > 0) {
     const sorted = [...paths].sort((a, b) => pathStatKey(a.host, a.path).localeCompare(pathStatKey(b.host, b.path)));
-    await db.query(
+    await bumpSharedFigure(
+      db,
+      `${FIGURE_ORDER.pathStats}|${crawlId}`,
       `INSERT INTO crawl_path_stats (crawl_id, host, path, variants)
        SELECT $1, h, p, n FROM unnest($2::text[], $3::text[], $4::int[]) WITH ORDINALITY AS s(h, p, n, i) ORDER BY i
        ON CONFLICT (crawl_id, host, path) DO UPDATE SET variants = crawl_path_stats.variants + EXCLUDED.variants`,
@@ -112,7 +117,9 @@ export async function recordContentGrowth(db: Queryable, input: { crawlId: strin
     );
     isNew = (inserted.rowCount ?? 0) > 0;
   }
-  await db.query(
+  await bumpSharedFigure(
+    db,
+    `${FIGURE_ORDER.depthStats}|${input.crawlId}|${page.host}|${String(page.depth).padStart(10, '0')}`,
     `INSERT INTO crawl_depth_stats (crawl_id, host, depth, pages, new_content) VALUES ($1, $2, $3, 1, $4)
      ON CONFLICT (crawl_id, host, depth) DO UPDATE SET pages = crawl_depth_stats.pages + 1,
        new_content = crawl_depth_stats.new_content + EXCLUDED.new_content`,
@@ -146,16 +153,17 @@ export async function recordRejections(db: Queryable, crawlId: string, shard: nu
   const byCode = new Map<string, number>();
   for (const rejection of rejections) byCode.set(rejection.code, (byCode.get(rejection.code) ?? 0) + 1);
   const codes = [...byCode.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const counted = await db.query<{ total: string }>(
-    `WITH up AS (
-       INSERT INTO crawl_rejection_counts (crawl_id, reason, shard, urls)
-       SELECT $1, r, $4, n FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS s(r, n, i) ORDER BY i
-       ON CONFLICT (crawl_id, reason, shard) DO UPDATE SET urls = crawl_rejection_counts.urls + EXCLUDED.urls
-       RETURNING urls)
-     SELECT (SELECT COALESCE(sum(urls), 0) FROM crawl_rejection_counts WHERE crawl_id = $1) AS total`,
+  await bumpSharedFigure(
+    db,
+    `${FIGURE_ORDER.rejectionCounts}|${crawlId}|${String(shard).padStart(5, '0')}`,
+    `INSERT INTO crawl_rejection_counts (crawl_id, reason, shard, urls)
+     SELECT $1, r, $4, n FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS s(r, n, i) ORDER BY i
+     ON CONFLICT (crawl_id, reason, shard) DO UPDATE SET urls = crawl_rejection_counts.urls + EXCLUDED.urls`,
     [crawlId, codes.map(([code]) => code), codes.map(([, n]) => n), shard],
   );
-  // The sum before this call's additions bounds the rows already kept (conflicts only lower it).
+  // Refusals counted so far bound the rows already kept (conflicts only lower it); read without
+  // a lock, so concurrent parses may keep a few rows over the cap.
+  const counted = await db.query<{ total: string }>('SELECT COALESCE(sum(urls), 0) AS total FROM crawl_rejection_counts WHERE crawl_id = $1', [crawlId]);
   const keptBefore = Number(counted.rows[0]?.total ?? 0);
   const room = Math.min(maxRowsPerCall, MAX_REJECTION_ROWS_PER_CRAWL - keptBefore);
   if (room <= 0) return;
@@ -184,7 +192,9 @@ export interface SeenTestCounts {
 
 export async function addSeenStats(db: Queryable, crawlId: string, shard: number, counts: SeenTestCounts, filter: { fillRatio: number; bytes: number } | undefined): Promise<void> {
   if (counts.checked === 0) return;
-  await db.query(
+  await bumpSharedFigure(
+    db,
+    `${FIGURE_ORDER.seenStats}|${crawlId}|${String(shard).padStart(5, '0')}`,
     `INSERT INTO crawl_seen_stats AS s (crawl_id, checked, unfiltered, bloom_negatives, bloom_positives, bloom_false_positives, filter_fill_ratio, filter_bytes, shard)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      ON CONFLICT (crawl_id, shard) DO UPDATE SET checked = s.checked + EXCLUDED.checked, unfiltered = s.unfiltered + EXCLUDED.unfiltered,

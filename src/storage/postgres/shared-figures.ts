@@ -1,0 +1,57 @@
+import type { Pool, PoolClient } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+/**
+ * The hot rows many transactions bump (per-crawl counters and figures), in the one order every
+ * transaction takes them. Within a table a key orders its rows; a multi-row statement sorts its
+ * own rows.
+ */
+export const FIGURE_ORDER = {
+  crawlCounters: 'a',
+  rejectionCounts: 'b',
+  seenStats: 'c',
+  hostStats: 'd',
+  pathStats: 'e',
+  depthStats: 'f',
+} as const;
+
+interface FigureWrite {
+  order: string;
+  sql: string;
+  params: unknown[];
+}
+
+const pendingByClient = new WeakMap<object, FigureWrite[]>();
+
+/**
+ * Bumps a shared figure. Inside `inTransaction` the write is held back and runs just before
+ * COMMIT, with the transaction's other figure writes, sorted by `order`: every transaction then
+ * takes these hot rows last and in one global order, so no two transactions can deadlock through
+ * them, and each holds them only for the moment before it commits. Elsewhere it runs at once.
+ *
+ * @param order `FIGURE_ORDER` of the table, then the row's key (fixed width where it is a number).
+ */
+export async function bumpSharedFigure(db: Queryable, order: string, sql: string, params: unknown[]): Promise<void> {
+  const pending = pendingByClient.get(db);
+  if (pending) pending.push({ order, sql, params });
+  else await db.query(sql, params);
+}
+
+/** `inTransaction` calls this after BEGIN. */
+export function holdSharedFigures(client: PoolClient): void {
+  pendingByClient.set(client, []);
+}
+
+/** `inTransaction` calls this before COMMIT: the held writes, in order. */
+export async function flushSharedFigures(client: PoolClient): Promise<void> {
+  const pending = pendingByClient.get(client) ?? [];
+  pendingByClient.delete(client);
+  pending.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+  for (const write of pending) await client.query(write.sql, write.params);
+}
+
+/** `inTransaction` calls this when the transaction ends any other way. */
+export function dropSharedFigures(client: PoolClient): void {
+  pendingByClient.delete(client);
+}
