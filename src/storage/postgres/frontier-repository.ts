@@ -169,9 +169,10 @@ const CLAIM_ROOM_SQL = `GREATEST(0, LEAST($2::int, c.host_claim_cap,
 
 /**
  * Claims up to `maxItems` queued URLs of one host, across the crawls that have room. Admission
- * (the crawl's in-flight limit scaled by its backpressure factor, and its page budget) is
- * reserved atomically on the crawl row, within the host's share (`host_claim_cap`). Tiers are drawn with a bias that never starves low
- * tiers. The claim token makes a retried claim return what the first attempt took.
+ * (the crawl's in-flight limit scaled by its backpressure factor, its page budget, and the
+ * host's share, `host_claim_cap`) is reserved atomically on the crawl row. Tiers are drawn with a
+ * bias that never starves low tiers. The claim token makes a retried claim return what the first
+ * attempt took.
  */
 export async function claimHostWork(
   pool: Pool,
