@@ -232,7 +232,8 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
   // source page's content growth, the edges, then the atomic check-and-insert, where the
   // (crawl, fingerprint) primary key decides whatever the filter said. Redirect targets were
   // asked for by a URL already admitted; they do not spend the discovery budget. Per-crawl
-  // figures go to the counter shard of the source page, so pages of one crawl do not queue on one row.
+  // figures go to the counter shard of the source page, so pages of one crawl do not queue on one
+  // row, and are written at COMMIT in one global order (bumpSharedFigure).
   const shard = counterShardOf(input.sourceFingerprint);
   if (input.sourceContentHash !== undefined) {
     await recordContentGrowth(client, { crawlId, fingerprint: input.sourceFingerprint, normalizedHash: input.sourceContentHash });
