@@ -168,11 +168,10 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
   const sessionNames = context.traps.sessionParamNames ?? DEFAULT_SESSION_PARAM_NAMES;
   const hosts = [...new Set(fresh.map((candidate) => candidate.url.host))];
   const pathKeys = [...new Map(fresh.filter((c) => isPathVariant(c.url)).map((c) => [pathStatKey(c.url.host, pathWithoutParams(c.url.path)), { host: c.url.host, path: pathWithoutParams(c.url.path) }])).values()];
-  const [growth, depthContent, sessionTwins] = await Promise.all([
-    readGrowthStats(client, crawlId, hosts, pathKeys),
-    readDepthContent(client, crawlId, input.depth - 1, hosts),
-    knownSessionTwins(client, crawlId, fresh, sessionNames, context, inBatch),
-  ]);
+  // One after another: a transaction's client runs one query at a time (pg deprecates queueing them).
+  const growth = await readGrowthStats(client, crawlId, hosts, pathKeys);
+  const depthContent = await readDepthContent(client, crawlId, input.depth - 1, hosts);
+  const sessionTwins = await knownSessionTwins(client, crawlId, fresh, sessionNames, context, inBatch);
   const entries: NewFrontierEntry[] = [];
   const drops: { candidate: Candidate; assessment: TrapAssessment }[] = [];
   for (const candidate of fresh) {

@@ -41,19 +41,20 @@ export interface GrowthStats {
 export const pathStatKey = (host: string, path: string): string => `${host} ${path}`;
 
 export async function readGrowthStats(db: Queryable, crawlId: string, hosts: readonly string[], paths: readonly { host: string; path: string }[]): Promise<GrowthStats> {
-  const [hostRows, pathRows] = await Promise.all([
+  // One after another: called inside a transaction, whose client runs one query at a time.
+  const hostRows =
     hosts.length === 0
       ? { rows: [] }
-      : db.query<{ host: string; urls: number }>('SELECT host, urls FROM crawl_host_stats WHERE crawl_id = $1 AND host = ANY($2)', [crawlId, [...hosts]]),
+      : await db.query<{ host: string; urls: number }>('SELECT host, urls FROM crawl_host_stats WHERE crawl_id = $1 AND host = ANY($2)', [crawlId, [...hosts]]);
+  const pathRows =
     paths.length === 0
       ? { rows: [] }
-      : db.query<{ host: string; path: string; variants: number }>(
+      : await db.query<{ host: string; path: string; variants: number }>(
           `SELECT s.host, s.path, s.variants FROM crawl_path_stats s
            JOIN unnest($2::text[], $3::text[]) AS k(host, path) ON k.host = s.host AND k.path = s.path
            WHERE s.crawl_id = $1`,
           [crawlId, paths.map((p) => p.host), paths.map((p) => p.path)],
-        ),
-  ]);
+        );
   return {
     hostUrls: new Map(hostRows.rows.map((row) => [row.host, row.urls])),
     pathVariants: new Map(pathRows.rows.map((row) => [pathStatKey(row.host, row.path), row.variants])),
