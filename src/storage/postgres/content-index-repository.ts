@@ -96,34 +96,42 @@ const toCandidate = (row: CandidateRow): IndexCandidate => ({
   minhash: row.minhash?.map((value) => value >>> 0) ?? null,
 });
 
-/** Documents sharing any of the SimHash blocks, other than `excludeFingerprint`, at most `limit`. */
-export async function simhashCandidates(client: PoolClient, blocks: readonly SimhashBlockKey[], excludeFingerprint: string, limit: number): Promise<IndexCandidate[]> {
-  if (blocks.length === 0) return [];
+/** The two LSH indexes: each row keys a document version by (part, key). */
+const CANDIDATE_INDEXES = {
+  simhash: { table: 'simhash_blocks', part: 'block' },
+  minhash: { table: 'minhash_bands', part: 'band' },
+} as const;
+
+/** Documents with any of `keys` in `index`, other than `excludeFingerprint`, at most `limit`. */
+async function indexCandidates(
+  client: PoolClient,
+  index: keyof typeof CANDIDATE_INDEXES,
+  keys: readonly { part: number; key: number }[],
+  excludeFingerprint: string,
+  limit: number,
+): Promise<IndexCandidate[]> {
+  if (keys.length === 0) return [];
+  const { table, part } = CANDIDATE_INDEXES[index];
   const result = await client.query<CandidateRow>(
     `SELECT DISTINCT ${CANDIDATE_COLUMNS}
-     FROM unnest($1::smallint[], $2::int[]) AS q(block, key)
-     JOIN simhash_blocks s ON s.block = q.block AND s.key = q.key
-     JOIN documents d ON d.fingerprint = s.fingerprint AND d.generation = s.generation AND d.parser_version = s.parser_version
-     WHERE s.fingerprint <> $3
+     FROM unnest($1::smallint[], $2::int[]) AS q(part, key)
+     JOIN ${table} i ON i.${part} = q.part AND i.key = q.key
+     JOIN documents d ON d.fingerprint = i.fingerprint AND d.generation = i.generation AND d.parser_version = i.parser_version
+     WHERE i.fingerprint <> $3
      LIMIT $4`,
-    [blocks.map((key) => key.block), blocks.map((key) => key.key), fingerprintToBytes(excludeFingerprint), limit],
+    [keys.map((k) => k.part), keys.map((k) => k.key), fingerprintToBytes(excludeFingerprint), limit],
   );
   return result.rows.map(toCandidate);
 }
 
+/** Documents sharing any of the SimHash blocks, other than `excludeFingerprint`, at most `limit`. */
+export function simhashCandidates(client: PoolClient, blocks: readonly SimhashBlockKey[], excludeFingerprint: string, limit: number): Promise<IndexCandidate[]> {
+  return indexCandidates(client, 'simhash', blocks.map((b) => ({ part: b.block, key: b.key })), excludeFingerprint, limit);
+}
+
 /** Documents sharing any of the MinHash band keys, other than `excludeFingerprint`, at most `limit`. */
-export async function minhashCandidates(client: PoolClient, bands: readonly MinhashBandKey[], excludeFingerprint: string, limit: number): Promise<IndexCandidate[]> {
-  if (bands.length === 0) return [];
-  const result = await client.query<CandidateRow>(
-    `SELECT DISTINCT ${CANDIDATE_COLUMNS}
-     FROM unnest($1::smallint[], $2::int[]) AS q(band, key)
-     JOIN minhash_bands m ON m.band = q.band AND m.key = q.key
-     JOIN documents d ON d.fingerprint = m.fingerprint AND d.generation = m.generation AND d.parser_version = m.parser_version
-     WHERE m.fingerprint <> $3
-     LIMIT $4`,
-    [bands.map((key) => key.band), bands.map((key) => key.key), fingerprintToBytes(excludeFingerprint), limit],
-  );
-  return result.rows.map(toCandidate);
+export function minhashCandidates(client: PoolClient, bands: readonly MinhashBandKey[], excludeFingerprint: string, limit: number): Promise<IndexCandidate[]> {
+  return indexCandidates(client, 'minhash', bands.map((b) => ({ part: b.band, key: b.key })), excludeFingerprint, limit);
 }
 
 export interface ClusterMembership {
