@@ -39,9 +39,3 @@ export async function addCrawlCounters(db: Queryable, crawlId: string, shard: nu
 export const SUMMED_COUNTERS_SQL = `(SELECT COALESCE(sum(settled), 0)::bigint AS settled, COALESCE(sum(returned), 0)::bigint AS returned,
                                             COALESCE(sum(discovered), 0)::bigint AS discovered
                                      FROM crawl_counters WHERE crawl_id = $1)`;
-
-export async function readCrawlCounters(db: Queryable, crawlId: string): Promise<{ settled: number; returned: number; discovered: number }> {
-  const result = await db.query<{ settled: number; returned: number; discovered: number }>(`SELECT * FROM ${SUMMED_COUNTERS_SQL} s`, [crawlId]);
-  const row = result.rows[0];
-  return { settled: Number(row?.settled ?? 0), returned: Number(row?.returned ?? 0), discovered: Number(row?.discovered ?? 0) };
-}
