@@ -27,6 +27,8 @@ export interface KnownUrlFacts {
   changeStreak: number;
   /** A member, not the representative, of a near-duplicate cluster: demoted, never dropped (000 §7.2). */
   nearDuplicate: boolean;
+  /** A trusted cheap signal (trustedSitemapSignal), when one speaks for this page. */
+  cheapSignal?: 'changed' | 'unchanged';
 }
 
 /** How {@link recrawlCandidateOf} fills what the record does not know. */
@@ -80,9 +82,18 @@ export function recrawlCandidateOf(facts: KnownUrlFacts, nowMs: number, options:
       expectedBytes: facts.expectedBytes ?? defaultBytes,
       conditional: facts.hasValidators,
       hostHealth: Math.min(1, Math.max(0, facts.hostHealth)),
-      probabilityChanged: probabilityChanged(ratePerDay, daysSinceVisit),
+      // A signal settles what the model would guess: a conditional request to a changed page is a full fetch.
+      probabilityChanged: facts.cheapSignal === 'changed' ? 1 : facts.cheapSignal === 'unchanged' ? 0 : probabilityChanged(ratePerDay, daysSinceVisit),
     },
     resolved.cost,
   );
-  return { id: facts.id, value, ratePerDay, daysSinceVisit, costUnits, changeStreak: facts.changeStreak };
+  return {
+    id: facts.id,
+    value,
+    ratePerDay,
+    daysSinceVisit,
+    costUnits,
+    changeStreak: facts.changeStreak,
+    ...(facts.cheapSignal === undefined ? {} : { cheapSignal: facts.cheapSignal }),
+  };
 }

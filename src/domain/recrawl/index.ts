@@ -61,3 +61,18 @@ export {
   type FreshnessSimulationOptions,
   type FreshnessSimulationResult,
 } from './simulate.js';
+export {
+  sitemapClaim,
+  sitemapTrustLevel,
+  trustedSitemapSignal,
+  claimConfirmed,
+  DEFAULT_SITEMAP_CLAIM_OPTIONS,
+  DEFAULT_SITEMAP_TRUST_OPTIONS,
+  type LastmodWindow,
+  type SitemapClaim,
+  type SitemapClaimOptions,
+  type SitemapReadingOfPage,
+  type SitemapTrustRecord,
+  type SitemapTrustOptions,
+  type SitemapTrustLevel,
+} from './sitemap-signal.js';
