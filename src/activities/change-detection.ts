@@ -10,10 +10,14 @@ import {
   nextRecrawlDelayDays,
   observeVisit,
   ratePriorFromGroup,
+  claimConfirmed,
+  sitemapClaim,
   type RatePrior,
   type VisitContent,
 } from '../domain/recrawl/index.js';
+import { addSitemapTrust } from '../storage/postgres/sitemap-repository.js';
 import {
+  type LockedUrlEvidence,
   hostChangeRates,
   insertObservation,
   lockUrlEvidence,
@@ -112,6 +116,7 @@ export async function recordVisit(client: PoolClient, report: VisitReport): Prom
     changeKey,
     ratePerDay,
   });
+  if (observed.verdict === 'changed' || observed.verdict === 'unchanged') await checkSitemapClaim(client, locked, report.observedAtMs, observed.verdict);
   await saveUrlEvidence(client, {
     fingerprint: report.fingerprint,
     evidence: observed.evidence,
@@ -121,6 +126,17 @@ export async function recordVisit(client: PoolClient, report: VisitReport): Prom
     normalizedHash: report.normalizedHash ?? null,
   });
   return { verdict: observed.verdict, ratePerDay, nextFetchAtMs };
+}
+
+/**
+ * A sitemap read before this visit made a claim about the copy of the previous visit: the verdict
+ * confirms or refutes it, which is how an origin's sitemap dates earn (or lose) trust (001:
+ * sitemaps are a signal only when their dates are reliable).
+ */
+async function checkSitemapClaim(client: PoolClient, locked: LockedUrlEvidence, observedAtMs: number, verdict: 'changed' | 'unchanged'): Promise<void> {
+  if (locked.sitemap === undefined || locked.sitemap.readAtMs > observedAtMs) return;
+  const claim = sitemapClaim(locked.sitemap, locked.evidence.lastObservedAtMs ?? undefined);
+  if (claim !== undefined) await addSitemapTrust(client, locked.origin, claimConfirmed(claim, verdict));
 }
 
 const priors = new Map<string, { prior: RatePrior; loadedAtMs: number }>();

@@ -3,12 +3,15 @@
  * these inside one transaction that first locks the URL row, so two reports about one URL never
  * interleave.
  */
-import type { ChangeObservation, UrlChangeEvidence } from '../../domain/recrawl/index.js';
+import type { ChangeObservation, SitemapReadingOfPage, UrlChangeEvidence } from '../../domain/recrawl/index.js';
 import { fingerprintToBytes } from './frontier-repository.js';
 import type { PoolClient } from './pool.js';
 
 export interface LockedUrlEvidence {
   host: string;
+  origin: string;
+  /** What a sitemap last said about the URL; undefined when none listed it. */
+  sitemap: SitemapReadingOfPage | undefined;
   evidence: UrlChangeEvidence;
   ratePerDay: number | null;
   rateMethod: string | null;
@@ -16,6 +19,10 @@ export interface LockedUrlEvidence {
 
 interface EvidenceRow {
   host: string;
+  origin: string;
+  sitemap_lastmod_from: Date | null;
+  sitemap_lastmod_to: Date | null;
+  sitemap_read_at: Date | null;
   last_observed_at: Date | null;
   last_change_key: string | null;
   change_observations: number;
@@ -30,7 +37,7 @@ interface EvidenceRow {
 /** The URL's evidence, with its row locked until the transaction ends; undefined for an unknown URL. */
 export async function lockUrlEvidence(client: PoolClient, fingerprint: string): Promise<LockedUrlEvidence | undefined> {
   const result = await client.query<EvidenceRow>(
-    `SELECT host, last_observed_at, last_change_key, change_observations, changes_observed, observed_days, change_streak,
+    `SELECT host, origin, sitemap_lastmod_from, sitemap_lastmod_to, sitemap_read_at, last_observed_at, last_change_key, change_observations, changes_observed, observed_days, change_streak,
             last_changed_at, change_rate_per_day, change_rate_method
      FROM urls WHERE fingerprint = $1 FOR UPDATE`,
     [fingerprintToBytes(fingerprint)],
@@ -39,6 +46,17 @@ export async function lockUrlEvidence(client: PoolClient, fingerprint: string): 
   if (!row) return undefined;
   return {
     host: row.host,
+    origin: row.origin,
+    sitemap:
+      row.sitemap_read_at === null
+        ? undefined
+        : {
+            readAtMs: row.sitemap_read_at.getTime(),
+            lastmod:
+              row.sitemap_lastmod_from === null
+                ? undefined
+                : { fromMs: row.sitemap_lastmod_from.getTime(), toMs: (row.sitemap_lastmod_to ?? row.sitemap_lastmod_from).getTime() },
+          },
     evidence: {
       lastObservedAtMs: row.last_observed_at?.getTime() ?? null,
       lastChangeKey: row.last_change_key,

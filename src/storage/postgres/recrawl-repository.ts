@@ -2,6 +2,7 @@
  * What a recrawl cycle reads and writes (001): bounded candidate pools from the URL records
  * (never the whole table), host health, and the cycle's own record of plan and outcome.
  */
+import type { SitemapReadingOfPage } from '../../domain/recrawl/index.js';
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import type { Pool, PoolClient } from './pool.js';
 
@@ -24,6 +25,8 @@ export interface RecrawlUrlRow {
   changeStreak: number;
   nearDuplicate: boolean;
   nextFetchAtMs: number | null;
+  /** What a sitemap last said about the page (cheap change signal); undefined when none listed it. */
+  sitemap: SitemapReadingOfPage | undefined;
 }
 
 interface UrlRow {
@@ -44,10 +47,14 @@ interface UrlRow {
   change_streak: number;
   near_duplicate_of: Buffer | null;
   next_fetch_at: Date | null;
+  sitemap_lastmod_from: Date | null;
+  sitemap_lastmod_to: Date | null;
+  sitemap_read_at: Date | null;
 }
 
 const URL_COLUMNS = `fingerprint, url, host, origin, canonicalization_version, state, value_tier, change_rate_per_day, change_observations,
-  last_observed_at, last_success_at, last_bytes, etag, last_modified, change_streak, near_duplicate_of, next_fetch_at`;
+  last_observed_at, last_success_at, last_bytes, etag, last_modified, change_streak, near_duplicate_of, next_fetch_at,
+  sitemap_lastmod_from, sitemap_lastmod_to, sitemap_read_at`;
 
 const toRow = (row: UrlRow): RecrawlUrlRow => ({
   fingerprint: fingerprintFromBytes(row.fingerprint),
@@ -66,10 +73,23 @@ const toRow = (row: UrlRow): RecrawlUrlRow => ({
   changeStreak: row.change_streak,
   nearDuplicate: row.near_duplicate_of !== null && !row.near_duplicate_of.equals(row.fingerprint),
   nextFetchAtMs: row.next_fetch_at?.getTime() ?? null,
+  sitemap:
+    row.sitemap_read_at === null
+      ? undefined
+      : {
+          readAtMs: row.sitemap_read_at.getTime(),
+          lastmod:
+            row.sitemap_lastmod_from === null
+              ? undefined
+              : { fromMs: row.sitemap_lastmod_from.getTime(), toMs: (row.sitemap_lastmod_to ?? row.sitemap_lastmod_from).getTime() },
+        },
 });
 
-/** Pages a recrawl may revisit: fetched successfully once, not gone, dead or a redirect. */
-const RECRAWLABLE = `last_success_at IS NOT NULL AND state NOT IN ('gone', 'dead', 'redirect')`;
+/** Sitemaps are read by the cycle's sweep, never revisited as pages. */
+const NOT_A_SITEMAP = `NOT EXISTS (SELECT 1 FROM sitemaps s WHERE s.fingerprint = urls.fingerprint)`;
+
+/** Pages a recrawl may revisit: fetched successfully once, not gone, dead or a redirect, not a sitemap. */
+const RECRAWLABLE = `last_success_at IS NOT NULL AND state NOT IN ('gone', 'dead', 'redirect') AND ${NOT_A_SITEMAP}`;
 
 export interface CandidatePoolLimits {
   /** The most overdue pages (next_fetch_at first). */
@@ -81,6 +101,8 @@ export interface CandidatePoolLimits {
   sample: number;
   /** 32 hex chars, the sample's random starting point. */
   sampleStart: string;
+  /** Pages a sitemap says changed since the last visit, most recent lastmod first: cheap signals reach the plan even when not due. */
+  signalled: number;
 }
 
 /** The union of the three bounded pools, each read through its own index. */
@@ -94,10 +116,15 @@ export async function recrawlCandidatePool(db: Queryable, limits: CandidatePoolL
      sample AS (
        (SELECT fingerprint FROM urls WHERE ${RECRAWLABLE} AND fingerprint >= $4 ORDER BY fingerprint LIMIT $5)
        UNION ALL
-       (SELECT fingerprint FROM urls WHERE ${RECRAWLABLE} AND fingerprint < $4 ORDER BY fingerprint LIMIT $5))
+       (SELECT fingerprint FROM urls WHERE ${RECRAWLABLE} AND fingerprint < $4 ORDER BY fingerprint LIMIT $5)),
+     signalled AS (
+       SELECT fingerprint FROM urls
+       WHERE sitemap_lastmod_from IS NOT NULL AND ${RECRAWLABLE} AND sitemap_lastmod_from > last_observed_at
+       ORDER BY sitemap_lastmod_from DESC LIMIT $6)
      SELECT ${URL_COLUMNS} FROM urls
-     WHERE fingerprint IN (SELECT fingerprint FROM due UNION SELECT fingerprint FROM static UNION SELECT fingerprint FROM sample)`,
-    [limits.due, limits.staticRatePerDay, limits.static, fingerprintToBytes(limits.sampleStart), limits.sample],
+     WHERE fingerprint IN (SELECT fingerprint FROM due UNION SELECT fingerprint FROM static UNION SELECT fingerprint FROM sample
+                           UNION SELECT fingerprint FROM signalled)`,
+    [limits.due, limits.staticRatePerDay, limits.static, fingerprintToBytes(limits.sampleStart), limits.sample, limits.signalled],
   );
   return result.rows.map(toRow);
 }
@@ -106,7 +133,7 @@ export async function recrawlCandidatePool(db: Queryable, limits: CandidatePoolL
 export async function dueTombstones(db: Queryable, nowMs: number, limit: number): Promise<RecrawlUrlRow[]> {
   if (limit <= 0) return [];
   const result = await db.query<UrlRow>(
-    `SELECT ${URL_COLUMNS} FROM urls WHERE state = 'gone' AND next_fetch_at <= to_timestamp($1 / 1000.0) ORDER BY next_fetch_at LIMIT $2`,
+    `SELECT ${URL_COLUMNS} FROM urls WHERE state = 'gone' AND next_fetch_at <= to_timestamp($1 / 1000.0) AND ${NOT_A_SITEMAP} ORDER BY next_fetch_at LIMIT $2`,
     [nowMs, limit],
   );
   return result.rows.map(toRow);

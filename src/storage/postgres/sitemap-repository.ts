@@ -1,0 +1,188 @@
+/**
+ * Sitemaps in Postgres (migration 0008): the sitemaps known and who declared them, what each
+ * reading found, the lastmod windows they give URL records, and each origin's record of sitemap
+ * claims checked against our own visits. Every write is safe to repeat.
+ */
+import type { SitemapTrustRecord } from '../../domain/recrawl/index.js';
+import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
+import type { Pool, PoolClient } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+export interface DeclaredSitemap {
+  url: string;
+  /** The origin whose robots.txt declared it. */
+  declaredBy: string;
+}
+
+/**
+ * Sitemaps robots.txt declared for origins that have pages a recrawl may revisit, at most `limit`,
+ * origins with the most such pages first (their signals steer the most visits).
+ */
+export async function declaredSitemapsOfRecrawlableOrigins(db: Queryable, limit: number): Promise<DeclaredSitemap[]> {
+  if (limit <= 0) return [];
+  const result = await db.query<{ url: string; origin: string }>(
+    `SELECT s.url, r.origin
+     FROM robots_cache r
+     CROSS JOIN LATERAL unnest(r.sitemaps) AS s(url)
+     JOIN LATERAL (SELECT count(*) AS pages FROM urls u WHERE u.origin = r.origin AND u.last_success_at IS NOT NULL) p ON p.pages > 0
+     ORDER BY p.pages DESC, r.origin, s.url
+     LIMIT $1`,
+    [limit],
+  );
+  return result.rows.map((row) => ({ url: row.url, declaredBy: row.origin }));
+}
+
+export interface SitemapRecordInput {
+  fingerprint: string;
+  url: string;
+  /** Origins that may be spoken for; merged with those already recorded. */
+  declaredBy: readonly string[];
+  /** The index that listed it. */
+  parent?: string;
+}
+
+/** Records sitemaps, merging who declared them; sorted so concurrent writers lock in one order. */
+export async function upsertSitemaps(db: Queryable, sitemaps: readonly SitemapRecordInput[]): Promise<void> {
+  if (sitemaps.length === 0) return;
+  const unique = [...new Map(sitemaps.map((s) => [s.fingerprint, s])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
+  await db.query(
+    `INSERT INTO sitemaps (fingerprint, url, declared_by, parent)
+     SELECT e.fingerprint, e.url, string_to_array(e.declared_by, ' '), e.parent
+     FROM unnest($1::bytea[], $2::text[], $3::text[], $4::bytea[]) AS e(fingerprint, url, declared_by, parent)
+     ON CONFLICT (fingerprint) DO UPDATE SET
+       declared_by = ARRAY(SELECT DISTINCT o FROM unnest(sitemaps.declared_by || EXCLUDED.declared_by) AS o WHERE o <> '' ORDER BY o),
+       parent = COALESCE(sitemaps.parent, EXCLUDED.parent)`,
+    [
+      unique.map((s) => fingerprintToBytes(s.fingerprint)),
+      unique.map((s) => s.url),
+      // Origins hold no spaces: a space-joined string avoids a ragged array parameter.
+      unique.map((s) => s.declaredBy.join(' ')),
+      unique.map((s) => (s.parent ? fingerprintToBytes(s.parent) : null)),
+    ],
+  );
+}
+
+export interface SitemapRecord {
+  fingerprint: string;
+  url: string;
+  declaredBy: string[];
+  parent: string | null;
+  lastReadAtMs: number | null;
+}
+
+export async function getSitemap(db: Queryable, fingerprint: string): Promise<SitemapRecord | undefined> {
+  const result = await db.query<{ fingerprint: Buffer; url: string; declared_by: string[]; parent: Buffer | null; last_read_at: Date | null }>(
+    'SELECT fingerprint, url, declared_by, parent, last_read_at FROM sitemaps WHERE fingerprint = $1',
+    [fingerprintToBytes(fingerprint)],
+  );
+  const row = result.rows[0];
+  if (!row) return undefined;
+  return {
+    fingerprint: fingerprintFromBytes(row.fingerprint),
+    url: row.url,
+    declaredBy: row.declared_by,
+    parent: row.parent ? fingerprintFromBytes(row.parent) : null,
+    lastReadAtMs: row.last_read_at?.getTime() ?? null,
+  };
+}
+
+export interface SitemapReadingFigures {
+  fingerprint: string;
+  readAtMs: number;
+  format: string;
+  urls: number;
+  knownUrls: number;
+  refused: Record<string, number>;
+}
+
+/** The figures of a reading; an older reading (a replayed parse) never overwrites a newer one. */
+export async function recordSitemapReading(db: Queryable, figures: SitemapReadingFigures): Promise<void> {
+  await db.query(
+    `UPDATE sitemaps SET last_read_at = to_timestamp($2 / 1000.0), last_format = $3, last_urls = $4, last_known_urls = $5, last_refused = $6
+     WHERE fingerprint = $1 AND (last_read_at IS NULL OR last_read_at <= to_timestamp($2 / 1000.0))`,
+    [fingerprintToBytes(figures.fingerprint), figures.readAtMs, figures.format, figures.urls, figures.knownUrls, JSON.stringify(figures.refused)],
+  );
+}
+
+export interface ListedUrl {
+  fingerprint: string;
+  /** Absent: listed without a (valid) lastmod, which withdraws any earlier claim. */
+  lastmodFromMs?: number;
+  lastmodToMs?: number;
+}
+
+/**
+ * Gives the URL records the sitemap knows of their lastmod windows, as read at `readAtMs`; URLs
+ * without a record are left alone (the reading counts them). A reading older than the one a
+ * record holds changes nothing. Returns how many listed URLs have a record.
+ */
+export async function applySitemapLastmods(db: Queryable, readAtMs: number, listed: readonly ListedUrl[]): Promise<number> {
+  if (listed.length === 0) return 0;
+  const unique = [...new Map(listed.map((entry) => [entry.fingerprint, entry])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
+  const result = await db.query<{ known: number }>(
+    `WITH listed AS (
+       SELECT * FROM unnest($2::bytea[], $3::float8[], $4::float8[]) AS e(fingerprint, from_ms, to_ms)),
+     updated AS (
+       UPDATE urls u SET
+         sitemap_lastmod_from = CASE WHEN e.from_ms IS NULL THEN NULL ELSE to_timestamp(e.from_ms / 1000.0) END,
+         sitemap_lastmod_to = CASE WHEN e.to_ms IS NULL THEN NULL ELSE to_timestamp(e.to_ms / 1000.0) END,
+         sitemap_read_at = to_timestamp($1 / 1000.0)
+       FROM listed e
+       WHERE u.fingerprint = e.fingerprint AND (u.sitemap_read_at IS NULL OR u.sitemap_read_at <= to_timestamp($1 / 1000.0))
+       RETURNING 1)
+     SELECT count(*)::int AS known FROM urls WHERE fingerprint IN (SELECT fingerprint FROM listed)`,
+    [
+      readAtMs,
+      unique.map((entry) => fingerprintToBytes(entry.fingerprint)),
+      unique.map((entry) => entry.lastmodFromMs ?? null),
+      unique.map((entry) => entry.lastmodToMs ?? null),
+    ],
+  );
+  return result.rows[0]?.known ?? 0;
+}
+
+/** Each origin's checked claims; origins never checked are absent. */
+export async function sitemapTrustOf(db: Queryable, origins: readonly string[]): Promise<Map<string, SitemapTrustRecord>> {
+  if (origins.length === 0) return new Map();
+  const result = await db.query<{ origin: string; confirmed: number; refuted: number }>(
+    'SELECT origin, confirmed, refuted FROM sitemap_trust WHERE origin = ANY($1::text[])',
+    [[...new Set(origins)]],
+  );
+  return new Map(result.rows.map((row) => [row.origin, { confirmed: row.confirmed, refuted: row.refuted }]));
+}
+
+/** One checked claim. Call it once per observation (the caller's replay guard makes it so). */
+export async function addSitemapTrust(db: Queryable, origin: string, confirmed: boolean): Promise<void> {
+  await db.query(
+    `INSERT INTO sitemap_trust (origin, confirmed, refuted) VALUES ($1, $2, $3)
+     ON CONFLICT (origin) DO UPDATE SET confirmed = sitemap_trust.confirmed + $2, refuted = sitemap_trust.refuted + $3, updated_at = now()`,
+    [origin, confirmed ? 1 : 0, confirmed ? 0 : 1],
+  );
+}
+
+/** Sitemaps a sweep started from (the robots.txt declarations it registered). */
+export async function sweepRootCount(db: Queryable, crawlId: string): Promise<number> {
+  const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND depth = 0`, [crawlId]);
+  return result.rows[0]?.n ?? 0;
+}
+
+/** What a sweep's readings found: requests, entries accepted and known, refusals by reason. */
+export async function sitemapSweepFigures(db: Queryable, crawlId: string): Promise<{ requests: number; urls: number; knownUrls: number; refused: Record<string, number> }> {
+  const [requests, readings] = await Promise.all([
+    db.query<{ n: number }>('SELECT count(*)::int AS n FROM fetches WHERE crawl_id = $1', [crawlId]),
+    db.query<{ sitemap: { urls: number; knownUrls: number; refused: Record<string, number> } }>(
+      `SELECT extracted->'sitemap' AS sitemap FROM documents WHERE crawl_id = $1 AND extracted ? 'sitemap'`,
+      [crawlId],
+    ),
+  ]);
+  const refused: Record<string, number> = {};
+  let urls = 0;
+  let knownUrls = 0;
+  for (const { sitemap } of readings.rows) {
+    urls += sitemap.urls;
+    knownUrls += sitemap.knownUrls;
+    for (const [reason, count] of Object.entries(sitemap.refused ?? {})) refused[reason] = (refused[reason] ?? 0) + count;
+  }
+  return { requests: requests.rows[0]?.n ?? 0, urls, knownUrls, refused };
+}
