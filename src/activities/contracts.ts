@@ -175,6 +175,8 @@ export interface ParseDocumentInput {
   depth: number;
   bodyKey: string;
   contentType: string | undefined;
+  /** The frontier entry's purpose: 'sitemap' bodies go to the sitemap reader. Absent: a page. */
+  purpose?: string;
 }
 export interface ParseDocumentResult {
   title: string | null;
@@ -225,6 +227,12 @@ export interface RecrawlSettings {
   valueTiers?: number[];
   /** Share of the recrawl pool that due 404/410 tombstones may take. Default 0.1. */
   tombstoneShare?: number;
+  /**
+   * Sitemap fetches the cycle's sweep may make before it plans (sitemaps robots.txt declared for the
+   * origins it may revisit, and the sitemaps their indexes list): their lastmods are cheap change
+   * signals. Default max(10, budget / 10); 0 skips the sweep.
+   */
+  sitemapBudget?: number;
 }
 
 export interface PlanRecrawlInput {
@@ -255,6 +263,36 @@ export interface PlanRecrawlResult {
   /** Horizon a fresh copy is credited for: the revisit interval the budget affords, in days. */
   intervalDays: number;
   plannedAtMs: number;
+  /** Candidates a trusted sitemap lastmod spoke for (001's cheap signals), by what it said. */
+  cheapSignals: { changed: number; unchanged: number };
+}
+
+export interface PlanSitemapSweepInput {
+  /** The crawl the sweep runs as (kind 'sitemaps'); also its idempotency key. */
+  crawlId: string;
+  config: CrawlConfig;
+  /** Sitemap fetches allowed, index children included. */
+  maxSitemaps: number;
+}
+
+export interface PlanSitemapSweepResult {
+  crawlId: string;
+  /** The crawl's config with the sweep's page and discovery budgets. */
+  config: CrawlConfig;
+  /** Sitemaps registered at the start (declared by robots.txt). */
+  sitemaps: number;
+}
+
+/** What a cycle's sitemap sweep read. */
+export interface SitemapSweepSummary {
+  crawlId: string;
+  /** Sitemap fetches recorded, index children included. */
+  requests: number;
+  /** Entries accepted, and of those, URLs the crawler has a record of. */
+  urls: number;
+  knownUrls: number;
+  /** Entries refused, by reason (out of the sitemap's scope, malformed, over the limits). */
+  refused: Record<string, number>;
 }
 
 export interface FinishRecrawlInput {

@@ -24,7 +24,7 @@ import { retryDelayScaleOf } from '../config/politeness-config.js';
 import { parseRetryAfter } from '../domain/politeness/index.js';
 import { changeKey } from '../domain/recrawl/index.js';
 import { isRobotsFresh, productTokenOf, robotsVerdictFor } from '../domain/robots/index.js';
-import { canonicalizeUrl, decideRedirect, isSkippedContentType } from '../domain/url/index.js';
+import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl, decideRedirect, isSkippedContentType } from '../domain/url/index.js';
 import { HttpFetchError, type BodySink, type FetchResponseHead } from '../http/index.js';
 import { bodyKeyFor } from '../storage/object-store/body-store.js';
 import { attemptsSinceLastSuccess, recordAttempt } from '../storage/postgres/attempt-repository.js';
@@ -76,7 +76,9 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
     }
     if (!verdict.allowed) return { kind: 'robots-disallowed', atMs: deps.now() };
 
-    const validators = await getUrlValidators(deps.pool, input.fingerprint);
+    // A sitemap is always read whole: a 304 would leave the recrawl planner without a reading
+    // dated after its last visits, and 'unchanged' signals need one (sitemapClaim).
+    const validators = input.purpose === 'sitemap' ? { etag: null, lastModified: null } : await getUrlValidators(deps.pool, input.fingerprint);
     const conditional: Record<string, string> = {};
     if (validators.etag) conditional['if-none-match'] = validators.etag;
     if (validators.lastModified) conditional['if-modified-since'] = validators.lastModified;
@@ -84,6 +86,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
     const config = context.record.config;
     const http = deps.http({ userAgent: config.userAgent, allowPrivateNetworks: config.allowPrivateNetworks });
     const spool = new BodySpool(deps.spoolDir);
+    const acceptedTypes = input.purpose === 'sitemap' ? SITEMAP_CONTENT_TYPES : DEFAULT_ACCEPTED_CONTENT_TYPES;
     const startedAtMs = deps.now();
     let head: FetchResponseHead;
     let body;
@@ -103,7 +106,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
         (responseHead) => {
           const status = classifyHttpStatus(responseHead.status);
           if (status.kind !== 'success') return undefined;
-          if (isSkippedContentType(responseHead.headers['content-type'] ?? '')) return undefined;
+          if (isSkippedContentType(responseHead.headers['content-type'] ?? '', acceptedTypes)) return undefined;
           return spool.sink();
         },
       );
@@ -173,6 +176,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
       throw await failure(input, 'UnsupportedContentType', `content type ${contentType ?? '(none)'} is not crawled`, { ...timing, status: head.status });
     }
     const storedBytes = await spool.finish();
+    const parse = isParsed(input.purpose, contentType);
     try {
       const { key, created } = await deps.bodies.putGzipFileIfAbsent(body.sha256, spool.filePath, storedBytes);
       await inTransaction(deps.pool, async (client) => {
@@ -189,7 +193,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
           rawHash: body.sha256,
           bytes: body.bytes,
         });
-        if (!isHtml(contentType)) {
+        if (!parse) {
           // Nothing parses this body: its bytes are its content.
           await recordVisit(client, { fingerprint: input.fingerprint, generation: input.generation, crawlId: input.crawlId, observedAtMs: startedAtMs, content: { kind: 'content', changeKey: changeKey('r', body.sha256) } });
         }
@@ -205,7 +209,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
         rawHash: body.sha256,
         bytes: body.bytes,
         contentType,
-        parse: isHtml(contentType),
+        parse,
         finalUrl: url.url,
         startedAtMs,
         finishedAtMs,
@@ -250,6 +254,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
           redirect: { hops: chain.length, chain },
           nowMs: finishedAtMs,
           ...(gate ? { gate } : {}),
+          ...(input.purpose === 'sitemap' ? { purpose: 'sitemap' } : {}),
         });
         const fate = registration.outcomes[0]?.fate;
         if (fate?.kind === 'rejected') {
@@ -358,7 +363,7 @@ function resultFromRecord(record: FetchRecord, input: FetchUrlInput): FetchUrlRe
         rawHash: record.rawHash ?? '',
         bytes: record.bytes ?? 0,
         contentType: record.contentType ?? undefined,
-        parse: isHtml(record.contentType ?? undefined),
+        parse: isParsed(input.purpose, record.contentType ?? undefined),
         finalUrl: record.finalUrl,
         startedAtMs: atMs,
         finishedAtMs,
@@ -379,6 +384,11 @@ function resultFromRecord(record: FetchRecord, input: FetchUrlInput): FetchUrlRe
         details: [{ startedAtMs: atMs, finishedAtMs, requested: false, ...(record.status === null ? {} : { status: record.status }) } satisfies FetchFailureDetails],
       });
   }
+}
+
+/** A sitemap is always read (the reader judges its body); a page, when it is HTML. */
+function isParsed(purpose: string, contentType: string | undefined): boolean {
+  return purpose === 'sitemap' || isHtml(contentType);
 }
 
 function isHtml(contentType: string | undefined): boolean {

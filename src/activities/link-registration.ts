@@ -72,6 +72,8 @@ export interface RegistrationInput {
   sourceContentHash?: string | null;
   /** Checked for new in-scope URLs, before trap assessment. */
   gate?: RegistrationGate;
+  /** Frontier purpose of the new entries (a sitemap's redirect target is read as a sitemap). Default 'discovery'. */
+  purpose?: string;
 }
 
 /** What became of one discovered URL that canonicalized. */
@@ -221,6 +223,7 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
       redirectHops: input.redirect?.hops ?? 0,
       redirectChain: input.redirect?.chain ?? [],
       demotion: assessment.action === 'demote' ? assessment.reasons : undefined,
+      ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
     });
     // Growth within this page counts too: a page of 500 calendar links trips the limits.
     growth.hostUrls.set(url.host, (growth.hostUrls.get(url.host) ?? 0) + 1);

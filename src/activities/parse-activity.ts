@@ -26,6 +26,7 @@ import type { ActivityDeps } from './deps.js';
 import { recordVisit } from './change-detection.js';
 import { registerDiscoveredUrls } from './link-registration.js';
 import { clusterNearDuplicates } from './near-duplicates.js';
+import { readFetchedSitemap } from './sitemap-reading.js';
 
 /** Bump when extraction changes what it produces: documents are keyed by it (000 §7.1). */
 export const PARSER_VERSION = 1;
@@ -33,6 +34,7 @@ export const PARSER_VERSION = 1;
 export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCache) {
   async function parseDocument(input: ParseDocumentInput): Promise<ParseDocumentResult> {
     const context = await crawls.get(input.crawlId);
+    if (input.purpose === 'sitemap') return readFetchedSitemap(deps, context, input);
     const config = context.record.config;
     const token = productTokenOf(config.userAgent);
     const [bytes, fetch] = await Promise.all([deps.bodies.getBody(input.bodyKey), getFetch(deps.pool, input.fingerprint, input.generation)]);

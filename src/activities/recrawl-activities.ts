@@ -12,6 +12,9 @@ import {
   hostHealthScore,
   planRecrawlCycle,
   recrawlCandidateOf,
+  sitemapClaim,
+  sitemapTrustLevel,
+  trustedSitemapSignal,
   type HostHealthSignals,
   type RecrawlCandidate,
 } from '../domain/recrawl/index.js';
@@ -29,6 +32,7 @@ import {
   saveRecrawlCycleSummary,
   type RecrawlUrlRow,
 } from '../storage/postgres/recrawl-repository.js';
+import { sitemapTrustOf } from '../storage/postgres/sitemap-repository.js';
 import type { FinishRecrawlInput, PlanRecrawlInput, PlanRecrawlResult, RecrawlCycleSummary, RecrawlPlanCounts } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
 
@@ -62,12 +66,15 @@ export function createRecrawlActivities(deps: ActivityDeps) {
       staticRatePerDay: DEFAULT_RECRAWL_CYCLE_OPTIONS.staticRateThresholdPerDay,
       sample: RESERVED_POOL_PER_VISIT * split.verification,
       sampleStart: randomBytes(16).toString('hex'),
+      signalled: Math.max(MIN_DUE_POOL, DUE_POOL_PER_VISIT * total),
     });
     const health = await healthByHost(pool.map((row) => row.host), nowMs);
+    const signals = await cheapSignalsOf(pool);
     const valueTiers = settings.valueTiers ?? DEFAULT_VALUE_TIERS.map((tier) => tier.value);
     const candidates: RecrawlCandidate[] = pool.map((row) =>
       recrawlCandidateOf(
         {
+          ...(signals.has(row.fingerprint) ? { cheapSignal: signals.get(row.fingerprint)! } : {}),
           id: row.fingerprint,
           valueTier: row.valueTier,
           ratePerDay: row.ratePerDay,
@@ -121,6 +128,10 @@ export function createRecrawlActivities(deps: ActivityDeps) {
       candidates: candidates.length,
       intervalDays,
       plannedAtMs: nowMs,
+      cheapSignals: {
+        changed: [...signals.values()].filter((signal) => signal === 'changed').length,
+        unchanged: [...signals.values()].filter((signal) => signal === 'unchanged').length,
+      },
     };
 
     const entries: NewFrontierEntry[] = chosen.map(({ row, purpose }, rank) => ({
@@ -177,6 +188,19 @@ export function createRecrawlActivities(deps: ActivityDeps) {
     };
     await saveRecrawlCycleSummary(deps.pool, input.crawlId, summary);
     return summary;
+  }
+
+  /** Sitemap lastmods the planner may act on: each page's claim, weighed by its origin's record of claims. */
+  async function cheapSignalsOf(pool: readonly RecrawlUrlRow[]): Promise<Map<string, 'changed' | 'unchanged'>> {
+    const listed = pool.filter((row) => row.sitemap !== undefined);
+    const trust = await sitemapTrustOf(deps.pool, listed.map((row) => row.origin));
+    const signals = new Map<string, 'changed' | 'unchanged'>();
+    for (const row of listed) {
+      const claim = sitemapClaim(row.sitemap, row.lastObservedAtMs ?? row.lastSuccessAtMs ?? undefined);
+      const signal = trustedSitemapSignal(claim, sitemapTrustLevel(trust.get(row.origin) ?? { confirmed: 0, refuted: 0 }));
+      if (signal !== undefined) signals.set(row.fingerprint, signal);
+    }
+    return signals;
   }
 
   async function healthByHost(hosts: string[], nowMs: number): Promise<Map<string, number>> {

@@ -370,6 +370,8 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         depth: item.depth,
         bodyKey: fetched.bodyKey,
         contentType: fetched.contentType,
+        // An activity's input is not part of replay's command matching: adding it keeps old histories valid.
+        ...(item.purpose === 'sitemap' ? { purpose: item.purpose } : {}),
       });
     } catch (error) {
       const message = error instanceof ActivityFailure && error.cause ? error.cause.message : String(error);

@@ -9,7 +9,7 @@ import { connectClient } from '../client.js';
 import { connectServices, temporalUiLink } from '../services.js';
 
 export const scheduleUsage = `usage: crawler schedule create --every DURATION --budget N [--id ID] [--overlap skip|buffer-one]
-                              [--task-queue Q] [--value-tiers V,V,...] [--paused]
+                              [--task-queue Q] [--value-tiers V,V,...] [--sitemap-budget N] [--paused]
                               [--user-agent UA] [--min-host-delay-ms MS] [--max-in-flight N] [--max-depth D]
                               [--scope same-host|same-registrable-domain|any] [--allow-private-networks]
        crawler schedule list [--json]
@@ -20,6 +20,10 @@ most N visits on the stored URLs that buy the most freshness (value x freshness 
 shares reserved for discovery, re-estimation and verification (docs/storage-and-recrawl.md). A
 worker (\`crawler worker\`) on the task queue runs them. DURATION is a number with s, m, h or d
 (90s, 15m, 1h, 1d). ID defaults to 'recrawl'.
+
+Before planning, a cycle reads the sitemaps robots.txt declared for the origins it may revisit, at
+most --sitemap-budget fetches (default max(10, N/10); 0 skips it): a trusted sitemap lastmod newer
+than our copy gets the page planned, one older than our copy keeps it out of the plan.
 
 Overlap: a cycle still running when the next is due makes that next one be skipped (SKIP, the
 default): two cycles at once would plan the same due URLs, and the next cycle plans from fresher
@@ -34,6 +38,7 @@ const options = {
   overlap: { type: 'string' },
   'task-queue': { type: 'string' },
   'value-tiers': { type: 'string' },
+  'sitemap-budget': { type: 'string' },
   paused: { type: 'boolean' },
   note: { type: 'string' },
   'allow-overlap': { type: 'boolean' },
@@ -222,7 +227,12 @@ function buildCreateInput(values: Values): CreateInput {
     overlap: overlapPolicyOf(values.overlap),
     paused: values.paused === true,
     taskQueue: values['task-queue'] ?? DEFAULT_TASK_QUEUE,
-    settings: { budget, everyMs, ...(values['value-tiers'] !== undefined ? { valueTiers: parseValueTiers(values['value-tiers']) } : {}) },
+    settings: {
+      budget,
+      everyMs,
+      ...(values['value-tiers'] !== undefined ? { valueTiers: parseValueTiers(values['value-tiers']) } : {}),
+      ...(values['sitemap-budget'] !== undefined ? { sitemapBudget: integerOption('sitemap-budget', values['sitemap-budget'], 0)! } : {}),
+    },
     config,
     ...(tickIntervalMs === undefined ? {} : { tickIntervalMs }),
   };

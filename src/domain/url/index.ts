@@ -31,7 +31,7 @@ export {
   type ScopeRejectionCode,
   type ScopeConfigErrorCode,
 } from './scope.js';
-export { isSkippedContentType, DEFAULT_ACCEPTED_CONTENT_TYPES } from './content-type.js';
+export { isSkippedContentType, DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES } from './content-type.js';
 export { decideRedirect, MAX_REDIRECT_HOPS, REDIRECT_STATUSES, type RedirectInput, type RedirectDecision } from './redirect.js';
 export {
   assessTrap,

@@ -1,0 +1,68 @@
+/**
+ * A recrawl cycle's sitemap sweep (001: cheap signals before expensive fetches): register the
+ * sitemaps robots.txt declared for the origins the cycle may revisit as a crawl of kind
+ * 'sitemaps', which the ordinary frontier and host workflows run (politeness, robots, retries,
+ * conditional requests), and afterwards report what the readings found.
+ */
+import type { CrawlConfig } from '../config/crawl-config.js';
+import { compileQueryPolicies, tryCanonicalizeUrl, urlFingerprint } from '../domain/url/index.js';
+import { createCrawl, getCrawl, markCrawlFinished } from '../storage/postgres/crawl-repository.js';
+import { registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { inTransaction } from '../storage/postgres/pool.js';
+import {
+  declaredSitemapsOfRecrawlableOrigins,
+  sitemapSweepFigures,
+  sweepRootCount,
+  upsertSitemaps,
+  type SitemapRecordInput,
+} from '../storage/postgres/sitemap-repository.js';
+import type { PlanSitemapSweepInput, PlanSitemapSweepResult, SitemapSweepSummary } from './contracts.js';
+import type { ActivityDeps } from './deps.js';
+
+export function createSitemapActivities(deps: ActivityDeps) {
+  async function planSitemapSweep(input: PlanSitemapSweepInput): Promise<PlanSitemapSweepResult> {
+    // The crawl's pages and discovery budgets are the sweep's: index children spend the same budget.
+    const config: CrawlConfig = { ...input.config, maxPages: Math.max(1, input.maxSitemaps), maxDiscoveredUrls: Math.max(1, input.maxSitemaps) };
+    // Retried after the plan committed: answer from the record.
+    const existing = await getCrawl(deps.pool, input.crawlId);
+    if (existing) return { crawlId: input.crawlId, config: existing.config, sitemaps: await sweepRootCount(deps.pool, input.crawlId) };
+
+    const canonicalizeOptions = { queryPolicies: compileQueryPolicies(input.config.queryPolicies ?? []) };
+    const records = new Map<string, SitemapRecordInput>();
+    const entries = new Map<string, NewFrontierEntry>();
+    for (const declared of await declaredSitemapsOfRecrawlableOrigins(deps.pool, input.maxSitemaps)) {
+      const canonical = tryCanonicalizeUrl(declared.url, canonicalizeOptions);
+      // robots.txt is untrusted: a Sitemap line that is no URL is skipped, as the reader skips bad entries.
+      if (!canonical.ok) continue;
+      const fingerprint = urlFingerprint(canonical.value.url);
+      const record = records.get(fingerprint);
+      records.set(fingerprint, { fingerprint, url: canonical.value.url, declaredBy: [...(record?.declaredBy ?? []), declared.declaredBy] });
+      entries.set(fingerprint, {
+        fingerprint,
+        url: canonical.value.url,
+        host: canonical.value.host,
+        origin: canonical.value.origin,
+        canonicalizationVersion: canonical.value.version,
+        depth: 0,
+        priority: 1,
+        tier: 0,
+        purpose: 'sitemap',
+      });
+    }
+    const sitemaps = [...entries.values()];
+    await inTransaction(deps.pool, async (client) => {
+      await createCrawl(client, { id: input.crawlId, kind: 'sitemaps', config, seedHosts: [...new Set(sitemaps.map((entry) => entry.host))] });
+      await upsertSitemaps(client, [...records.values()]);
+      await registerFrontierEntries(client, input.crawlId, sitemaps, { respectDiscoveryBudget: false, includeFetched: true });
+      // Nothing to read: no frontier workflow will run to close the record.
+      if (sitemaps.length === 0) await markCrawlFinished(client, input.crawlId, 'finished');
+    });
+    return { crawlId: input.crawlId, config, sitemaps: sitemaps.length };
+  }
+
+  async function finishSitemapSweep(input: { crawlId: string }): Promise<SitemapSweepSummary> {
+    return { crawlId: input.crawlId, ...(await sitemapSweepFigures(deps.pool, input.crawlId)) };
+  }
+
+  return { planSitemapSweep, finishSitemapSweep };
+}

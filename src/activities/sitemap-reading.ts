@@ -1,0 +1,136 @@
+/**
+ * Reads a fetched sitemap (a frontier entry of purpose 'sitemap'): the URLs it lists give their
+ * records a lastmod window (the recrawl planner's cheap change signal, 001), the sitemaps an index
+ * lists join the same crawl as their own work items (so politeness and robots hold for them too).
+ * One transaction, keyed like any parse by (fingerprint, generation, parser version).
+ */
+import { gunzipSync } from 'node:zlib';
+import { SITEMAP_MAX_UNCOMPRESSED_BYTES, SITEMAP_REFUSALS, type SitemapReading } from '../domain/sitemap/index.js';
+import { tryCanonicalizeUrl, urlFingerprint, type CanonicalUrl } from '../domain/url/index.js';
+import { decodeCharset } from '../http/index.js';
+import { readSitemapDocument } from '../parse/sitemap-document.js';
+import { recordDocument } from '../storage/postgres/document-repository.js';
+import { getFetch } from '../storage/postgres/fetch-repository.js';
+import { registerFrontierEntries, settleFrontierEntry, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { inTransaction } from '../storage/postgres/pool.js';
+import { applySitemapLastmods, getSitemap, recordSitemapReading, upsertSitemaps, type ListedUrl } from '../storage/postgres/sitemap-repository.js';
+import type { CrawlContext } from './crawl-context.js';
+import type { ParseDocumentInput, ParseDocumentResult } from './contracts.js';
+import type { ActivityDeps } from './deps.js';
+
+/** Bump when the reading changes what it records: readings are keyed by it like documents. */
+export const SITEMAP_READER_VERSION = 1;
+/** Depth of the sitemaps robots.txt declares; an index there lists sitemaps one deeper, which may not be indexes themselves (sitemaps.org). */
+const MAX_SITEMAP_DEPTH = 1;
+const GZIP_MAGIC = [0x1f, 0x8b];
+
+export async function readFetchedSitemap(deps: ActivityDeps, context: CrawlContext, input: ParseDocumentInput): Promise<ParseDocumentResult> {
+  const [stored, fetch, sitemap] = await Promise.all([
+    deps.bodies.getBody(input.bodyKey),
+    getFetch(deps.pool, input.fingerprint, input.generation),
+    getSitemap(deps.pool, input.fingerprint),
+  ]);
+  const readAtMs = fetch?.fetchedAt.getTime() ?? deps.now();
+  const declaredBy = sitemap?.declaredBy ?? [];
+  const reading = readBody(stored, input, declaredBy);
+  // The reader's refusals, and this reading's own (URLs without a canonical form, nested indexes).
+  const refused: Record<string, number> = { ...reading.refused };
+
+  const listed: ListedUrl[] = [];
+  for (const entry of reading.urls) {
+    const canonical = canonicalOf(entry.loc, context, refused);
+    if (!canonical) continue;
+    listed.push({
+      fingerprint: urlFingerprint(canonical.url),
+      ...(entry.lastmodMs === undefined ? {} : { lastmodFromMs: entry.lastmodMs, lastmodToMs: entry.lastmodToMs ?? entry.lastmodMs }),
+    });
+  }
+  const children: NewFrontierEntry[] = [];
+  if (reading.sitemaps.length > 0 && input.depth >= MAX_SITEMAP_DEPTH) {
+    refused['nested-index'] = (refused['nested-index'] ?? 0) + reading.sitemaps.length;
+  } else {
+    for (const child of reading.sitemaps) {
+      const canonical = canonicalOf(child.loc, context, refused);
+      if (!canonical) continue;
+      children.push({
+        fingerprint: urlFingerprint(canonical.url),
+        url: canonical.url,
+        host: canonical.host,
+        origin: canonical.origin,
+        canonicalizationVersion: canonical.version,
+        depth: input.depth + 1,
+        priority: 1,
+        tier: 0,
+        purpose: 'sitemap',
+        discoveredFrom: input.fingerprint,
+      });
+    }
+  }
+
+  return inTransaction(deps.pool, async (client) => {
+    // A sitemap reached by a redirect has no record yet: it gets one, so no recrawl takes it for a page.
+    if (!sitemap) await upsertSitemaps(client, [{ fingerprint: input.fingerprint, url: input.url, declaredBy: [] }]);
+    // A child speaks for the origins that declared its index.
+    await upsertSitemaps(client, children.map((child) => ({ fingerprint: child.fingerprint, url: child.url, declaredBy, parent: input.fingerprint })));
+    // The sweep's discovery budget bounds how many sitemaps one index can add.
+    const registered = await registerFrontierEntries(client, input.crawlId, children, { respectDiscoveryBudget: true, shardKey: input.fingerprint });
+    const knownUrls = await applySitemapLastmods(client, readAtMs, listed);
+    const figures = { format: reading.format, urls: listed.length, knownUrls, sitemaps: children.length, refused: withoutZeros(refused), truncated: reading.truncated };
+    await recordDocument(client, {
+      fingerprint: input.fingerprint,
+      generation: input.generation,
+      parserVersion: SITEMAP_READER_VERSION,
+      crawlId: input.crawlId,
+      title: null,
+      language: null,
+      canonicalHint: null,
+      metaRobots: null,
+      xRobotsTag: null,
+      noindex: false,
+      nofollow: false,
+      charset: null,
+      textLength: 0,
+      normalizedHash: null,
+      simhashSigned: null,
+      minhash: null,
+      linksFound: reading.urls.length + reading.sitemaps.length,
+      linksRegistered: registered.length,
+      extracted: { sitemap: figures },
+    });
+    await recordSitemapReading(client, { fingerprint: input.fingerprint, readAtMs, format: reading.format, urls: listed.length, knownUrls, refused: withoutZeros(refused) });
+    await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'ok' });
+    return { title: null, linksFound: reading.urls.length + reading.sitemaps.length, linksRegistered: registered.length, noindex: false, nofollow: false };
+  });
+}
+
+/** The body as text: gunzipped when it is a .gz file (bounded, a gzip bomb is refused), then decoded. */
+function readBody(stored: Buffer, input: ParseDocumentInput, declaredBy: readonly string[]): SitemapReading {
+  let bytes = stored;
+  if (stored[0] === GZIP_MAGIC[0] && stored[1] === GZIP_MAGIC[1]) {
+    try {
+      bytes = gunzipSync(stored, { maxOutputLength: SITEMAP_MAX_UNCOMPRESSED_BYTES });
+    } catch {
+      // A broken or oversized archive: nothing is read, and the reading says it stopped early.
+      return emptyReading();
+    }
+  }
+  const text = decodeCharset(bytes, input.contentType).text;
+  return readSitemapDocument(text, input.finalUrl, { declaredByRobotsOf: declaredBy });
+}
+
+function emptyReading(): SitemapReading {
+  return { format: 'unrecognized', urls: [], sitemaps: [], refused: Object.fromEntries(SITEMAP_REFUSALS.map((reason) => [reason, 0])) as SitemapReading['refused'], truncated: true };
+}
+
+function withoutZeros(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).filter(([, count]) => count > 0));
+}
+
+/** The crawl's canonical form of a listed URL (its query policies apply); a URL that has none is counted as refused. */
+function canonicalOf(loc: string, context: CrawlContext, refused: Record<string, number>): CanonicalUrl | undefined {
+  const canonical = tryCanonicalizeUrl(loc, context.canonicalizeOptions);
+  if (canonical.ok) return canonical.value;
+  const reason = `invalid-url:${canonical.error.code}`;
+  refused[reason] = (refused[reason] ?? 0) + 1;
+  return undefined;
+}
