@@ -12,7 +12,7 @@ import {
   tokenize,
 } from '../domain/content/index.js';
 import { sha256Hex } from '../domain/hash/index.js';
-import { changeKey } from '../domain/recrawl/index.js';
+import { pageChangeKey } from '../domain/recrawl/index.js';
 import { productTokenOf } from '../domain/robots/index.js';
 import { decodeCharset } from '../http/index.js';
 import { extractHtmlDocument, robotsDirectives } from '../parse/html-document.js';
@@ -39,7 +39,9 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
     const token = productTokenOf(config.userAgent);
     const [bytes, fetch] = await Promise.all([deps.bodies.getBody(input.bodyKey), getFetch(deps.pool, input.fingerprint, input.generation)]);
     const decoded = decodeCharset(bytes, input.contentType);
-    const document = extractHtmlDocument(decoded.text, input.finalUrl, { productToken: token });
+    // Crawls stored before changeFields existed have none.
+    const changeFields = config.changeFields ?? {};
+    const document = extractHtmlDocument(decoded.text, input.finalUrl, { productToken: token, changeFields });
     const xRobotsTag = fetch?.headers['x-robots-tag'];
     const directives = robotsDirectives(document.metaRobots, xRobotsTag, token);
 
@@ -48,8 +50,9 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
     const simhashValue = tokens.length > 0 ? simhash64(tokens) : null;
     const simhash = simhashValue === null ? null : toSignedInt64String(simhashValue);
     const minhash = normalized.length > 0 && normalized.length < SHORT_DOCUMENT_CHARS ? minhashSignature(normalized) : null;
-    // A change is a change of the normalized main text (timestamps and tokens masked), never of the bytes (001).
+    // A change is a change of the normalized main text, or of the configured fields (timestamps and tokens masked), never of the bytes (001).
     const normalizedHash = sha256Hex(normalized);
+    const visitKey = pageChangeKey({ parserVersion: PARSER_VERSION, normalizedHash, changeFields, fieldValues: document.changeFields });
 
     // nofollow on the page, or rel=nofollow on the link unless the crawl chose to follow those.
     const followable = directives.nofollow
@@ -84,7 +87,7 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
         minhash,
         linksFound: document.links.length,
         linksRegistered: registration.registered,
-        extracted: { charsetSource: decoded.source },
+        extracted: { charsetSource: decoded.source, ...(Object.keys(changeFields).length > 0 ? { changeFields: document.changeFields } : {}) },
       });
       if (recorded) {
         // Once per (fingerprint, generation, parser version): a replayed parse finds its document and adds nothing.
@@ -93,7 +96,7 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
           generation: input.generation,
           crawlId: input.crawlId,
           observedAtMs: fetch?.fetchedAt.getTime() ?? deps.now(),
-          content: { kind: 'content', changeKey: changeKey(`n${PARSER_VERSION}`, normalizedHash) },
+          content: { kind: 'content', changeKey: visitKey },
           normalizedHash,
         });
         await clusterNearDuplicates(client, {

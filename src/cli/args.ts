@@ -21,3 +21,23 @@ export function integerOption(name: string, value: string | undefined, min: numb
 
 export const dataDirOption = { 'data-dir': { type: 'string' } } as const;
 export const defaultDataDir = (value: string | undefined): string => value ?? process.env['CRAWLER_DATA_DIR'] ?? '.crawler-data';
+
+/**
+ * Repeated `--change-field NAME=SELECTOR` as CrawlConfig.changeFields; undefined when none is
+ * given. Only the first '=' splits, so selectors such as `[itemprop=price]` pass whole. Names and
+ * selectors are checked by resolveCrawlConfig.
+ */
+export function changeFieldsOption(values: readonly string[] | undefined): Record<string, string> | undefined {
+  if (values === undefined || values.length === 0) return undefined;
+  const fields = new Map<string, string>();
+  for (const value of values) {
+    const at = value.indexOf('=');
+    const name = value.slice(0, Math.max(at, 0)).trim();
+    if (at < 0 || name === '') {
+      throw new CliError(`--change-field expects NAME=SELECTOR, e.g. --change-field price=.price, got '${value}'`, 2);
+    }
+    if (fields.has(name)) throw new CliError(`--change-field ${name} is given twice; give each field once`, 2);
+    fields.set(name, value.slice(at + 1).trim());
+  }
+  return Object.fromEntries(fields);
+}

@@ -10,6 +10,7 @@ import {
   type TrapOptions,
 } from '../domain/url/index.js';
 
+import { changeFieldSelectorProblem } from '../parse/change-fields.js';
 import { politenessConfigProblem, type CrawlPolitenessConfig } from './politeness-config.js';
 
 /**
@@ -66,6 +67,17 @@ export interface CrawlConfig {
   seenFilterCapacity: number;
   /** False-positive rate the filter is sized for at capacity, in (0, 0.5]. Default 0.01 (9.6 bits per URL). */
   seenFilterFalsePositiveRate: number;
+  /**
+   * Fields whose text decides whether a page changed, instead of its whole main text: field name to
+   * CSS selector, e.g. {"price": ".price", "stock": "#availability"} for a price monitor
+   * (docs/storage-and-recrawl.md, "Change detection"). A field's text is that of every element its
+   * selector matches, normalized like the main text, its first 2,000 characters; it is stored in
+   * `documents.extracted.changeFields`. A page none of the fields match is compared by its main
+   * text. Changing the fields makes each page's next visit a baseline, not a change. Names match
+   * ^[a-z][a-z0-9_-]*$ (64 characters at most), at most 32 fields; selectors are what cheerio
+   * accepts. Default {} (the main text decides). Crawls stored before this option have none.
+   */
+  changeFields: Record<string, string>;
 }
 
 /** assessTrap's options as a crawl sets them; the depth limit is the crawl's own `maxDepth`. */
@@ -110,10 +122,17 @@ export const DEFAULT_CRAWL_CONFIG: CrawlConfig = {
   traps: {},
   seenFilterCapacity: 20_000,
   seenFilterFalsePositiveRate: 0.01,
+  changeFields: {},
 };
 
 /** Largest seen-filter capacity: 100 million URLs at 1% is a 120 MB filter per worker process. */
 export const MAX_SEEN_FILTER_CAPACITY = 100_000_000;
+
+/** Change fields a crawl may configure: every one is a selector run on every page. */
+export const MAX_CHANGE_FIELDS = 32;
+/** Longest change-field selector, in characters. */
+export const MAX_CHANGE_FIELD_SELECTOR_CHARS = 1000;
+const CHANGE_FIELD_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 
 const TRAP_OPTION_FIELDS = new Set<string>([
   'maxQueryParams',
@@ -152,6 +171,7 @@ export function resolveCrawlConfig(partial: Partial<CrawlConfig> = {}): CrawlCon
     ...partial,
     scope: { ...DEFAULT_CRAWL_CONFIG.scope, ...(partial.scope ?? {}) },
     traps: partial.traps ?? {},
+    changeFields: partial.changeFields ?? {},
   };
   if (partial.maxDiscoveredUrls === undefined) config.maxDiscoveredUrls = Math.max(1000, config.maxPages * 20);
   if (partial.seenFilterCapacity === undefined) config.seenFilterCapacity = Math.min(MAX_SEEN_FILTER_CAPACITY, Math.max(10_000, config.maxDiscoveredUrls));
@@ -183,6 +203,7 @@ export function resolveCrawlConfig(partial: Partial<CrawlConfig> = {}): CrawlCon
   if (typeof rate !== 'number' || !(rate > 0 && rate <= 0.5)) {
     throw new CrawlConfigError('seenFilterFalsePositiveRate', `expected a share in (0, 0.5], e.g. 0.01, got ${String(rate)}`);
   }
+  validateChangeFields(config.changeFields);
   return config;
 }
 
@@ -236,5 +257,32 @@ function validateTraps(traps: unknown): void {
   } catch (error) {
     if (error instanceof TrapOptionsError) throw new CrawlConfigError(`traps.${error.field}`, error.message.replace(/^TrapOptions\.\w+: /, ''));
     throw error;
+  }
+}
+
+/** @throws CrawlConfigError naming the field, e.g. `changeFields.price`, and what to write instead. */
+function validateChangeFields(fields: unknown): void {
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
+    throw new CrawlConfigError('changeFields', 'expected an object of field name to CSS selector, e.g. {"price": ".price", "stock": "#availability"}');
+  }
+  const entries = Object.entries(fields as Record<string, unknown>);
+  if (entries.length > MAX_CHANGE_FIELDS) {
+    throw new CrawlConfigError('changeFields', `at most ${MAX_CHANGE_FIELDS} fields, got ${entries.length}; keep the ones whose change matters`);
+  }
+  for (const [name, selector] of entries) {
+    const field = `changeFields.${name}`;
+    if (!CHANGE_FIELD_NAME.test(name)) {
+      throw new CrawlConfigError(field, `field names are 1 to 64 lowercase letters, digits, "_" or "-", starting with a letter (e.g. "price", "in_stock"), got ${JSON.stringify(name)}`);
+    }
+    if (typeof selector !== 'string' || selector.trim() === '') {
+      throw new CrawlConfigError(field, 'expected a non-empty CSS selector, e.g. ".price" or "#availability"');
+    }
+    if (selector.length > MAX_CHANGE_FIELD_SELECTOR_CHARS) {
+      throw new CrawlConfigError(field, `selector is ${selector.length} characters; at most ${MAX_CHANGE_FIELD_SELECTOR_CHARS}`);
+    }
+    const problem = changeFieldSelectorProblem(selector);
+    if (problem !== undefined) {
+      throw new CrawlConfigError(field, `${JSON.stringify(selector)} is not a CSS selector cheerio can apply (${problem}); fix it (e.g. ".price", "#availability", "[itemprop=price]") or remove the field`);
+    }
   }
 }

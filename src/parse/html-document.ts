@@ -5,6 +5,7 @@
  */
 import * as cheerio from 'cheerio';
 import { resolveHref } from '../domain/url/index.js';
+import { extractChangeFields } from './change-fields.js';
 
 export interface ExtractedLink {
   /** The attribute as written. */
@@ -28,6 +29,8 @@ export interface ExtractedDocument {
   canonicalHint: string | null;
   /** Visible main text: scripts, styles and page chrome (nav, header, footer, aside) removed. */
   mainText: string;
+  /** Text of each configured change field (see extractChangeFields); {} when none are configured. */
+  changeFields: Record<string, string>;
 }
 
 export interface ExtractOptions {
@@ -35,9 +38,14 @@ export interface ExtractOptions {
   productToken: string;
   /** Links kept at most; a page with more is a trap or a sitemap. Default 5,000. */
   maxLinks?: number;
+  /** The crawl's change fields, name to CSS selector (CrawlConfig.changeFields). Default none. */
+  changeFields?: Readonly<Record<string, string>>;
 }
 
-const BOILERPLATE = 'script, style, noscript, template, nav, header, footer, aside, form, iframe, svg';
+/** Markup whose text is never shown: removed before anything reads text. */
+const NON_TEXT = 'script, style, noscript, template';
+/** Page chrome: not the main text, but a configured field may live there (a price in a form). */
+const CHROME = 'nav, header, footer, aside, form, iframe, svg';
 
 export function extractHtmlDocument(html: string, pageUrl: string, options: ExtractOptions): ExtractedDocument {
   const $ = cheerio.load(html);
@@ -74,7 +82,9 @@ export function extractHtmlDocument(html: string, pageUrl: string, options: Extr
   const title = collapse($('title').first().text()) || null;
   const language = ($('html').attr('lang') ?? '').trim() || null;
 
-  $(BOILERPLATE).remove();
+  $(NON_TEXT).remove();
+  const changeFields = options.changeFields ? extractChangeFields($, options.changeFields) : {};
+  $(CHROME).remove();
   const mainText = collapse($('body').length > 0 ? $('body').text() : $.root().text());
 
   return {
@@ -85,6 +95,7 @@ export function extractHtmlDocument(html: string, pageUrl: string, options: Extr
     metaRobots: directives.length > 0 ? directives.join(', ') : null,
     canonicalHint: canonicalHref ? (resolveHref(canonicalHref, baseUrl) ?? null) : null,
     mainText,
+    changeFields,
   };
 }
 

@@ -7,8 +7,9 @@ import { createCrawlerWorker } from '../../workers/crawler-worker.js';
 import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal } from '../../workflows/messages.js';
 import type { CrawlStatus, CrawlSummary } from '../../workflows/status.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
-import { dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
+import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
+import { flagOfConfigField } from '../config-flags.js';
 import { connectServices, temporalUiLink } from '../services.js';
 
 export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max-pages N] [--max-depth D]
@@ -19,7 +20,7 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
                      [--seen-filter-capacity N] [--seen-filter-fp-rate P] [--max-in-flight N]
                      [--max-concurrent-per-host N] [--max-body-bytes N] [--max-decompressed-bytes N]
                      [--connect-timeout-ms MS] [--first-byte-timeout-ms MS] [--body-timeout-ms MS]
-                     [--politeness JSON]
+                     [--politeness JSON] [--change-field NAME=SELECTOR]...
                      [--crawl-id ID] [--task-queue Q] [--no-worker] [--data-dir DIR] [--json]
 
 Runs a crawl to the end: starts the local stack if needed (and leaves it running), runs a worker
@@ -40,7 +41,11 @@ Politeness and fetch limits (docs/politeness.md, docs/failures.md):
   --max-concurrent-per-host N  requests one host may have in flight at once (default 1)
   --max-body-bytes N       wire body limit (default 10 MiB); --max-decompressed-bytes N: decoded (default 40 MiB)
   --connect-timeout-ms, --first-byte-timeout-ms, --body-timeout-ms  the three fetch deadlines (10 s, 30 s, 60 s)
-  --politeness JSON        e.g. '{"throttleBaseDelayMs": 10000, "circuitCooldownMs": 300000, "retryDelayScale": 2}'`;
+  --politeness JSON        e.g. '{"throttleBaseDelayMs": 10000, "circuitCooldownMs": 300000, "retryDelayScale": 2}'
+
+Change detection (docs/storage-and-recrawl.md):
+  --change-field NAME=SELECTOR  repeatable; a page changed when the text of these CSS selectors did
+                           (e.g. price=.price stock=#availability), not when the rest of its text did`;
 
 const options = {
   ...dataDirOption,
@@ -67,6 +72,7 @@ const options = {
   'first-byte-timeout-ms': { type: 'string' },
   'body-timeout-ms': { type: 'string' },
   politeness: { type: 'string' },
+  'change-field': { type: 'string', multiple: true },
   'crawl-id': { type: 'string' },
   'task-queue': { type: 'string' },
   'no-worker': { type: 'boolean' },
@@ -175,6 +181,7 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
   const queryPolicies = policiesFile === undefined ? undefined : await readQueryPolicies(policiesFile);
   const traps = trapsFile === undefined ? undefined : await readTrapOptions(trapsFile);
   const fpRate = text('seen-filter-fp-rate');
+  const changeFields = changeFieldsOption(values['change-field'] as string[] | undefined);
   const partial: Partial<CrawlConfig> = {
     ...(values['max-pages'] !== undefined ? { maxPages: integer('max-pages', 1)! } : {}),
     ...(values['max-depth'] !== undefined ? { maxDepth: integer('max-depth', 0)! } : {}),
@@ -198,31 +205,14 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
     ...(values['first-byte-timeout-ms'] !== undefined ? { firstByteTimeoutMs: integer('first-byte-timeout-ms', 1)! } : {}),
     ...(values['body-timeout-ms'] !== undefined ? { bodyTimeoutMs: integer('body-timeout-ms', 1)! } : {}),
     ...(text('politeness') !== undefined ? { politeness: parsePolitenessOption(text('politeness')!) } : {}),
+    ...(changeFields !== undefined ? { changeFields } : {}),
   };
   try {
     return resolveCrawlConfig(partial);
   } catch (error) {
-    if (error instanceof CrawlConfigError) throw new CliError(`invalid option ${flagOf(error.field)}: ${error.message}`, 2);
+    if (error instanceof CrawlConfigError) throw new CliError(`invalid option ${flagOfConfigField(error.field)}: ${error.message}`, 2);
     throw error;
   }
-}
-
-const FLAG_OF_FIELD: Record<string, string> = {
-  'scope.mode': '--scope',
-  'scope.allowPrefixes': '--allow-prefix',
-  'scope.denyPrefixes': '--deny-prefix',
-  seenFilterCapacity: '--seen-filter-capacity',
-  seenFilterFalsePositiveRate: '--seen-filter-fp-rate',
-  maxDiscoveredUrls: '--max-discovered-urls',
-  userAgent: '--user-agent',
-};
-
-function flagOf(field: string): string {
-  if (field.startsWith('politeness')) return '--politeness';
-  if (field === 'maxConcurrentFetchesPerHost') return '--max-concurrent-per-host';
-  if (field.startsWith('traps')) return '--trap-options';
-  if (field.startsWith('queryPolicies')) return '--query-policies';
-  return FLAG_OF_FIELD[field] ?? `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
 
 /** --politeness takes a JSON object inline; resolveCrawlConfig then checks each knob. */

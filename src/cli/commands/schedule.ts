@@ -3,8 +3,9 @@ import type { RecrawlSettings } from '../../activities/contracts.js';
 import { CrawlConfigError, resolveCrawlConfig, type CrawlConfig } from '../../config/crawl-config.js';
 import type { RecrawlCycleInput } from '../../workflows/recrawl-cycle-workflow.js';
 import { DEFAULT_TASK_QUEUE, recrawlWorkflowId } from '../../workflows/messages.js';
-import { dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
+import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
+import { flagOfConfigField } from '../config-flags.js';
 import { connectClient } from '../client.js';
 import { connectServices, temporalUiLink } from '../services.js';
 
@@ -12,6 +13,7 @@ export const scheduleUsage = `usage: crawler schedule create --every DURATION --
                               [--task-queue Q] [--value-tiers V,V,...] [--sitemap-budget N] [--paused]
                               [--user-agent UA] [--min-host-delay-ms MS] [--max-in-flight N] [--max-depth D]
                               [--scope same-host|same-registrable-domain|any] [--allow-private-networks]
+                              [--change-field NAME=SELECTOR]...
        crawler schedule list [--json]
        crawler schedule describe|pause|unpause|trigger|delete --id ID [--note TEXT] [--allow-overlap]
 
@@ -28,7 +30,11 @@ than our copy gets the page planned, one older than our copy keeps it out of the
 Overlap: a cycle still running when the next is due makes that next one be skipped (SKIP, the
 default): two cycles at once would plan the same due URLs, and the next cycle plans from fresher
 evidence anyway. buffer-one runs one late cycle right after instead. trigger follows the
-schedule's policy unless --allow-overlap.`;
+schedule's policy unless --allow-overlap.
+
+--change-field NAME=SELECTOR (repeatable, e.g. price=.price) makes the cycles detect changes in
+those fields' text instead of the whole main text, as \`crawler crawl\` does. Use the fields the
+pages were first crawled with: other fields make every page's next visit a baseline.`;
 
 const options = {
   ...dataDirOption,
@@ -49,6 +55,7 @@ const options = {
   'max-depth': { type: 'string' },
   scope: { type: 'string' },
   'allow-private-networks': { type: 'boolean' },
+  'change-field': { type: 'string', multiple: true },
   'tick-interval-ms': { type: 'string' },
 } as const;
 
@@ -189,7 +196,7 @@ export async function scheduleCommand(argv: string[]): Promise<number> {
   }
 }
 
-interface CreateInput {
+export interface CreateInput {
   id: string;
   everyMs: number;
   overlap: 'SKIP' | 'BUFFER_ONE';
@@ -200,12 +207,13 @@ interface CreateInput {
   tickIntervalMs?: number;
 }
 
-function buildCreateInput(values: Values): CreateInput {
+export function buildCreateInput(values: Values): CreateInput {
   if (values.every === undefined) throw new CliError(`schedule create needs --every DURATION\n\n${scheduleUsage}`, 2);
   if (values.budget === undefined) throw new CliError(`schedule create needs --budget N (visits per cycle)\n\n${scheduleUsage}`, 2);
   const everyMs = parseEveryMs(values.every);
   const budget = integerOption('budget', values.budget, 1)!;
   const scope = values.scope;
+  const changeFields = changeFieldsOption(values['change-field']);
   let config: CrawlConfig;
   try {
     config = resolveCrawlConfig({
@@ -215,9 +223,10 @@ function buildCreateInput(values: Values): CreateInput {
       ...(values['user-agent'] !== undefined ? { userAgent: values['user-agent'] } : {}),
       ...(values['allow-private-networks'] ? { allowPrivateNetworks: true } : {}),
       ...(scope !== undefined ? { scope: { mode: scope as CrawlConfig['scope']['mode'], allowPrefixes: [], denyPrefixes: [] } } : {}),
+      ...(changeFields !== undefined ? { changeFields } : {}),
     });
   } catch (error) {
-    if (error instanceof CrawlConfigError) throw new CliError(`invalid option ${error.message}`, 2);
+    if (error instanceof CrawlConfigError) throw new CliError(`invalid option ${flagOfConfigField(error.field)}: ${error.message}`, 2);
     throw error;
   }
   const tickIntervalMs = integerOption('tick-interval-ms', values['tick-interval-ms'], 100);

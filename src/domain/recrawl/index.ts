@@ -30,6 +30,7 @@ export {
   type ObservedVisit,
   type RecrawlDelayOptions,
 } from './change-evidence.js';
+export { pageChangeKey, fieldSetScheme, fieldValuesDigest, type PageChangeKeyInput } from './page-change-key.js';
 export { hostHealthScore, type HostHealthSignals } from './host-health.js';
 export {
   recrawlCandidateOf,
