@@ -11,11 +11,10 @@ import {
   observeVisit,
   ratePriorFromGroup,
   claimConfirmed,
-  sitemapClaim,
   type RatePrior,
   type VisitContent,
 } from '../domain/recrawl/index.js';
-import { addSitemapTrust } from '../storage/postgres/sitemap-repository.js';
+import { addSignalTrust, claimsOf, SIGNAL_SOURCES } from '../storage/postgres/cheap-signal-repository.js';
 import {
   type LockedUrlEvidence,
   hostChangeRates,
@@ -116,7 +115,7 @@ export async function recordVisit(client: PoolClient, report: VisitReport): Prom
     changeKey,
     ratePerDay,
   });
-  if (observed.verdict === 'changed' || observed.verdict === 'unchanged') await checkSitemapClaim(client, locked, report.observedAtMs, observed.verdict);
+  if (observed.verdict === 'changed' || observed.verdict === 'unchanged') await checkSignalClaims(client, locked, report.observedAtMs, observed.verdict);
   await saveUrlEvidence(client, {
     fingerprint: report.fingerprint,
     evidence: observed.evidence,
@@ -129,14 +128,17 @@ export async function recordVisit(client: PoolClient, report: VisitReport): Prom
 }
 
 /**
- * A sitemap read before this visit made a claim about the copy of the previous visit: the verdict
- * confirms or refutes it, which is how an origin's sitemap dates earn (or lose) trust (001:
- * sitemaps are a signal only when their dates are reliable).
+ * A sitemap or listing page read before this visit made a claim about the copy of the previous
+ * visit: the verdict confirms or refutes it, which is how an origin's signals of each source earn
+ * (or lose) trust (001: signals count only when they are reliable).
  */
-async function checkSitemapClaim(client: PoolClient, locked: LockedUrlEvidence, observedAtMs: number, verdict: 'changed' | 'unchanged'): Promise<void> {
-  if (locked.sitemap === undefined || locked.sitemap.readAtMs > observedAtMs) return;
-  const claim = sitemapClaim(locked.sitemap, locked.evidence.lastObservedAtMs ?? undefined);
-  if (claim !== undefined) await addSitemapTrust(client, locked.origin, claimConfirmed(claim, verdict));
+async function checkSignalClaims(client: PoolClient, locked: LockedUrlEvidence, observedAtMs: number, verdict: 'changed' | 'unchanged'): Promise<void> {
+  const claims = claimsOf(locked.signals, locked.evidence.lastObservedAtMs ?? undefined);
+  for (const source of SIGNAL_SOURCES) {
+    // Only a reading taken before this visit made a claim this visit can check.
+    const claim = (locked.signals[source]?.readAtMs ?? Infinity) <= observedAtMs ? claims[source] : undefined;
+    if (claim !== undefined) await addSignalTrust(client, locked.origin, source, claimConfirmed(claim, verdict));
+  }
 }
 
 const priors = new Map<string, { prior: RatePrior; loadedAtMs: number }>();

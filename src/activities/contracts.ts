@@ -228,11 +228,12 @@ export interface RecrawlSettings {
   /** Share of the recrawl pool that due 404/410 tombstones may take. Default 0.1. */
   tombstoneShare?: number;
   /**
-   * Sitemap fetches the cycle's sweep may make before it plans (sitemaps robots.txt declared for the
-   * origins it may revisit, and the sitemaps their indexes list): their lastmods are cheap change
-   * signals. Default max(10, budget / 10); 0 skips the sweep.
+   * Fetches the cycle's signal sweep may make before it plans: the sitemaps robots.txt declared for
+   * the origins it may revisit (and those their indexes list), then the crawl's listing pages
+   * (CrawlConfig.listingPages). Their lastmods and item summaries are cheap change signals.
+   * Default max(10, budget / 10); 0 skips the sweep.
    */
-  sitemapBudget?: number;
+  signalBudget?: number;
 }
 
 export interface PlanRecrawlInput {
@@ -263,36 +264,42 @@ export interface PlanRecrawlResult {
   /** Horizon a fresh copy is credited for: the revisit interval the budget affords, in days. */
   intervalDays: number;
   plannedAtMs: number;
-  /** Candidates a trusted sitemap lastmod spoke for (001's cheap signals), by what it said. */
+  /** Candidates a trusted sitemap lastmod or listing summary spoke for (001's cheap signals), by what it said. */
   cheapSignals: { changed: number; unchanged: number };
 }
 
-export interface PlanSitemapSweepInput {
-  /** The crawl the sweep runs as (kind 'sitemaps'); also its idempotency key. */
+export interface PlanSignalSweepInput {
+  /** The crawl the sweep runs as (kind 'signals'); also its idempotency key. */
   crawlId: string;
   config: CrawlConfig;
-  /** Sitemap fetches allowed, index children included. */
-  maxSitemaps: number;
+  /** Fetches allowed: sitemaps first (index children included), listing pages with the rest. */
+  maxFetches: number;
 }
 
-export interface PlanSitemapSweepResult {
+export interface PlanSignalSweepResult {
   crawlId: string;
   /** The crawl's config with the sweep's page and discovery budgets. */
   config: CrawlConfig;
   /** Sitemaps registered at the start (declared by robots.txt). */
   sitemaps: number;
+  /** Known pages under the crawl's listing prefixes registered for a new reading. */
+  listingPages: number;
 }
 
-/** What a cycle's sitemap sweep read. */
-export interface SitemapSweepSummary {
+/** What a cycle's signal sweep read. */
+export interface SignalSweepSummary {
   crawlId: string;
-  /** Sitemap fetches recorded, index children included. */
+  /** Fetches recorded: sitemaps (index children included) and listing pages. */
   requests: number;
   /** Entries accepted, and of those, URLs the crawler has a record of. */
   urls: number;
   knownUrls: number;
   /** Entries refused, by reason (out of the sitemap's scope, malformed, over the limits). */
   refused: Record<string, number>;
+  /** Listing pages read, item summaries they showed, and of those, summaries that changed since the last reading. */
+  listingPages: number;
+  itemSummaries: number;
+  changedSummaries: number;
 }
 
 export interface FinishRecrawlInput {

@@ -77,7 +77,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
     if (!verdict.allowed) return { kind: 'robots-disallowed', atMs: deps.now() };
 
     // A sitemap is always read whole: a 304 would leave the recrawl planner without a reading
-    // dated after its last visits, and 'unchanged' signals need one (sitemapClaim).
+    // dated after its last visits, and 'unchanged' signals need one (signalClaim).
     const validators = input.purpose === 'sitemap' ? { etag: null, lastModified: null } : await getUrlValidators(deps.pool, input.fingerprint);
     const conditional: Record<string, string> = {};
     if (validators.etag) conditional['if-none-match'] = validators.etag;

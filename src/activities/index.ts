@@ -10,7 +10,7 @@ import { createHostActivities } from './host-activities.js';
 import { createParseActivities } from './parse-activity.js';
 import { createRecrawlActivities } from './recrawl-activities.js';
 import { createRobotsActivities } from './robots-activity.js';
-import { createSitemapActivities } from './sitemap-activities.js';
+import { createSignalSweepActivities } from './signal-sweep-activities.js';
 
 export type { ActivityDeps } from './deps.js';
 
@@ -23,7 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFetchActivities(deps, crawls),
     ...createParseActivities(deps, crawls),
     ...createRecrawlActivities(deps),
-    ...createSitemapActivities(deps),
+    ...createSignalSweepActivities(deps),
   };
 }
 

@@ -11,6 +11,7 @@ import {
   toSignedInt64String,
   tokenize,
 } from '../domain/content/index.js';
+import { isListingPage } from '../config/crawl-config.js';
 import { sha256Hex } from '../domain/hash/index.js';
 import { pageChangeKey } from '../domain/recrawl/index.js';
 import { productTokenOf } from '../domain/robots/index.js';
@@ -24,9 +25,12 @@ import type { CrawlContextCache } from './crawl-context.js';
 import type { ParseDocumentInput, ParseDocumentResult } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
 import { recordVisit } from './change-detection.js';
-import { registerDiscoveredUrls } from './link-registration.js';
+import { registerDiscoveredUrls, type RegistrationResult } from './link-registration.js';
+import { listingEntriesOf, recordListingReading } from './listing-reading.js';
 import { clusterNearDuplicates } from './near-duplicates.js';
 import { readFetchedSitemap } from './sitemap-reading.js';
+
+const NOTHING_REGISTERED: RegistrationResult = { registered: 0, edges: 0, rejected: [], outcomes: [] };
 
 /** Bump when extraction changes what it produces: documents are keyed by it (000 §7.1). */
 export const PARSER_VERSION = 1;
@@ -58,16 +62,23 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
     const followable = directives.nofollow
       ? []
       : document.links.filter((link) => link.absoluteUrl !== undefined && (config.followNofollowLinks || !link.nofollow));
+    const listingEntries = isListingPage(config, input.url) ? listingEntriesOf(decoded.text, document.baseUrl, context) : undefined;
+    const readAtMs = fetch?.fetchedAt.getTime() ?? deps.now();
 
     return inTransaction(deps.pool, async (client) => {
-      const registration = await registerDiscoveredUrls(client, context, {
-        sourceFingerprint: input.fingerprint,
-        depth: input.depth + 1,
-        urls: followable.map((link) => ({ absoluteUrl: link.absoluteUrl!, anchorText: link.anchorText, rel: link.rel || undefined })),
-        kind: 'link',
-        nowMs: deps.now(),
-        sourceContentHash: normalized.length > 0 ? sha256Hex(normalized) : null,
-      });
+      // A signal sweep only reads: its crawl fetches the sweep's sitemaps and listings, nothing they link to.
+      const registration =
+        context.record.kind === 'signals'
+          ? NOTHING_REGISTERED
+          : await registerDiscoveredUrls(client, context, {
+              sourceFingerprint: input.fingerprint,
+              depth: input.depth + 1,
+              urls: followable.map((link) => ({ absoluteUrl: link.absoluteUrl!, anchorText: link.anchorText, rel: link.rel || undefined })),
+              kind: 'link',
+              nowMs: deps.now(),
+              sourceContentHash: normalized.length > 0 ? sha256Hex(normalized) : null,
+            });
+      const listing = listingEntries ? await recordListingReading(client, { readAtMs, entries: listingEntries }) : undefined;
       const recorded = await recordDocument(client, {
         fingerprint: input.fingerprint,
         generation: input.generation,
@@ -87,7 +98,11 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
         minhash,
         linksFound: document.links.length,
         linksRegistered: registration.registered,
-        extracted: { charsetSource: decoded.source, ...(Object.keys(changeFields).length > 0 ? { changeFields: document.changeFields } : {}) },
+        extracted: {
+          charsetSource: decoded.source,
+          ...(Object.keys(changeFields).length > 0 ? { changeFields: document.changeFields } : {}),
+          ...(listing ? { listing } : {}),
+        },
       });
       if (recorded) {
         // Once per (fingerprint, generation, parser version): a replayed parse finds its document and adds nothing.
@@ -95,7 +110,7 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
           fingerprint: input.fingerprint,
           generation: input.generation,
           crawlId: input.crawlId,
-          observedAtMs: fetch?.fetchedAt.getTime() ?? deps.now(),
+          observedAtMs: readAtMs,
           content: { kind: 'content', changeKey: visitKey },
           normalizedHash,
         });

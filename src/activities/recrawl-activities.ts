@@ -12,9 +12,9 @@ import {
   hostHealthScore,
   planRecrawlCycle,
   recrawlCandidateOf,
-  sitemapClaim,
-  sitemapTrustLevel,
-  trustedSitemapSignal,
+  combineSignals,
+  signalTrustLevel,
+  trustedSignal,
   type HostHealthSignals,
   type RecrawlCandidate,
 } from '../domain/recrawl/index.js';
@@ -32,7 +32,7 @@ import {
   saveRecrawlCycleSummary,
   type RecrawlUrlRow,
 } from '../storage/postgres/recrawl-repository.js';
-import { sitemapTrustOf } from '../storage/postgres/sitemap-repository.js';
+import { claimsOf, SIGNAL_SOURCES, signalTrustOf, trustKey } from '../storage/postgres/cheap-signal-repository.js';
 import type { FinishRecrawlInput, PlanRecrawlInput, PlanRecrawlResult, RecrawlCycleSummary, RecrawlPlanCounts } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
 
@@ -190,14 +190,17 @@ export function createRecrawlActivities(deps: ActivityDeps) {
     return summary;
   }
 
-  /** Sitemap lastmods the planner may act on: each page's claim, weighed by its origin's record of claims. */
+  /** Cheap signals the planner may act on: each source's claim, weighed by its origin's record of claims from that source. */
   async function cheapSignalsOf(pool: readonly RecrawlUrlRow[]): Promise<Map<string, 'changed' | 'unchanged'>> {
-    const listed = pool.filter((row) => row.sitemap !== undefined);
-    const trust = await sitemapTrustOf(deps.pool, listed.map((row) => row.origin));
+    const signalled = pool.filter((row) => Object.keys(row.signals).length > 0);
+    const trust = await signalTrustOf(deps.pool, signalled.map((row) => row.origin));
     const signals = new Map<string, 'changed' | 'unchanged'>();
-    for (const row of listed) {
-      const claim = sitemapClaim(row.sitemap, row.lastObservedAtMs ?? row.lastSuccessAtMs ?? undefined);
-      const signal = trustedSitemapSignal(claim, sitemapTrustLevel(trust.get(row.origin) ?? { confirmed: 0, refuted: 0 }));
+    for (const row of signalled) {
+      const lastVisitAtMs = row.lastObservedAtMs ?? row.lastSuccessAtMs ?? undefined;
+      const claims = claimsOf(row.signals, lastVisitAtMs);
+      const signal = combineSignals(
+        SIGNAL_SOURCES.map((source) => trustedSignal(claims[source], signalTrustLevel(trust.get(trustKey(row.origin, source)) ?? { confirmed: 0, refuted: 0 }))),
+      );
       if (signal !== undefined) signals.set(row.fingerprint, signal);
     }
     return signals;

@@ -14,6 +14,7 @@ const FLAG_OF_FIELD: Record<string, string> = {
 export function flagOfConfigField(field: string): string {
   if (field.startsWith('politeness')) return '--politeness';
   if (field.startsWith('changeFields')) return '--change-field';
+  if (field.startsWith('listingPages')) return '--listing-page';
   if (field === 'maxConcurrentFetchesPerHost') return '--max-concurrent-per-host';
   if (field.startsWith('traps')) return '--trap-options';
   if (field.startsWith('queryPolicies')) return '--query-policies';

@@ -78,6 +78,14 @@ export interface CrawlConfig {
    * accepts. Default {} (the main text decides). Crawls stored before this option have none.
    */
   changeFields: Record<string, string>;
+  /**
+   * URL prefixes of listing pages (category, search or index pages that show their items' prices,
+   * dates or status): when such a page is parsed, the text of each linked item's entry is kept,
+   * and an entry that changed says its item changed, one that did not says it did not, without
+   * visiting the items (001: listing pages as change detectors; docs/storage-and-recrawl.md).
+   * Recrawl cycles re-read these pages first. Stored in canonical form; at most 100. Default [].
+   */
+  listingPages: string[];
 }
 
 /** assessTrap's options as a crawl sets them; the depth limit is the crawl's own `maxDepth`. */
@@ -123,6 +131,7 @@ export const DEFAULT_CRAWL_CONFIG: CrawlConfig = {
   seenFilterCapacity: 20_000,
   seenFilterFalsePositiveRate: 0.01,
   changeFields: {},
+  listingPages: [],
 };
 
 /** Largest seen-filter capacity: 100 million URLs at 1% is a 120 MB filter per worker process. */
@@ -172,6 +181,7 @@ export function resolveCrawlConfig(partial: Partial<CrawlConfig> = {}): CrawlCon
     scope: { ...DEFAULT_CRAWL_CONFIG.scope, ...(partial.scope ?? {}) },
     traps: partial.traps ?? {},
     changeFields: partial.changeFields ?? {},
+    listingPages: canonicalListingPrefixes(partial.listingPages ?? []),
   };
   if (partial.maxDiscoveredUrls === undefined) config.maxDiscoveredUrls = Math.max(1000, config.maxPages * 20);
   if (partial.seenFilterCapacity === undefined) config.seenFilterCapacity = Math.min(MAX_SEEN_FILTER_CAPACITY, Math.max(10_000, config.maxDiscoveredUrls));
@@ -258,6 +268,29 @@ function validateTraps(traps: unknown): void {
     if (error instanceof TrapOptionsError) throw new CrawlConfigError(`traps.${error.field}`, error.message.replace(/^TrapOptions\.\w+: /, ''));
     throw error;
   }
+}
+
+/** Listing prefixes in canonical form, so they match the canonical URLs of the pages. */
+function canonicalListingPrefixes(prefixes: unknown): string[] {
+  if (!Array.isArray(prefixes)) throw new CrawlConfigError('listingPages', 'expected an array of URL prefixes such as "https://shop.example/category/"');
+  if (prefixes.length > MAX_LISTING_PREFIXES) {
+    throw new CrawlConfigError('listingPages', `at most ${MAX_LISTING_PREFIXES} prefixes, got ${prefixes.length}; use shorter prefixes that cover several listings`);
+  }
+  return prefixes.map((prefix, i) => {
+    if (typeof prefix !== 'string') throw new CrawlConfigError(`listingPages[${i}]`, 'expected a URL prefix such as "https://shop.example/category/"');
+    try {
+      return canonicalizeUrl(prefix).url;
+    } catch (error) {
+      throw new CrawlConfigError(`listingPages[${i}]`, `"${prefix}" is not an absolute http(s) URL (${error instanceof Error ? error.message : String(error)}); write it like "https://shop.example/category/"`);
+    }
+  });
+}
+
+const MAX_LISTING_PREFIXES = 100;
+
+/** Whether a canonical URL is one of the crawl's listing pages. */
+export function isListingPage(config: Pick<CrawlConfig, 'listingPages'>, canonicalUrl: string): boolean {
+  return (config.listingPages ?? []).some((prefix) => canonicalUrl.startsWith(prefix));
 }
 
 /** @throws CrawlConfigError naming the field, e.g. `changeFields.price`, and what to write instead. */

@@ -7,7 +7,7 @@
 import {
   allHandlersFinished,
   condition,
-  continueAsNew,
+  makeContinueAsNewFunc,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -150,7 +150,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlSum
     setCurrentDetails(
       `**${state}** · fetched ${counts.fetched} · in flight ${counts.inFlight} · queued ${counts.queued} · discovered ${counts.discovered} · hosts ${tick.activeHosts} · backlog ${tick.admission.backlogSeconds.toFixed(1)} s`,
     );
-    upsertMemo({ fetched: counts.fetched, queued: counts.queued, inFlight: counts.inFlight, discovered: counts.discovered, failed: counts.failed });
+    upsertMemo(memoOf(counts));
     if (state !== lastPublishedState) {
       upsertSearchAttributes({ [SEARCH_ATTRIBUTES.state]: [state] });
       lastPublishedState = state;
@@ -170,7 +170,8 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlSum
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > 8000 || signalsThisRun > 4000) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof crawlWorkflow>({
+      // The next run's memo starts with these counters, not empty until its first tick.
+      await makeContinueAsNewFunc<typeof crawlWorkflow>({ memo: memoOf(status.counts) })({
         ...input,
         seeds: [],
         carried: { paused, stopping, maxInFlight, startedAtMs, lastStatus: status },
@@ -187,4 +188,9 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlSum
   upsertSearchAttributes({ [SEARCH_ATTRIBUTES.state]: [summary.state] });
   setCurrentDetails(`**${summary.state}** · fetched ${summary.pagesFetched} · discovered ${summary.urlsDiscovered} in ${(summary.durationMs / 1000).toFixed(1)} s`);
   return summary;
+}
+
+/** The live counters the Temporal UI shows for a crawl (its memo). */
+function memoOf(counts: CrawlStatus['counts']): Record<string, number> {
+  return { fetched: counts.fetched, queued: counts.queued, inFlight: counts.inFlight, discovered: counts.discovered, failed: counts.failed };
 }

@@ -1,6 +1,7 @@
 /**
- * One recrawl cycle (001), started by a Temporal Schedule: first sweep the sitemaps robots.txt
- * declared for the origins it may revisit (their lastmods are cheap change signals), then plan which known URLs to revisit under
+ * One recrawl cycle (001), started by a Temporal Schedule: first sweep the cheap change signals
+ * (the sitemaps robots.txt declared for the origins it may revisit, and the configured listing
+ * pages, whose item summaries show which items changed), then plan which known URLs to revisit under
  * the cycle's budget (value × freshness gain / cost, with reserved shares for discovery,
  * re-estimation and verification, and due 404/410 tombstones), then run them as a crawl of kind
  * 'recrawl' through the ordinary frontier workflow, so politeness, conditional requests,
@@ -8,7 +9,7 @@
  */
 import { ParentClosePolicy, executeChild, patched, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
-import type { PlanRecrawlResult, RecrawlCycleSummary, RecrawlSettings, SitemapSweepSummary } from '../activities/contracts.js';
+import type { PlanRecrawlResult, RecrawlCycleSummary, RecrawlSettings, SignalSweepSummary } from '../activities/contracts.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import { crawlWorkflow, type CrawlWorkflowOptions } from './crawl-workflow.js';
 import { DEFAULT_TASK_QUEUE, crawlWorkflowId, recrawlCrawlIdOf } from './messages.js';
@@ -32,14 +33,14 @@ export interface RecrawlCycleResult {
   plan: PlanRecrawlResult;
   crawl?: CrawlSummary;
   summary: RecrawlCycleSummary;
-  /** The sitemap sweep before planning; absent when skipped (sitemapBudget 0, or a cycle older than the sweep). */
-  sitemaps?: SitemapSweepSummary;
+  /** The signal sweep before planning; absent when skipped (signalBudget 0, or a cycle older than the sweep). */
+  signals?: SignalSweepSummary;
 }
 
 /** Cycles started before the sweep existed replay without it. */
-const SITEMAP_SWEEP_PATCH = 'sitemap-sweep-before-plan';
+const SIGNAL_SWEEP_PATCH = 'signal-sweep-before-plan';
 /** The sweep runs as its own crawl, named after the cycle's. */
-export const sitemapSweepCrawlIdOf = (cycleCrawlId: string): string => `${cycleCrawlId}-sitemaps`;
+export const signalSweepCrawlIdOf = (cycleCrawlId: string): string => `${cycleCrawlId}-signals`;
 
 const store = proxyActivities<Activities>({
   // Planning reads bounded candidate pools and writes the plan in one transaction.
@@ -52,7 +53,7 @@ export async function recrawlCycleWorkflow(input: RecrawlCycleInput): Promise<Re
   const { workflowId } = workflowInfo();
   const crawlId = recrawlCrawlIdOf(workflowId);
 
-  const sitemaps = patched(SITEMAP_SWEEP_PATCH) ? await sweepSitemaps(input, crawlId, taskQueue) : undefined;
+  const signals = patched(SIGNAL_SWEEP_PATCH) ? await sweepSignals(input, crawlId, taskQueue) : undefined;
 
   const plan = await store.planRecrawl({
     crawlId,
@@ -63,7 +64,7 @@ export async function recrawlCycleWorkflow(input: RecrawlCycleInput): Promise<Re
   });
   const planned = plan.planned;
   setCurrentDetails(
-    `**planned** ${planned.total} visits (recrawl ${planned.recrawl}, re-estimation ${planned.reestimation}, verification ${planned.verification}, tombstones ${planned.tombstone}) of ${plan.candidates} candidates, discovery ${plan.budget.discovery}; sitemap signals: ${plan.cheapSignals?.changed ?? 0} changed, ${plan.cheapSignals?.unchanged ?? 0} unchanged; crawl ${crawlId}`,
+    `**planned** ${planned.total} visits (recrawl ${planned.recrawl}, re-estimation ${planned.reestimation}, verification ${planned.verification}, tombstones ${planned.tombstone}) of ${plan.candidates} candidates, discovery ${plan.budget.discovery}; cheap signals: ${plan.cheapSignals?.changed ?? 0} changed, ${plan.cheapSignals?.unchanged ?? 0} unchanged; crawl ${crawlId}`,
   );
 
   let crawl: CrawlSummary | undefined;
@@ -83,24 +84,24 @@ export async function recrawlCycleWorkflow(input: RecrawlCycleInput): Promise<Re
   setCurrentDetails(
     `**${summary.state}** · ${summary.requests} requests · ${summary.notModified} not modified · ${summary.changed} changed · ${summary.newBodies} new bodies · ${summary.changesPerRequest.toFixed(2)} changes/request`,
   );
-  return { crawlId, plan, ...(crawl ? { crawl } : {}), summary, ...(sitemaps ? { sitemaps } : {}) };
+  return { crawlId, plan, ...(crawl ? { crawl } : {}), summary, ...(signals ? { signals } : {}) };
 }
 
-/** Reads the declared sitemaps through the ordinary crawl machinery, so the plan sees fresh lastmods. */
-async function sweepSitemaps(input: RecrawlCycleInput, cycleCrawlId: string, taskQueue: string): Promise<SitemapSweepSummary | undefined> {
-  const maxSitemaps = input.settings.sitemapBudget ?? Math.max(10, Math.floor(input.settings.budget / 10));
-  if (maxSitemaps <= 0) return undefined;
-  const crawlId = sitemapSweepCrawlIdOf(cycleCrawlId);
-  const sweep = await store.planSitemapSweep({ crawlId, config: input.config, maxSitemaps });
-  if (sweep.sitemaps > 0) {
-    setCurrentDetails(`**reading** ${sweep.sitemaps} declared sitemaps (up to ${maxSitemaps} fetches); crawl ${crawlId}`);
+/** Reads sitemaps and listing pages through the ordinary crawl machinery, so the plan sees fresh signals. */
+async function sweepSignals(input: RecrawlCycleInput, cycleCrawlId: string, taskQueue: string): Promise<SignalSweepSummary | undefined> {
+  const maxFetches = input.settings.signalBudget ?? Math.max(10, Math.floor(input.settings.budget / 10));
+  if (maxFetches <= 0) return undefined;
+  const crawlId = signalSweepCrawlIdOf(cycleCrawlId);
+  const sweep = await store.planSignalSweep({ crawlId, config: input.config, maxFetches });
+  if (sweep.sitemaps + sweep.listingPages > 0) {
+    setCurrentDetails(`**reading** ${sweep.sitemaps} declared sitemaps and ${sweep.listingPages} listing pages (up to ${maxFetches} fetches); crawl ${crawlId}`);
     await executeChild(crawlWorkflow, {
       workflowId: crawlWorkflowId(crawlId),
       taskQueue,
       args: [{ crawlId, config: sweep.config, seeds: [], taskQueue, resume: true, ...(input.crawlOptions ? { options: input.crawlOptions } : {}) }],
       parentClosePolicy: ParentClosePolicy.TERMINATE,
-      staticSummary: `Sitemap sweep of recrawl cycle ${cycleCrawlId}: ${sweep.sitemaps} declared sitemaps`,
+      staticSummary: `Signal sweep of recrawl cycle ${cycleCrawlId}: ${sweep.sitemaps} sitemaps, ${sweep.listingPages} listing pages`,
     });
   }
-  return store.finishSitemapSweep({ crawlId });
+  return store.finishSignalSweep({ crawlId });
 }

@@ -125,9 +125,10 @@ describe('sitemap lastmod as a cheap change signal in recrawl cycles', () => {
   let second: RecrawlCycleResult;
   let firstLog: RequestLogEntry[];
   let secondLog: RequestLogEntry[];
-  let trustAfterFirst: { origin: string; confirmed: number; refuted: number }[];
+  let trustAfterFirst: { origin: string; source: string; confirmed: number; refuted: number }[];
   const readTrust = async () =>
-    (await harness.pool.query<{ origin: string; confirmed: number; refuted: number }>('SELECT origin, confirmed, refuted FROM sitemap_trust ORDER BY origin')).rows;
+    (await harness.pool.query<{ origin: string; source: string; confirmed: number; refuted: number }>('SELECT origin, source, confirmed, refuted FROM cheap_signal_trust ORDER BY origin, source'))
+      .rows;
 
   beforeAll(async () => {
     web = await startTestWeb(webSpec());
@@ -175,7 +176,7 @@ describe('sitemap lastmod as a cheap change signal in recrawl cycles', () => {
     expect(await sitemapRow('/sitemap-index.xml')).toMatchObject({ declared_by: [`http://${A}:${web.port}`], last_format: 'sitemapindex' });
     expect(await sitemapRow('/sitemaps/plain.xml')).toMatchObject({ declared_by: [`http://${A}:${web.port}`], last_format: 'urlset', last_urls: 3, last_known_urls: 3 });
     expect(await sitemapRow('/sitemaps/more.xml.gz')).toMatchObject({ last_format: 'urlset', last_urls: 3, last_known_urls: 3 });
-    expect(first.sitemaps).toMatchObject({ urls: 7, knownUrls: 7 });
+    expect(first.signals).toMatchObject({ urls: 7, knownUrls: 7 });
   });
 
   it('never fetches a sitemap robots.txt disallows, and skips a Sitemap line that is no URL', async () => {
@@ -189,7 +190,7 @@ describe('sitemap lastmod as a cheap change signal in recrawl cycles', () => {
     const b = await sitemapRow('/sitemap.xml', B);
     expect(b).toMatchObject({ declared_by: [`http://${B}:${web.port}`], last_urls: 1, last_known_urls: 1 });
     expect(b?.last_refused?.['out-of-scope']).toBe(PAGES.length);
-    expect(first.sitemaps?.refused['out-of-scope']).toBe(PAGES.length);
+    expect(first.signals?.refused['out-of-scope']).toBe(PAGES.length);
   });
 
   it('plans pages whose lastmod is newer than our copy, before the origin has earned trust for "unchanged"', async () => {
@@ -206,9 +207,9 @@ describe('sitemap lastmod as a cheap change signal in recrawl cycles', () => {
 
   it("learns the origin's sitemap dates are right from its own visits", async () => {
     // First cycle: /p1-/p3 claimed changed and were; /p4-/p6 claimed unchanged and were. B's page had no lastmod.
-    expect(trustAfterFirst).toEqual([{ origin: `http://${A}:${web.port}`, confirmed: 6, refuted: 0 }]);
+    expect(trustAfterFirst).toEqual([{ origin: `http://${A}:${web.port}`, source: 'sitemap', confirmed: 6, refuted: 0 }]);
     // Second cycle: /p1's claim checked once more; the pages kept out of the plan were not visited, so not checked.
-    expect(await readTrust()).toEqual([{ origin: `http://${A}:${web.port}`, confirmed: 7, refuted: 0 }]);
+    expect(await readTrust()).toEqual([{ origin: `http://${A}:${web.port}`, source: 'sitemap', confirmed: 7, refuted: 0 }]);
   });
 
   it('then plans the page whose lastmod moved and leaves out the pages whose lastmod says unchanged', async () => {

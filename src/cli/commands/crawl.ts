@@ -20,7 +20,7 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
                      [--seen-filter-capacity N] [--seen-filter-fp-rate P] [--max-in-flight N]
                      [--max-concurrent-per-host N] [--max-body-bytes N] [--max-decompressed-bytes N]
                      [--connect-timeout-ms MS] [--first-byte-timeout-ms MS] [--body-timeout-ms MS]
-                     [--politeness JSON] [--change-field NAME=SELECTOR]...
+                     [--politeness JSON] [--change-field NAME=SELECTOR]... [--listing-page PREFIX]...
                      [--crawl-id ID] [--task-queue Q] [--no-worker] [--data-dir DIR] [--json]
 
 Runs a crawl to the end: starts the local stack if needed (and leaves it running), runs a worker
@@ -45,7 +45,10 @@ Politeness and fetch limits (docs/politeness.md, docs/failures.md):
 
 Change detection (docs/storage-and-recrawl.md):
   --change-field NAME=SELECTOR  repeatable; a page changed when the text of these CSS selectors did
-                           (e.g. price=.price stock=#availability), not when the rest of its text did`;
+                           (e.g. price=.price stock=#availability), not when the rest of its text did
+  --listing-page PREFIX    repeatable; pages under this URL prefix are listings (category, search
+                           pages): each linked item's entry is kept, and a changed entry tells the
+                           recrawl cycles that item changed, without visiting it`;
 
 const options = {
   ...dataDirOption,
@@ -73,6 +76,7 @@ const options = {
   'body-timeout-ms': { type: 'string' },
   politeness: { type: 'string' },
   'change-field': { type: 'string', multiple: true },
+  'listing-page': { type: 'string', multiple: true },
   'crawl-id': { type: 'string' },
   'task-queue': { type: 'string' },
   'no-worker': { type: 'boolean' },
@@ -198,6 +202,7 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
       : {}),
     ...(queryPolicies !== undefined ? { queryPolicies } : {}),
     ...(traps !== undefined ? { traps } : {}),
+    ...(values['listing-page'] !== undefined ? { listingPages: values['listing-page'] as string[] } : {}),
     ...(values['max-concurrent-per-host'] !== undefined ? { maxConcurrentFetchesPerHost: integer('max-concurrent-per-host', 1)! } : {}),
     ...(values['max-body-bytes'] !== undefined ? { maxBodyBytes: integer('max-body-bytes', 1)! } : {}),
     ...(values['max-decompressed-bytes'] !== undefined ? { maxDecompressedBytes: integer('max-decompressed-bytes', 1)! } : {}),

@@ -10,10 +10,10 @@ import { connectClient } from '../client.js';
 import { connectServices, temporalUiLink } from '../services.js';
 
 export const scheduleUsage = `usage: crawler schedule create --every DURATION --budget N [--id ID] [--overlap skip|buffer-one]
-                              [--task-queue Q] [--value-tiers V,V,...] [--sitemap-budget N] [--paused]
+                              [--task-queue Q] [--value-tiers V,V,...] [--signal-budget N] [--paused]
                               [--user-agent UA] [--min-host-delay-ms MS] [--max-in-flight N] [--max-depth D]
                               [--scope same-host|same-registrable-domain|any] [--allow-private-networks]
-                              [--change-field NAME=SELECTOR]...
+                              [--change-field NAME=SELECTOR]... [--listing-page PREFIX]...
        crawler schedule list [--json]
        crawler schedule describe|pause|unpause|trigger|delete --id ID [--note TEXT] [--allow-overlap]
 
@@ -24,7 +24,7 @@ worker (\`crawler worker\`) on the task queue runs them. DURATION is a number wi
 (90s, 15m, 1h, 1d). ID defaults to 'recrawl'.
 
 Before planning, a cycle reads the sitemaps robots.txt declared for the origins it may revisit, at
-most --sitemap-budget fetches (default max(10, N/10); 0 skips it): a trusted sitemap lastmod newer
+most --signal-budget fetches (default max(10, N/10); 0 skips it): a trusted sitemap lastmod newer
 than our copy gets the page planned, one older than our copy keeps it out of the plan.
 
 Overlap: a cycle still running when the next is due makes that next one be skipped (SKIP, the
@@ -34,7 +34,11 @@ schedule's policy unless --allow-overlap.
 
 --change-field NAME=SELECTOR (repeatable, e.g. price=.price) makes the cycles detect changes in
 those fields' text instead of the whole main text, as \`crawler crawl\` does. Use the fields the
-pages were first crawled with: other fields make every page's next visit a baseline.`;
+pages were first crawled with: other fields make every page's next visit a baseline.
+
+--listing-page PREFIX (repeatable) names listing pages (category or search pages): the sweep
+re-reads them before planning, and an item whose entry changed there is planned, one whose entry
+did not (once the origin's listings proved right) is not.`;
 
 const options = {
   ...dataDirOption,
@@ -44,7 +48,7 @@ const options = {
   overlap: { type: 'string' },
   'task-queue': { type: 'string' },
   'value-tiers': { type: 'string' },
-  'sitemap-budget': { type: 'string' },
+  'signal-budget': { type: 'string' },
   paused: { type: 'boolean' },
   note: { type: 'string' },
   'allow-overlap': { type: 'boolean' },
@@ -56,6 +60,7 @@ const options = {
   scope: { type: 'string' },
   'allow-private-networks': { type: 'boolean' },
   'change-field': { type: 'string', multiple: true },
+  'listing-page': { type: 'string', multiple: true },
   'tick-interval-ms': { type: 'string' },
 } as const;
 
@@ -224,6 +229,7 @@ export function buildCreateInput(values: Values): CreateInput {
       ...(values['allow-private-networks'] ? { allowPrivateNetworks: true } : {}),
       ...(scope !== undefined ? { scope: { mode: scope as CrawlConfig['scope']['mode'], allowPrefixes: [], denyPrefixes: [] } } : {}),
       ...(changeFields !== undefined ? { changeFields } : {}),
+      ...(values['listing-page'] !== undefined ? { listingPages: values['listing-page'] } : {}),
     });
   } catch (error) {
     if (error instanceof CrawlConfigError) throw new CliError(`invalid option ${flagOfConfigField(error.field)}: ${error.message}`, 2);
@@ -240,7 +246,7 @@ export function buildCreateInput(values: Values): CreateInput {
       budget,
       everyMs,
       ...(values['value-tiers'] !== undefined ? { valueTiers: parseValueTiers(values['value-tiers']) } : {}),
-      ...(values['sitemap-budget'] !== undefined ? { sitemapBudget: integerOption('sitemap-budget', values['sitemap-budget'], 0)! } : {}),
+      ...(values['signal-budget'] !== undefined ? { signalBudget: integerOption('signal-budget', values['signal-budget'], 0)! } : {}),
     },
     config,
     ...(tickIntervalMs === undefined ? {} : { tickIntervalMs }),

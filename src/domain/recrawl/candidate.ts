@@ -27,7 +27,7 @@ export interface KnownUrlFacts {
   changeStreak: number;
   /** A member, not the representative, of a near-duplicate cluster: demoted, never dropped (000 §7.2). */
   nearDuplicate: boolean;
-  /** A trusted cheap signal (trustedSitemapSignal), when one speaks for this page. */
+  /** A trusted cheap signal (trustedSignal), when one speaks for this page. */
   cheapSignal?: 'changed' | 'unchanged';
 }
 

@@ -63,17 +63,19 @@ export {
   type FreshnessSimulationResult,
 } from './simulate.js';
 export {
-  sitemapClaim,
-  sitemapTrustLevel,
-  trustedSitemapSignal,
+  signalClaim,
+  signalTrustLevel,
+  trustedSignal,
   claimConfirmed,
-  DEFAULT_SITEMAP_CLAIM_OPTIONS,
-  DEFAULT_SITEMAP_TRUST_OPTIONS,
-  type LastmodWindow,
-  type SitemapClaim,
-  type SitemapClaimOptions,
-  type SitemapReadingOfPage,
-  type SitemapTrustRecord,
-  type SitemapTrustOptions,
-  type SitemapTrustLevel,
-} from './sitemap-signal.js';
+  combineSignals,
+  DEFAULT_SIGNAL_CLAIM_OPTIONS,
+  DEFAULT_SIGNAL_TRUST_OPTIONS,
+  type ChangeWindow,
+  type SignalClaim,
+  type SignalClaimOptions,
+  type SignalReading,
+  type SignalTrustRecord,
+  type SignalTrustOptions,
+  type SignalTrustLevel,
+} from './cheap-signal.js';
+export { listingEntryDigest, listingClaim, type ListingReading } from './listing-entry.js';

@@ -3,26 +3,24 @@
  * these inside one transaction that first locks the URL row, so two reports about one URL never
  * interleave.
  */
-import type { ChangeObservation, SitemapReadingOfPage, UrlChangeEvidence } from '../../domain/recrawl/index.js';
+import type { ChangeObservation, UrlChangeEvidence } from '../../domain/recrawl/index.js';
+import { pageSignalsOf, SIGNAL_COLUMNS, type PageSignals, type SignalColumns } from './cheap-signal-repository.js';
 import { fingerprintToBytes } from './frontier-repository.js';
 import type { PoolClient } from './pool.js';
 
 export interface LockedUrlEvidence {
   host: string;
   origin: string;
-  /** What a sitemap last said about the URL; undefined when none listed it. */
-  sitemap: SitemapReadingOfPage | undefined;
+  /** What the sitemaps and listing pages last said about the URL. */
+  signals: PageSignals;
   evidence: UrlChangeEvidence;
   ratePerDay: number | null;
   rateMethod: string | null;
 }
 
-interface EvidenceRow {
+interface EvidenceRow extends SignalColumns {
   host: string;
   origin: string;
-  sitemap_lastmod_from: Date | null;
-  sitemap_lastmod_to: Date | null;
-  sitemap_read_at: Date | null;
   last_observed_at: Date | null;
   last_change_key: string | null;
   change_observations: number;
@@ -37,7 +35,7 @@ interface EvidenceRow {
 /** The URL's evidence, with its row locked until the transaction ends; undefined for an unknown URL. */
 export async function lockUrlEvidence(client: PoolClient, fingerprint: string): Promise<LockedUrlEvidence | undefined> {
   const result = await client.query<EvidenceRow>(
-    `SELECT host, origin, sitemap_lastmod_from, sitemap_lastmod_to, sitemap_read_at, last_observed_at, last_change_key, change_observations, changes_observed, observed_days, change_streak,
+    `SELECT host, origin, ${SIGNAL_COLUMNS}, last_observed_at, last_change_key, change_observations, changes_observed, observed_days, change_streak,
             last_changed_at, change_rate_per_day, change_rate_method
      FROM urls WHERE fingerprint = $1 FOR UPDATE`,
     [fingerprintToBytes(fingerprint)],
@@ -47,16 +45,7 @@ export async function lockUrlEvidence(client: PoolClient, fingerprint: string): 
   return {
     host: row.host,
     origin: row.origin,
-    sitemap:
-      row.sitemap_read_at === null
-        ? undefined
-        : {
-            readAtMs: row.sitemap_read_at.getTime(),
-            lastmod:
-              row.sitemap_lastmod_from === null
-                ? undefined
-                : { fromMs: row.sitemap_lastmod_from.getTime(), toMs: (row.sitemap_lastmod_to ?? row.sitemap_lastmod_from).getTime() },
-          },
+    signals: pageSignalsOf(row),
     evidence: {
       lastObservedAtMs: row.last_observed_at?.getTime() ?? null,
       lastChangeKey: row.last_change_key,
@@ -129,7 +118,9 @@ export async function saveUrlEvidence(
   await client.query(
     `UPDATE urls SET last_observed_at = $2, last_change_key = $3, change_observations = $4, changes_observed = $5,
        observed_days = $6, change_streak = $7, last_changed_at = $8, change_rate_per_day = $9, change_rate_method = $10,
-       next_fetch_at = $11, last_normalized_hash = COALESCE($12, last_normalized_hash)
+       next_fetch_at = $11, last_normalized_hash = COALESCE($12, last_normalized_hash),
+       -- The listing entry current at this visit: a later, different entry says the item changed since.
+       listing_digest_at_visit = listing_digest
      WHERE fingerprint = $1`,
     [
       fingerprintToBytes(input.fingerprint),

@@ -2,7 +2,7 @@
  * What a recrawl cycle reads and writes (001): bounded candidate pools from the URL records
  * (never the whole table), host health, and the cycle's own record of plan and outcome.
  */
-import type { SitemapReadingOfPage } from '../../domain/recrawl/index.js';
+import { pageSignalsOf, SIGNAL_COLUMNS, type PageSignals, type SignalColumns } from './cheap-signal-repository.js';
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import type { Pool, PoolClient } from './pool.js';
 
@@ -25,11 +25,11 @@ export interface RecrawlUrlRow {
   changeStreak: number;
   nearDuplicate: boolean;
   nextFetchAtMs: number | null;
-  /** What a sitemap last said about the page (cheap change signal); undefined when none listed it. */
-  sitemap: SitemapReadingOfPage | undefined;
+  /** What the sitemaps and listing pages last said about the page (cheap change signals). */
+  signals: PageSignals;
 }
 
-interface UrlRow {
+interface UrlRow extends SignalColumns {
   fingerprint: Buffer;
   url: string;
   host: string;
@@ -47,14 +47,10 @@ interface UrlRow {
   change_streak: number;
   near_duplicate_of: Buffer | null;
   next_fetch_at: Date | null;
-  sitemap_lastmod_from: Date | null;
-  sitemap_lastmod_to: Date | null;
-  sitemap_read_at: Date | null;
 }
 
 const URL_COLUMNS = `fingerprint, url, host, origin, canonicalization_version, state, value_tier, change_rate_per_day, change_observations,
-  last_observed_at, last_success_at, last_bytes, etag, last_modified, change_streak, near_duplicate_of, next_fetch_at,
-  sitemap_lastmod_from, sitemap_lastmod_to, sitemap_read_at`;
+  last_observed_at, last_success_at, last_bytes, etag, last_modified, change_streak, near_duplicate_of, next_fetch_at, ${SIGNAL_COLUMNS}`;
 
 const toRow = (row: UrlRow): RecrawlUrlRow => ({
   fingerprint: fingerprintFromBytes(row.fingerprint),
@@ -73,16 +69,7 @@ const toRow = (row: UrlRow): RecrawlUrlRow => ({
   changeStreak: row.change_streak,
   nearDuplicate: row.near_duplicate_of !== null && !row.near_duplicate_of.equals(row.fingerprint),
   nextFetchAtMs: row.next_fetch_at?.getTime() ?? null,
-  sitemap:
-    row.sitemap_read_at === null
-      ? undefined
-      : {
-          readAtMs: row.sitemap_read_at.getTime(),
-          lastmod:
-            row.sitemap_lastmod_from === null
-              ? undefined
-              : { fromMs: row.sitemap_lastmod_from.getTime(), toMs: (row.sitemap_lastmod_to ?? row.sitemap_lastmod_from).getTime() },
-        },
+  signals: pageSignalsOf(row),
 });
 
 /** Sitemaps are read by the cycle's sweep, never revisited as pages. */
@@ -101,7 +88,7 @@ export interface CandidatePoolLimits {
   sample: number;
   /** 32 hex chars, the sample's random starting point. */
   sampleStart: string;
-  /** Pages a sitemap says changed since the last visit, most recent lastmod first: cheap signals reach the plan even when not due. */
+  /** Pages a sitemap or a listing says changed since the last visit, most recent first: cheap signals reach the plan even when not due. */
   signalled: number;
 }
 
@@ -118,9 +105,13 @@ export async function recrawlCandidatePool(db: Queryable, limits: CandidatePoolL
        UNION ALL
        (SELECT fingerprint FROM urls WHERE ${RECRAWLABLE} AND fingerprint < $4 ORDER BY fingerprint LIMIT $5)),
      signalled AS (
-       SELECT fingerprint FROM urls
-       WHERE sitemap_lastmod_from IS NOT NULL AND ${RECRAWLABLE} AND sitemap_lastmod_from > last_observed_at
-       ORDER BY sitemap_lastmod_from DESC LIMIT $6)
+       (SELECT fingerprint FROM urls
+        WHERE sitemap_lastmod_from IS NOT NULL AND ${RECRAWLABLE} AND sitemap_lastmod_from > last_observed_at
+        ORDER BY sitemap_lastmod_from DESC LIMIT $6)
+       UNION ALL
+       (SELECT fingerprint FROM urls
+        WHERE listing_digest IS NOT NULL AND listing_digest_at_visit IS NOT NULL AND listing_digest <> listing_digest_at_visit AND ${RECRAWLABLE}
+        ORDER BY listing_read_at DESC LIMIT $6))
      SELECT ${URL_COLUMNS} FROM urls
      WHERE fingerprint IN (SELECT fingerprint FROM due UNION SELECT fingerprint FROM static UNION SELECT fingerprint FROM sample
                            UNION SELECT fingerprint FROM signalled)`,

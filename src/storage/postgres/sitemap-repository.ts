@@ -1,9 +1,7 @@
 /**
  * Sitemaps in Postgres (migration 0008): the sitemaps known and who declared them, what each
- * reading found, the lastmod windows they give URL records, and each origin's record of sitemap
- * claims checked against our own visits. Every write is safe to repeat.
+ * reading found, and the lastmod windows they give URL records. Every write is safe to repeat.
  */
-import type { SitemapTrustRecord } from '../../domain/recrawl/index.js';
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import type { Pool, PoolClient } from './pool.js';
 
@@ -142,32 +140,17 @@ export async function applySitemapLastmods(db: Queryable, readAtMs: number, list
   return result.rows[0]?.known ?? 0;
 }
 
-/** Each origin's checked claims; origins never checked are absent. */
-export async function sitemapTrustOf(db: Queryable, origins: readonly string[]): Promise<Map<string, SitemapTrustRecord>> {
-  if (origins.length === 0) return new Map();
-  const result = await db.query<{ origin: string; confirmed: number; refuted: number }>(
-    'SELECT origin, confirmed, refuted FROM sitemap_trust WHERE origin = ANY($1::text[])',
-    [[...new Set(origins)]],
+/** What a sweep started from: the robots.txt declarations and the listing pages it registered. */
+export async function sweepRootCount(db: Queryable, crawlId: string): Promise<{ sitemaps: number; listingPages: number }> {
+  const result = await db.query<{ sitemaps: number; listing_pages: number }>(
+    `SELECT count(*) FILTER (WHERE purpose = 'sitemap')::int AS sitemaps, count(*) FILTER (WHERE purpose = 'listing')::int AS listing_pages
+     FROM frontier WHERE crawl_id = $1 AND depth = 0`,
+    [crawlId],
   );
-  return new Map(result.rows.map((row) => [row.origin, { confirmed: row.confirmed, refuted: row.refuted }]));
+  return { sitemaps: result.rows[0]?.sitemaps ?? 0, listingPages: result.rows[0]?.listing_pages ?? 0 };
 }
 
-/** One checked claim. Call it once per observation (the caller's replay guard makes it so). */
-export async function addSitemapTrust(db: Queryable, origin: string, confirmed: boolean): Promise<void> {
-  await db.query(
-    `INSERT INTO sitemap_trust (origin, confirmed, refuted) VALUES ($1, $2, $3)
-     ON CONFLICT (origin) DO UPDATE SET confirmed = sitemap_trust.confirmed + $2, refuted = sitemap_trust.refuted + $3, updated_at = now()`,
-    [origin, confirmed ? 1 : 0, confirmed ? 0 : 1],
-  );
-}
-
-/** Sitemaps a sweep started from (the robots.txt declarations it registered). */
-export async function sweepRootCount(db: Queryable, crawlId: string): Promise<number> {
-  const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND depth = 0`, [crawlId]);
-  return result.rows[0]?.n ?? 0;
-}
-
-/** What a sweep's readings found: requests, entries accepted and known, refusals by reason. */
+/** What a sweep's sitemap readings found (entries accepted and known, refusals by reason), and the sweep's requests. */
 export async function sitemapSweepFigures(db: Queryable, crawlId: string): Promise<{ requests: number; urls: number; knownUrls: number; refused: Record<string, number> }> {
   const [requests, readings] = await Promise.all([
     db.query<{ n: number }>('SELECT count(*)::int AS n FROM fetches WHERE crawl_id = $1', [crawlId]),

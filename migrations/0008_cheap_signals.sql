@@ -1,9 +1,10 @@
--- Sitemaps as cheap change signals (001: "sitemaps and feeds, when their dates are reliable, say
--- what changed without visiting anything else").
+-- Cheap change signals (001): sitemaps ("when their dates are reliable, they say what changed
+-- without visiting anything else") and listing pages ("fetch the list, compare, fetch only the
+-- items whose summary changed").
 --
--- A recrawl cycle first sweeps the sitemaps that robots.txt declared for the origins it may
--- revisit (a crawl of kind 'sitemaps', through the ordinary host workflows, so politeness and
--- robots hold), records each listed URL's lastmod on its URL record, then plans with it.
+-- A recrawl cycle first sweeps the sitemaps robots.txt declared for the origins it may revisit
+-- and the crawl's listing pages (a crawl of kind 'signals', through the ordinary host workflows,
+-- so politeness and robots hold), records what they say on the URL records, then plans with it.
 
 -- Every sitemap the crawler knows: declared by robots.txt, or listed by a sitemap index.
 CREATE TABLE sitemaps (
@@ -32,11 +33,24 @@ ALTER TABLE urls
 CREATE INDEX urls_sitemap_signalled ON urls (sitemap_lastmod_from DESC)
   WHERE sitemap_lastmod_from IS NOT NULL AND last_success_at IS NOT NULL;
 
--- How far an origin's sitemap dates can be trusted, learned from our own visits: a claim is
--- confirmed when a visit's verdict agrees with what the lastmod said, refuted otherwise.
-CREATE TABLE sitemap_trust (
-  origin      text PRIMARY KEY,
+-- What the listing pages say about a URL (001: compare the list's entries, fetch only the items
+-- whose entry changed): the digest of its entry at the latest listing reading, when that was, and
+-- the digest that was current when the page itself was last visited. They differ: the item changed.
+ALTER TABLE urls
+  ADD COLUMN listing_digest          bytea,
+  ADD COLUMN listing_read_at         timestamptz,
+  ADD COLUMN listing_digest_at_visit bytea;
+CREATE INDEX urls_listing_signalled ON urls (listing_read_at DESC)
+  WHERE listing_digest IS NOT NULL AND listing_digest_at_visit IS NOT NULL AND listing_digest <> listing_digest_at_visit
+    AND last_success_at IS NOT NULL;
+
+-- How far an origin's signals of one source ('sitemap', 'listing') can be trusted, learned from
+-- our own visits: a claim is confirmed when a visit's verdict agrees with it, refuted otherwise.
+CREATE TABLE cheap_signal_trust (
+  origin      text NOT NULL,
+  source      text NOT NULL,
   confirmed   integer NOT NULL DEFAULT 0,
   refuted     integer NOT NULL DEFAULT 0,
-  updated_at  timestamptz NOT NULL DEFAULT now()
+  updated_at  timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (origin, source)
 );

@@ -1,0 +1,37 @@
+/**
+ * Listing pages as change detectors (001: a category or search page shows dozens of items' prices
+ * and status; fetch the list, compare, and fetch only the items whose entry changed). An item's
+ * entry is kept as a digest of its normalized text (dates and tokens masked, as for page content):
+ * the digest at the latest listing reading against the one current when we last visited the item.
+ */
+import { normalizeTextForHash } from '../content/index.js';
+import { sha256Hex } from '../hash/index.js';
+import type { SignalClaim } from './cheap-signal.js';
+import { requireNumber } from './errors.js';
+
+/** Digest of a listing entry's text; entries that differ only in masked dates or tokens are equal. */
+export function listingEntryDigest(text: string): string {
+  return sha256Hex(normalizeTextForHash(text));
+}
+
+/** What the listings say about one item. */
+export interface ListingReading {
+  /** Its entry's digest at the latest listing reading. */
+  digest: string;
+  /** Fetch start of that reading, ms since epoch. */
+  readAtMs: number;
+  /** The entry's digest when the item itself was last visited; null when no listing had shown it by then. */
+  digestAtVisit: string | null;
+}
+
+/**
+ * What the listing claims about the copy taken at `lastVisitAtMs`: an entry that differs from the
+ * one current at that visit says 'changed'; the same entry, read after the visit, 'unchanged'.
+ * With no entry known at the visit, or a reading older than the visit, it says nothing.
+ */
+export function listingClaim(reading: ListingReading | undefined, lastVisitAtMs: number | undefined): SignalClaim | undefined {
+  if (reading === undefined || lastVisitAtMs === undefined || reading.digestAtVisit === null) return undefined;
+  requireNumber('RECRAWL_OBSERVATION_INVALID', 'reading.readAtMs', reading.readAtMs, { min: 0 });
+  if (reading.digest !== reading.digestAtVisit) return 'changed';
+  return reading.readAtMs >= lastVisitAtMs ? 'unchanged' : undefined;
+}

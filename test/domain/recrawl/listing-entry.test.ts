@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { RecrawlInputError, listingClaim, listingEntryDigest } from '../../../src/domain/recrawl/index.js';
+
+const T0 = Date.UTC(2026, 10, 30, 8);
+const T1 = T0 + 3_600_000;
+
+describe('listingEntryDigest', () => {
+  it('tells entries apart by what they say, not by masked dates and tokens', () => {
+    const kettle = listingEntryDigest('Blue kettle 24.90 EUR in stock');
+    expect(listingEntryDigest('Blue kettle   24.90 EUR in stock')).toBe(kettle);
+    expect(listingEntryDigest('Blue kettle 21.90 EUR in stock')).not.toBe(kettle);
+    expect(listingEntryDigest('Blue kettle 24.90 EUR sold out')).not.toBe(kettle);
+    // A rendering timestamp or session token in the entry is not a change of the item.
+    expect(listingEntryDigest('Blue kettle 24.90 EUR, listed 2026-11-30T08:00:00Z')).toBe(listingEntryDigest('Blue kettle 24.90 EUR, listed 2026-11-29T17:45:12Z'));
+    expect(kettle).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('listingClaim', () => {
+  const was = listingEntryDigest('Blue kettle 24.90 EUR');
+  const now = listingEntryDigest('Blue kettle 21.90 EUR');
+  const VISIT = T0;
+
+  it("an entry that differs from the one current at our visit says 'changed'", () => {
+    expect(listingClaim({ digest: now, digestAtVisit: was, readAtMs: T1 }, VISIT)).toBe('changed');
+  });
+
+  it("the same entry read after the visit says 'unchanged'; read before it, nothing", () => {
+    expect(listingClaim({ digest: was, digestAtVisit: was, readAtMs: T1 }, VISIT)).toBe('unchanged');
+    expect(listingClaim({ digest: was, digestAtVisit: was, readAtMs: VISIT }, VISIT)).toBe('unchanged');
+    expect(listingClaim({ digest: was, digestAtVisit: was, readAtMs: VISIT - 1 }, VISIT)).toBeUndefined();
+  });
+
+  it('says nothing when no listing had shown the item by our visit, or without a visit or a reading', () => {
+    expect(listingClaim({ digest: now, digestAtVisit: null, readAtMs: T1 }, VISIT)).toBeUndefined();
+    expect(listingClaim({ digest: now, digestAtVisit: was, readAtMs: T1 }, undefined)).toBeUndefined();
+    expect(listingClaim(undefined, VISIT)).toBeUndefined();
+  });
+
+  it('refuses a reading time that is no time, naming it', () => {
+    expect(() => listingClaim({ digest: was, digestAtVisit: was, readAtMs: Number.NaN }, VISIT)).toThrow(RecrawlInputError);
+    expect(() => listingClaim({ digest: was, digestAtVisit: was, readAtMs: Number.NaN }, VISIT)).toThrow(/readAtMs/);
+  });
+});
