@@ -1,4 +1,5 @@
-// Committed histories of real crawls (recorded by `npm run replay:record`) replay against
+// Committed histories of real crawls (recorded by `npm run replay:record`, and the recrawl cycle's
+// by scripts/record-recrawl-history.ts) replay against
 // today's workflow code without nondeterminism. A change that breaks this must use patching or
 // a new workflow type, never a silent break.
 import { readdir, readFile } from 'node:fs/promises';
@@ -12,7 +13,7 @@ const HISTORIES_DIR = path.resolve('test/replay/histories');
 describe('workflow history replay', async () => {
   const files = (await readdir(HISTORIES_DIR)).filter((file) => file.endsWith('.json')).sort();
 
-  it('has recorded histories of both workflow types, one with continue-as-new', async () => {
+  it('has recorded histories of every workflow type, one with continue-as-new', async () => {
     const types = new Set<string>();
     let continuedAsNew = false;
     for (const file of files) {
@@ -20,7 +21,8 @@ describe('workflow history replay', async () => {
       types.add(history.events[0].workflowExecutionStartedEventAttributes.workflowType.name);
       continuedAsNew ||= history.events.some((event: { eventType: string }) => event.eventType === 'EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
     }
-    expect(types).toEqual(new Set(['crawlWorkflow', 'hostWorkflow']));
+    // recrawlCycleWorkflow's (scripts/record-recrawl-history.ts) runs the signal sweep and the plan's crawl as children.
+    expect(types).toEqual(new Set(['crawlWorkflow', 'hostWorkflow', 'recrawlCycleWorkflow']));
     expect(continuedAsNew).toBe(true);
   });
 
