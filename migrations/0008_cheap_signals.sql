@@ -21,6 +21,7 @@ CREATE TABLE sitemaps (
   last_known_urls  integer,                        -- of those, URLs the crawler already had a record of
   last_refused     jsonb                           -- refused entries by reason
 );
+CREATE INDEX sitemaps_url ON sitemaps (url);
 
 -- What the sitemaps last said about a URL. The lastmod is a window because a date-only lastmod
 -- ("2026-11-30") says the change happened somewhere in that day; both ends are kept.

@@ -15,16 +15,20 @@ export interface DeclaredSitemap {
 
 /**
  * Sitemaps robots.txt declared for origins that have pages a recrawl may revisit, at most `limit`,
- * origins with the most such pages first (their signals steer the most visits).
+ * the least recently read first (never read: first), so a budget smaller than the sitemaps rotates
+ * through them cycle after cycle. An origin's pages are found through the URL table's host index.
  */
 export async function declaredSitemapsOfRecrawlableOrigins(db: Queryable, limit: number): Promise<DeclaredSitemap[]> {
   if (limit <= 0) return [];
-  const result = await db.query<{ url: string; origin: string }>(
-    `SELECT s.url, r.origin
+  const result = await db.query<{ url: string; origin: string; last_read_at: Date | null }>(
+    `SELECT s.url, r.origin, m.last_read_at
      FROM robots_cache r
      CROSS JOIN LATERAL unnest(r.sitemaps) AS s(url)
-     JOIN LATERAL (SELECT count(*) AS pages FROM urls u WHERE u.origin = r.origin AND u.last_success_at IS NOT NULL) p ON p.pages > 0
-     ORDER BY p.pages DESC, r.origin, s.url
+     LEFT JOIN sitemaps m ON m.url = s.url
+     WHERE cardinality(r.sitemaps) > 0
+       AND EXISTS (SELECT 1 FROM urls u
+                   WHERE u.host = substring(r.origin FROM '^[a-z]+://(\[[^]]*\]|[^:/]+)') AND u.origin = r.origin AND u.last_success_at IS NOT NULL)
+     ORDER BY m.last_read_at NULLS FIRST, r.origin, s.url
      LIMIT $1`,
     [limit],
   );
