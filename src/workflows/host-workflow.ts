@@ -7,6 +7,7 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  TemporalFailure,
   TimeoutFailure,
   allHandlersFinished,
   condition,
@@ -401,8 +402,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         ...(item.purpose === 'sitemap' ? { purpose: item.purpose } : {}),
       });
     } catch (error) {
-      const message = error instanceof ActivityFailure && error.cause ? error.cause.message : String(error);
-      await settle(item, { kind: 'failed', failureType: 'ParseFailed', message, stage: 'parse', attempts: POISON_ATTEMPT_LIMIT });
+      await settle(item, { kind: 'failed', failureType: 'ParseFailed', message: activityFailureMessage(error), stage: 'parse', attempts: POISON_ATTEMPT_LIMIT });
     } finally {
       state.pendingParses -= 1;
     }
@@ -491,6 +491,16 @@ function hostOutcomeOf(result: FetchUrlResult): Parameters<HostQueue['noteOutcom
     case 'skipped':
       return { kind: 'not-sent', atMs: result.atMs };
   }
+}
+
+/**
+ * The activity's own failure message. A regular activity's failure arrives wrapped in an
+ * ActivityFailure; a local activity's arrives as is (an ApplicationFailure: seen with SDK 1.24).
+ */
+function activityFailureMessage(error: unknown): string {
+  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
+  if (error instanceof TemporalFailure) return error.message;
+  return String(error);
 }
 
 function classifyActivityError(error: unknown): { type: string; details: FetchFailureDetails | undefined; message: string } {
