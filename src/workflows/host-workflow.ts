@@ -7,7 +7,6 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  TemporalFailure,
   TimeoutFailure,
   allHandlersFinished,
   condition,
@@ -15,7 +14,6 @@ import {
   log,
   patched,
   proxyActivities,
-  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -70,12 +68,6 @@ const HOST_HOLDS_AND_RETRY_BACKOFF_PATCH = 'host-holds-and-host-retry-backoff';
  * activity and left its URL dispatched for good (a paused crawl's 'returned' URLs, seen in tests).
  */
 const SETTLES_HOLD_THE_RUN_PATCH = 'settles-hold-continue-as-new-and-release';
-/**
- * An HTML parse runs as a local activity: in this worker, recorded as one marker, instead of an
- * activity task's three events and the workflow task that takes its result. Older histories
- * scheduled it as a regular activity and replay on that path.
- */
-const PARSE_AS_LOCAL_ACTIVITY_PATCH = 'parse-as-local-activity';
 
 // Store activities take milliseconds; the timeout is how long a crashed worker's task waits
 // before another worker retries it.
@@ -97,27 +89,9 @@ const fetchActivities = proxyActivities<Activities>({
   },
 });
 
-const parseRetry = { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: POISON_ATTEMPT_LIMIT } as const;
-
 const parseActivities = proxyActivities<Activities>({
   startToCloseTimeout: '60s',
-  retry: parseRetry,
-});
-
-/**
- * Bodies up to this size parse as local activities (a 1 MiB page takes about 0.5 s of CPU to
- * extract and hash); larger ones and sitemaps (up to 50,000 URLs) stay regular activities, since
- * a local activity holds this workflow's other commands until it ends.
- */
-const LOCAL_PARSE_MAX_BYTES = 1024 * 1024;
-
-// While a local activity runs, the workflow task stays open: this host's next fetch and its timer
-// wait for it. So every retry backoff (2 s and up) leaves the task as a timer, and a hung attempt
-// gives up after 20 s (parses run 0.7 s p50, 2.5 s p99 in the bench, lock waits included).
-const localParseActivities = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '20s',
-  retry: parseRetry,
-  localRetryThreshold: '1s',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: POISON_ATTEMPT_LIMIT },
 });
 
 /** How many URLs a claim asks for: enough for a few seconds of this host's pace. */
@@ -386,10 +360,8 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
 
   async function parse(item: HostWorkItem, fetched: Extract<FetchUrlResult, { kind: 'fetched' }>): Promise<void> {
     state.pendingParses += 1;
-    const local = item.purpose !== 'sitemap' && fetched.bytes <= LOCAL_PARSE_MAX_BYTES && patched(PARSE_AS_LOCAL_ACTIVITY_PATCH);
-    const parser = local ? localParseActivities : parseActivities;
     try {
-      await parser.parseDocument({
+      await parseActivities.parseDocument({
         crawlId: item.crawlId,
         fingerprint: item.fingerprint,
         generation: item.generation,
@@ -402,7 +374,8 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         ...(item.purpose === 'sitemap' ? { purpose: item.purpose } : {}),
       });
     } catch (error) {
-      await settle(item, { kind: 'failed', failureType: 'ParseFailed', message: activityFailureMessage(error), stage: 'parse', attempts: POISON_ATTEMPT_LIMIT });
+      const message = error instanceof ActivityFailure && error.cause ? error.cause.message : String(error);
+      await settle(item, { kind: 'failed', failureType: 'ParseFailed', message, stage: 'parse', attempts: POISON_ATTEMPT_LIMIT });
     } finally {
       state.pendingParses -= 1;
     }
@@ -491,16 +464,6 @@ function hostOutcomeOf(result: FetchUrlResult): Parameters<HostQueue['noteOutcom
     case 'skipped':
       return { kind: 'not-sent', atMs: result.atMs };
   }
-}
-
-/**
- * The activity's own failure message. A regular activity's failure arrives wrapped in an
- * ActivityFailure; a local activity's arrives as is (an ApplicationFailure: seen with SDK 1.24).
- */
-function activityFailureMessage(error: unknown): string {
-  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
-  if (error instanceof TemporalFailure) return error.message;
-  return String(error);
 }
 
 function classifyActivityError(error: unknown): { type: string; details: FetchFailureDetails | undefined; message: string } {

@@ -3,31 +3,17 @@
 // continues as new lose nothing, pause holds requests, a changed delay changes the gaps, the
 // hostStatus query answers throughout, and an idle host's next run keeps its politeness.
 // Facts come from the test web's request log, Postgres and the Temporal visibility store.
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Context } from '@temporalio/activity';
-import type { Client, WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { flatPagePath, flatWeb } from '../support/flat-web.js';
 import { politenessReport, startTestWeb, type RequestLogEntry, type TestWeb } from '../support/test-web/index.js';
-import { testDataRoot } from '../support/global-stack.js';
-import { temporalClient, testStack, uniqueTaskQueue } from '../support/stack-context.js';
 import { waitFor } from '../support/wait-for.js';
-import { loadWorkflowBundle } from '../../src/workers/workflow-bundle.js';
 import { hostStatusQuery, hostWorkflowId, pauseHostSignal, resumeHostSignal, setHostDelaySignal, wakeHostSignal } from '../../src/workflows/messages.js';
 import type { HostStatus } from '../../src/workflows/status.js';
 import type { HostPolitenessState } from '../../src/domain/politeness/index.js';
-import type {
-  ClaimHostWorkInput,
-  ClaimHostWorkResult,
-  FetchUrlInput,
-  FetchUrlResult,
-  HostWorkItem,
-  RefreshRobotsResult,
-  SettleUrlInput,
-} from '../../src/activities/contracts.js';
+import type { FetchUrlInput } from '../../src/activities/contracts.js';
 
 const PAGES = 50;
 const web = flatWeb({ base: '127.61.0.1', hosts: 2, pagesPerHost: PAGES });
@@ -340,100 +326,5 @@ describe('an idle host', () => {
     const holding = answersOfSecondRun.filter((status) => status.queueLength > 0);
     expect(holding.length).toBeGreaterThan(0);
     for (const status of holding) expect(status.nextFetchAtMs).toBeGreaterThanOrEqual(stored.nextFetchAtMs);
-  });
-});
-
-// The parse runs as a local activity in the workflow's own worker. With fake activities (one URL,
-// a parser that always throws) the retries and the final settle are the workflow's alone.
-describe('a host workflow whose parse fails on every attempt', () => {
-  const host = `parse-fails-${process.pid}.test`;
-  const item: HostWorkItem = {
-    crawlId: 'wf-host-parse-fails',
-    fingerprint: '0'.repeat(32),
-    url: `http://${host}/page`,
-    origin: `http://${host}`,
-    depth: 0,
-    generation: 1,
-    attempt: 0,
-    purpose: 'discovery',
-    minHostDelayMs: 50,
-    maxConcurrentFetches: 1,
-  };
-  const parseAttempts: { attempt: number; isLocal: boolean }[] = [];
-  const settled: SettleUrlInput[] = [];
-  let events: NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']> = [];
-  let parseSeconds = 0;
-
-  beforeAll(async () => {
-    const record = { politeness: null, delayOverrideMs: null, paused: false, quarantinedReason: null };
-    let claimed = false;
-    let parseStartedAtMs: number | undefined;
-    const activities = {
-      async claimHostWork(input: ClaimHostWorkInput): Promise<ClaimHostWorkResult> {
-        const items = claimed ? [] : [item];
-        claimed = true;
-        return { items, released: items.length === 0 && input.releaseIfEmpty, host: record };
-      },
-      async refreshRobots(): Promise<RefreshRobotsResult> {
-        const nowMs = Date.now();
-        return { requested: true, startedAtMs: nowMs, finishedAtMs: nowMs, status: 404, policyKind: 'allow-all', freshUntilMs: nowMs + 3_600_000 };
-      },
-      async fetchUrl(): Promise<FetchUrlResult> {
-        const nowMs = Date.now();
-        return { kind: 'fetched', status: 200, bodyKey: 'body', rawHash: 'hash', bytes: 1000, contentType: 'text/html', parse: true, finalUrl: item.url, startedAtMs: nowMs, finishedAtMs: nowMs };
-      },
-      async parseDocument(): Promise<never> {
-        parseStartedAtMs ??= Date.now();
-        const { attempt, isLocal } = Context.current().info;
-        parseAttempts.push({ attempt, isLocal });
-        parseSeconds = (Date.now() - parseStartedAtMs) / 1000;
-        throw ApplicationFailure.create({ type: 'BrokenPage', message: 'the parser gave up' });
-      },
-      async settleUrl(input: SettleUrlInput): Promise<{ deadLettered: boolean }> {
-        settled.push(input);
-        return { deadLettered: false };
-      },
-    };
-    const { client, connection } = await temporalClient();
-    const nativeConnection = await NativeConnection.connect({ address: testStack().temporal.address });
-    const taskQueue = uniqueTaskQueue('wf-host-parse-fails');
-    const worker = await Worker.create({
-      connection: nativeConnection,
-      namespace: testStack().temporal.namespace,
-      taskQueue,
-      workflowBundle: await loadWorkflowBundle(path.join(testDataRoot(), 'cache')),
-      activities,
-    });
-    try {
-      await worker.runUntil(async () => {
-        const handle = await client.workflow.start('hostWorkflow', { workflowId: hostWorkflowId(host), taskQueue, args: [{ host, taskQueue }] });
-        await handle.result();
-        events = (await handle.fetchHistory()).events ?? [];
-      });
-    } finally {
-      await connection.close();
-      await nativeConnection.close();
-    }
-  });
-
-  it('retries it locally, as many times as a regular parse, with its backoffs as timers', () => {
-    expect(parseAttempts).toEqual([1, 2, 3, 4, 5].map((attempt) => ({ attempt, isLocal: true })));
-    expect(events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'parseDocument')).toEqual([]);
-    expect(events.some((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toBe(true);
-    // Backoffs of 2, 4, 8 and 16 s (the regular parse's policy), each waited out in a timer.
-    expect(events.filter((event) => event.timerStartedEventAttributes).length).toBeGreaterThanOrEqual(4);
-    expect(parseSeconds).toBeGreaterThanOrEqual(30);
-  });
-
-  it('then settles the URL as ParseFailed, as a regular parse did', () => {
-    expect(settled).toEqual([
-      {
-        crawlId: item.crawlId,
-        fingerprint: item.fingerprint,
-        generation: item.generation,
-        url: item.url,
-        outcome: { kind: 'failed', failureType: 'ParseFailed', message: 'the parser gave up', stage: 'parse', attempts: 5 },
-      },
-    ]);
   });
 });
