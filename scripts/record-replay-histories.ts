@@ -3,10 +3,12 @@
 // added seed along the way, so the histories carry every message type and a continue-as-new.
 // Run it after a workflow change that is meant to be compatible, and commit the files:
 //   npm run replay:record
+// `--suffix=-NAME` saves beside the committed histories instead of over them (crawl-workflow-NAME.json
+// ...): a patched change keeps the old histories, which replay its old path, and adds new ones.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
 import { resolveCrawlConfig } from '../src/config/crawl-config.js';
 import { ensureStack, findTool } from '../src/stack/index.js';
@@ -16,6 +18,8 @@ import { addSeedsUpdate, crawlStatusQuery, crawlWorkflowId, hostWorkflowId, paus
 import { generateWeb, startTestWeb } from '../test/support/test-web/index.js';
 
 const OUT_DIR = path.resolve('test/replay/histories');
+const { suffix } = parseArgs({ options: { suffix: { type: 'string', default: '' } } }).values;
+if (!/^[a-z0-9-]*$/.test(suffix)) throw new Error(`--suffix must be lower-case letters, digits and dashes, got ${suffix}`);
 const dataDir = path.resolve('.test-data/record-histories');
 const stack = await ensureStack({ dataDir, temporalDynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 200 }, log: console.log });
 
@@ -62,8 +66,8 @@ async function save(name: string, workflowId: string, runId: string): Promise<vo
     { maxBuffer: 64 * 1024 * 1024 },
   );
   const history = JSON.parse(stdout) as { events: unknown[] };
-  await writeFile(path.join(OUT_DIR, `${name}.json`), `${JSON.stringify({ workflowId, history })}\n`);
-  console.log(`saved ${name} (${history.events.length} events)`);
+  await writeFile(path.join(OUT_DIR, `${name}${suffix}.json`), `${JSON.stringify({ workflowId, history })}\n`);
+  console.log(`saved ${name}${suffix} (${history.events.length} events)`);
 }
 await save('crawl-workflow', crawlWorkflowId(crawlId), (await handle.describe()).runId);
 const host = new URL(firstSeed!).hostname;
