@@ -72,7 +72,7 @@ describe('crawler traps, redirects and the seen test on the real stack', () => {
   it('terminates by itself, within its budgets: nothing left queued, page budget not reached', async () => {
     expect(summary.state).toBe('finished');
     const crawl = await harness.pool.query<{ admitted: string; max_pages: number }>(
-      'SELECT admitted, max_pages FROM crawls WHERE id = $1',
+      'SELECT a.admitted, c.max_pages FROM crawls c JOIN crawl_admission a ON a.crawl_id = c.id WHERE c.id = $1',
       [crawlId],
     );
     expect(Number(crawl.rows[0]!.admitted)).toBeLessThan(MAX_PAGES);

@@ -18,7 +18,6 @@ export interface CrawlRecord {
   finishedAt: Date | null;
   maxInFlight: number;
   admitFactor: number;
-  admitted: number;
 }
 
 interface CrawlRow {
@@ -31,7 +30,6 @@ interface CrawlRow {
   finished_at: Date | null;
   max_in_flight: number;
   admit_factor: number;
-  admitted: number;
 }
 
 const toRecord = (row: CrawlRow): CrawlRecord => ({
@@ -44,14 +42,15 @@ const toRecord = (row: CrawlRow): CrawlRecord => ({
   finishedAt: row.finished_at,
   maxInFlight: row.max_in_flight,
   admitFactor: row.admit_factor,
-  admitted: Number(row.admitted),
 });
 
 /** Creates the crawl record once; a repeated call (activity retry) leaves the first one. */
 export async function createCrawl(db: Queryable, input: { id: string; kind?: string; config: CrawlConfig; seedHosts: string[] }): Promise<void> {
+  // With its admission row (migration 0009), which only claims lock.
   await db.query(
-    `INSERT INTO crawls (id, kind, config, seed_hosts, max_pages, max_in_flight)
-     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+    `WITH crawl AS (INSERT INTO crawls (id, kind, config, seed_hosts, max_pages, max_in_flight)
+                   VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING)
+     INSERT INTO crawl_admission (crawl_id) VALUES ($1) ON CONFLICT (crawl_id) DO NOTHING`,
     [input.id, input.kind ?? 'discovery', JSON.stringify(input.config), input.seedHosts, input.config.maxPages, input.config.maxInFlight],
   );
 }
@@ -106,8 +105,8 @@ export async function frontierCounts(db: Queryable, crawlId: string): Promise<Fr
   }>(
     `SELECT (SELECT json_agg(g) FROM (SELECT state, tier, outcome, count(*)::int AS n FROM frontier
                                       WHERE crawl_id = $1 GROUP BY state, tier, outcome) g) AS groups,
-            c.admitted, s.returned, s.settled, s.discovered, c.max_pages
-     FROM crawls c, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1`,
+            a.admitted, s.returned, s.settled, s.discovered, c.max_pages
+     FROM crawls c JOIN crawl_admission a ON a.crawl_id = c.id, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1`,
     [crawlId],
   );
   const crawl = result.rows[0];

@@ -160,17 +160,17 @@ const CLAIMED_ROWS_SQL = `
   ORDER BY f.tier, f.priority DESC`;
 
 /**
- * URLs a host claim may take now from crawl `c` (with summed counters `s`), at most $2: its host
- * share, the in-flight limit scaled by backpressure, and the page budget.
+ * URLs a host claim may take now from crawl `c` (with its admission row `a` and summed counters
+ * `s`), at most $2: its host share, the in-flight limit scaled by backpressure, and the page budget.
  */
 const CLAIM_ROOM_SQL = `GREATEST(0, LEAST($2::int, c.host_claim_cap,
-                   floor(c.max_in_flight * c.admit_factor)::int - (c.admitted - s.settled - s.returned)::int,
-                   c.max_pages - (c.admitted - s.returned)::int))`;
+                   floor(c.max_in_flight * c.admit_factor)::int - (a.admitted - s.settled - s.returned)::int,
+                   c.max_pages - (a.admitted - s.returned)::int))`;
 
 /**
  * Claims up to `maxItems` queued URLs of one host, across the crawls that have room. Admission
  * (the crawl's in-flight limit scaled by its backpressure factor, its page budget, and the
- * host's share, `host_claim_cap`) is reserved atomically on the crawl row. Tiers are drawn with a
+ * host's share, `host_claim_cap`) is reserved atomically on the crawl's admission row. Tiers are drawn with a
  * bias that never starves low tiers. The claim token makes a retried claim return what the first
  * attempt took.
  */
@@ -192,13 +192,16 @@ export async function claimHostWork(
     let remaining = input.maxItems;
     for (const { crawl_id: crawlId } of crawls.rows) {
       if (remaining <= 0) break;
-      // The room, read without a lock, sizes the selection; the grant below is exact. The crawl
-      // row's lock is taken last and held only to COMMIT, so claims of one crawl queue on it for
-      // a few statements, not for the whole claim.
-      const estimate = await client.query<{ room: number }>(`SELECT ${CLAIM_ROOM_SQL} AS room FROM crawls c, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1 AND c.state = 'running'`, [
-        crawlId,
-        remaining,
-      ]);
+      // The room, read without a lock, sizes the selection; the grant below is exact. The admission
+      // row's lock is taken last and held only to COMMIT, so claims of one crawl queue on it for a
+      // few statements; nothing else locks it (inserts referencing the crawl lock the crawl row).
+      const estimate = await client.query<{ room: number }>(
+        `SELECT ${CLAIM_ROOM_SQL} AS room FROM crawls c JOIN crawl_admission a ON a.crawl_id = c.id, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1 AND c.state = 'running'`,
+        [
+          crawlId,
+          remaining,
+        ],
+      );
       const room = Number(estimate.rows[0]?.room ?? 0);
       if (room <= 0) continue;
 
@@ -226,15 +229,15 @@ export async function claimHostWork(
       }
       if (candidates.length === 0) continue;
 
-      // One statement under the crawl row's lock: the grant is exact (page budget, in-flight limit,
+      // One statement under the admission row's lock: the grant is exact (page budget, in-flight limit,
       // host share, whatever committed meanwhile), the budget is reserved, and the granted URLs
       // get a new fetch generation (000 §9.1; retries of this claim reuse it) and are dispatched.
       // Candidates come highest tier first: a smaller grant drops the lowest.
       const dispatched = await client.query<{ fingerprint: Buffer }>(
-        `WITH crawl AS (SELECT * FROM crawls WHERE id = $1 AND state = 'running' FOR UPDATE),
-              room AS (SELECT ${CLAIM_ROOM_SQL} AS n FROM crawl c, ${SUMMED_COUNTERS_SQL} s),
-              picked AS (SELECT p.f AS fingerprint FROM unnest($3::bytea[]) WITH ORDINALITY AS p(f, i) WHERE p.i <= (SELECT n FROM room)),
-              reserved AS (UPDATE crawls SET admitted = admitted + (SELECT count(*) FROM picked) WHERE id = $1 AND EXISTS (SELECT 1 FROM picked)),
+        `WITH admission AS (SELECT * FROM crawl_admission WHERE crawl_id = $1 FOR UPDATE),
+              room AS (SELECT ${CLAIM_ROOM_SQL} AS n FROM crawls c, admission a, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1 AND c.state = 'running'),
+              picked AS (SELECT p.f AS fingerprint FROM unnest($3::bytea[]) WITH ORDINALITY AS p(f, i) WHERE p.i <= (SELECT COALESCE(max(n), 0) FROM room)),
+              reserved AS (UPDATE crawl_admission SET admitted = admitted + (SELECT count(*) FROM picked) WHERE crawl_id = $1 AND EXISTS (SELECT 1 FROM picked)),
               generations AS (
                 UPDATE urls SET fetch_generation = fetch_generation + 1
                 WHERE fingerprint IN (SELECT fingerprint FROM picked)
