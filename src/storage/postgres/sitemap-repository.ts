@@ -27,7 +27,7 @@ export async function declaredSitemapsOfRecrawlableOrigins(db: Queryable, limit:
      LEFT JOIN sitemaps m ON m.url = s.url
      WHERE cardinality(r.sitemaps) > 0
        AND EXISTS (SELECT 1 FROM urls u
-                   WHERE u.host = substring(r.origin FROM '^[a-z]+://(\[[^]]*\]|[^:/]+)') AND u.origin = r.origin AND u.last_success_at IS NOT NULL)
+                   WHERE u.host = substring(r.origin FROM '^[a-z]+://(\\[[^]]*\\]|[^:/]+)') AND u.origin = r.origin AND u.last_success_at IS NOT NULL)
      ORDER BY m.last_read_at NULLS FIRST, r.origin, s.url
      LIMIT $1`,
     [limit],
