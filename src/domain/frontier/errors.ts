@@ -1,3 +1,5 @@
+import { DomainInputError } from '../input-error.js';
+
 /** Stable codes for bad input to the frontier's math; match on these, not on messages. */
 export type FrontierErrorCode =
   | 'FRONTIER_BLOOM_SIZING_INVALID'
@@ -15,27 +17,7 @@ export type FrontierErrorCode =
  * These inputs come from our own configuration and state, so the error is a bug or a
  * misconfiguration to fix, never something to retry.
  */
-export class FrontierInputError extends Error {
+export class FrontierInputError extends DomainInputError<FrontierErrorCode> {
   override readonly name = 'FrontierInputError';
-
-  /**
-   * @param code stable code for the kind of input.
-   * @param field dotted name of the bad input, e.g. `shares.discovery`.
-   * @param hint what the caller should do instead.
-   */
-  constructor(
-    readonly code: FrontierErrorCode,
-    readonly field: string,
-    value: unknown,
-    hint: string,
-  ) {
-    super(`${field} = ${describeValue(value)} is invalid: ${hint}`);
-  }
 }
 
-function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === undefined || value === null) return String(value);
-  if (Array.isArray(value)) return `array(${value.length})`;
-  return typeof value;
-}

@@ -1,3 +1,5 @@
+import { DomainInputError } from '../input-error.js';
+
 /** Stable codes for misuse of the politeness module; match on these, not on messages. */
 export type PolitenessErrorCode = 'POLITENESS_POLICY_INVALID' | 'POLITENESS_TTL_CACHE_INVALID' | 'POLITENESS_TIME_INVALID';
 
@@ -5,28 +7,8 @@ export type PolitenessErrorCode = 'POLITENESS_POLICY_INVALID' | 'POLITENESS_TTL_
  * Thrown for configuration or programming errors only (a negative delay, a cache of 0 entries, a
  * NaN time). Untrusted input such as a Retry-After header never throws: it parses or is ignored.
  */
-export class PolitenessInputError extends Error {
+export class PolitenessInputError extends DomainInputError<PolitenessErrorCode> {
   override readonly name = 'PolitenessInputError';
-
-  /**
-   * @param code stable code for the kind of mistake.
-   * @param field dotted name of the bad input, e.g. `policy.minDelayMs`.
-   * @param hint what the caller should do instead.
-   */
-  constructor(
-    readonly code: PolitenessErrorCode,
-    readonly field: string,
-    value: unknown,
-    hint: string,
-  ) {
-    super(`${field} = ${describeValue(value)} is invalid: ${hint}`);
-  }
-}
-
-function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === undefined || value === null) return String(value);
-  return typeof value;
 }
 
 /** Throws POLITENESS_TIME_INVALID unless `value` is a finite number (a time in ms since epoch). */

@@ -1,3 +1,5 @@
+import { DomainInputError } from '../input-error.js';
+
 /** Stable codes for bad input to the recrawl math; match on these, not on messages. */
 export type RecrawlErrorCode =
   | 'RECRAWL_RATE_INVALID'
@@ -15,29 +17,8 @@ export type RecrawlErrorCode =
  * come from our own records and configuration, so this is a bug or a misconfiguration to fix,
  * never something to retry.
  */
-export class RecrawlInputError extends Error {
+export class RecrawlInputError extends DomainInputError<RecrawlErrorCode> {
   override readonly name = 'RecrawlInputError';
-
-  /**
-   * @param code stable code for the kind of input.
-   * @param field dotted name of the bad input, e.g. `history[3].intervalDays`.
-   * @param hint what the caller should do instead.
-   */
-  constructor(
-    readonly code: RecrawlErrorCode,
-    readonly field: string,
-    value: unknown,
-    hint: string,
-  ) {
-    super(`${field} = ${describeValue(value)} is invalid: ${hint}`);
-  }
-}
-
-function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === undefined || value === null) return String(value);
-  if (Array.isArray(value)) return `array(${value.length})`;
-  return typeof value;
 }
 
 /** Bounds for {@link requireNumber}; both ends inclusive unless marked exclusive. */

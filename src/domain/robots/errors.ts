@@ -1,3 +1,5 @@
+import { DomainInputError } from '../input-error.js';
+
 /** Stable codes for misuse of the robots module; match on these, not on messages. */
 export type RobotsErrorCode =
   | 'ROBOTS_OPTIONS_INVALID'
@@ -9,28 +11,8 @@ export type RobotsErrorCode =
  * product token, a fetch outcome whose kind contradicts its status). Untrusted input (robots
  * bodies, headers) never throws: it is tolerated or ignored.
  */
-export class RobotsError extends Error {
+export class RobotsError extends DomainInputError<RobotsErrorCode> {
   override readonly name = 'RobotsError';
-
-  /**
-   * @param code stable code for the kind of mistake.
-   * @param field dotted name of the bad input, e.g. `options.maxBytes`.
-   * @param hint what the caller should do instead.
-   */
-  constructor(
-    readonly code: RobotsErrorCode,
-    readonly field: string,
-    value: unknown,
-    hint: string,
-  ) {
-    super(`${field} = ${describeValue(value)} is invalid: ${hint}`);
-  }
-}
-
-function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === undefined || value === null) return String(value);
-  return typeof value;
 }
 
 /** Returns `value` if it is a safe integer in [min, max], else throws `ROBOTS_OPTIONS_INVALID`. */
