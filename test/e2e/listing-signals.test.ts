@@ -4,9 +4,9 @@
 // planned; once the origin's listings proved right, items whose entry did not change are not.
 // Facts come from the test server's request log and Postgres.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import type { RecrawlCycleResult } from '../../src/workflows/recrawl-cycle-workflow.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
+import { readSignalTrust, runSignalCycle, verdictsByUrl, type SignalTrustRow } from '../support/signal-cycles.js';
 import { politenessReport, startTestWeb, type RequestLogEntry, type TestWeb, type WebSpec } from '../support/test-web/index.js';
 
 const C = '127.38.0.1';
@@ -49,33 +49,15 @@ describe('listing page entries as a cheap change signal in recrawl cycles', () =
     };
   }
 
-  const config = () =>
-    resolveCrawlConfig({ allowPrivateNetworks: true, minHostDelayMs: MIN_DELAY_MS, scope: { mode: 'any', allowPrefixes: [], denyPrefixes: [] }, listingPages: [`http://${C}:${web.port}/catalog`] });
-
-  async function runCycle(name: string): Promise<RecrawlCycleResult> {
-    return (await harness.client.workflow.execute('recrawlCycleWorkflow', {
-      workflowId: `recrawl/listing-e2e-${name}-${Date.now()}`,
-      taskQueue: harness.taskQueue,
-      args: [
-        {
-          // Everything by priority: no random verification sample to blur what the signals decide.
-          settings: { budget: 20, everyMs: 3_600_000, shares: { discovery: 0, recrawl: 1, reestimation: 0, verification: 0 } },
-          config: config(),
-          taskQueue: harness.taskQueue,
-          crawlOptions: { tickIntervalMs: 500 },
-        },
-      ],
-    })) as RecrawlCycleResult;
-  }
+  const runCycle = (name: string): Promise<RecrawlCycleResult> =>
+    runSignalCycle(harness, { name: `listing-e2e-${name}`, minHostDelayMs: MIN_DELAY_MS, config: { listingPages: [`http://${C}:${web.port}/catalog`] } });
 
   let first: RecrawlCycleResult;
   let second: RecrawlCycleResult;
   let firstLog: RequestLogEntry[];
   let secondLog: RequestLogEntry[];
-  let trustAfterFirst: { origin: string; source: string; confirmed: number; refuted: number }[];
-  const readTrust = async () =>
-    (await harness.pool.query<{ origin: string; source: string; confirmed: number; refuted: number }>('SELECT origin, source, confirmed, refuted FROM cheap_signal_trust ORDER BY origin, source'))
-      .rows;
+  let trustAfterFirst: SignalTrustRow[];
+  const readTrust = () => readSignalTrust(harness.pool);
 
   beforeAll(async () => {
     web = await startTestWeb(webSpec());
@@ -141,11 +123,7 @@ describe('listing page entries as a cheap change signal in recrawl cycles', () =
   it('plans the item whose entry changed, before the origin has earned trust for "unchanged"', async () => {
     expect(first.plan.cheapSignals).toEqual({ changed: 1, unchanged: 0 });
     for (const n of ITEMS) expect(requested(firstLog, `/item/${n}`), `/item/${n}`).toBe(1);
-    const verdicts = await harness.pool.query<{ url: string; verdict: string }>(
-      `SELECT u.url, o.verdict FROM url_observations o JOIN urls u USING (fingerprint) WHERE o.crawl_id = $1 AND u.url LIKE $2`,
-      [first.crawlId, url('/item/%')],
-    );
-    expect(Object.fromEntries(verdicts.rows.map((row) => [row.url, row.verdict]))).toEqual({
+    expect(await verdictsByUrl(harness.pool, first.crawlId, url('/item/%'))).toEqual({
       [url('/item/1')]: 'changed',
       [url('/item/2')]: 'unchanged',
       [url('/item/3')]: 'unchanged',
@@ -158,11 +136,7 @@ describe('listing page entries as a cheap change signal in recrawl cycles', () =
     expect(second.plan.cheapSignals).toEqual({ changed: 1, unchanged: 3 });
     expect(requested(secondLog, '/item/3')).toBe(1);
     for (const n of [1, 2, 4]) expect(requested(secondLog, `/item/${n}`), `/item/${n}`).toBe(0);
-    const p3 = await harness.pool.query<{ verdict: string }>(
-      `SELECT o.verdict FROM url_observations o JOIN urls u USING (fingerprint) WHERE o.crawl_id = $1 AND u.url = $2`,
-      [second.crawlId, url('/item/3')],
-    );
-    expect(p3.rows.map((row) => row.verdict)).toEqual(['changed']);
+    expect(await verdictsByUrl(harness.pool, second.crawlId, url('/item/3'))).toEqual({ [url('/item/3')]: 'changed' });
     expect(await readTrust()).toEqual([{ origin: `http://${C}:${web.port}`, source: 'listing', confirmed: 5, refuted: 0 }]);
   });
 

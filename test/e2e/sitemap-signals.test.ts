@@ -5,9 +5,9 @@
 // Facts come from the test server's request log and Postgres.
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import type { RecrawlCycleResult } from '../../src/workflows/recrawl-cycle-workflow.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
+import { readSignalTrust, runSignalCycle, verdictsByUrl, type SignalTrustRow } from '../support/signal-cycles.js';
 import { politenessReport, startTestWeb, type RequestLogEntry, type TestWeb, type WebSpec } from '../support/test-web/index.js';
 
 const A = '127.37.0.1';
@@ -105,30 +105,15 @@ describe('sitemap lastmod as a cheap change signal in recrawl cycles', () => {
     lastmod.set(path, Date.now());
   }
 
-  async function runCycle(name: string): Promise<RecrawlCycleResult> {
-    return (await harness.client.workflow.execute('recrawlCycleWorkflow', {
-      workflowId: `recrawl/sitemaps-e2e-${name}-${Date.now()}`,
-      taskQueue: harness.taskQueue,
-      args: [
-        {
-          // Everything by priority: no random verification sample to blur what the signals decide.
-          settings: { budget: 20, everyMs: HOUR_MS, shares: { discovery: 0, recrawl: 1, reestimation: 0, verification: 0 } },
-          config: resolveCrawlConfig({ allowPrivateNetworks: true, minHostDelayMs: MIN_DELAY_MS, scope: { mode: 'any', allowPrefixes: [], denyPrefixes: [] } }),
-          taskQueue: harness.taskQueue,
-          crawlOptions: { tickIntervalMs: 500 },
-        },
-      ],
-    })) as RecrawlCycleResult;
-  }
+  const runCycle = (name: string): Promise<RecrawlCycleResult> =>
+    runSignalCycle(harness, { name: `sitemaps-e2e-${name}`, minHostDelayMs: MIN_DELAY_MS });
 
   let first: RecrawlCycleResult;
   let second: RecrawlCycleResult;
   let firstLog: RequestLogEntry[];
   let secondLog: RequestLogEntry[];
-  let trustAfterFirst: { origin: string; source: string; confirmed: number; refuted: number }[];
-  const readTrust = async () =>
-    (await harness.pool.query<{ origin: string; source: string; confirmed: number; refuted: number }>('SELECT origin, source, confirmed, refuted FROM cheap_signal_trust ORDER BY origin, source'))
-      .rows;
+  let trustAfterFirst: SignalTrustRow[];
+  const readTrust = () => readSignalTrust(harness.pool);
 
   beforeAll(async () => {
     web = await startTestWeb(webSpec());
@@ -196,13 +181,9 @@ describe('sitemap lastmod as a cheap change signal in recrawl cycles', () => {
   it('plans pages whose lastmod is newer than our copy, before the origin has earned trust for "unchanged"', async () => {
     expect(first.plan.cheapSignals).toEqual({ changed: 3, unchanged: 0 });
     for (const path of PAGES) expect(requested(firstLog, path), path).toBe(1);
-    const verdicts = await harness.pool.query<{ url: string; verdict: string }>(
-      `SELECT u.url, o.verdict FROM url_observations o JOIN urls u USING (fingerprint) WHERE o.crawl_id = $1`,
-      [first.crawlId],
-    );
-    const verdictOf = new Map(verdicts.rows.map((row) => [row.url, row.verdict]));
-    for (const path of PLAIN) expect(verdictOf.get(url(path)), path).toBe('changed');
-    for (const path of GZIPPED) expect(verdictOf.get(url(path)), path).toBe('unchanged');
+    const verdictOf = await verdictsByUrl(harness.pool, first.crawlId, '%');
+    for (const path of PLAIN) expect(verdictOf[url(path)], path).toBe('changed');
+    for (const path of GZIPPED) expect(verdictOf[url(path)], path).toBe('unchanged');
   });
 
   it("learns the origin's sitemap dates are right from its own visits", async () => {
@@ -220,11 +201,7 @@ describe('sitemap lastmod as a cheap change signal in recrawl cycles', () => {
     const plannedUrls = planned.rows.map((row) => row.url);
     expect(plannedUrls).toContain(url('/p1'));
     for (const path of PAGES.slice(1)) expect(plannedUrls).not.toContain(url(path));
-    const p1 = await harness.pool.query<{ verdict: string }>(
-      `SELECT o.verdict FROM url_observations o JOIN urls u USING (fingerprint) WHERE o.crawl_id = $1 AND u.url = $2`,
-      [second.crawlId, url('/p1')],
-    );
-    expect(p1.rows.map((row) => row.verdict)).toEqual(['changed']);
+    expect(await verdictsByUrl(harness.pool, second.crawlId, url('/p1'))).toEqual({ [url('/p1')]: 'changed' });
   });
 
   it('never revisits a sitemap as a page, and stays polite in both sweeps', async () => {
