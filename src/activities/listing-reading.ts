@@ -5,15 +5,15 @@
  */
 import { listingEntryDigest } from '../domain/recrawl/index.js';
 import { tryCanonicalizeUrl, urlFingerprint } from '../domain/url/index.js';
-import { extractListingEntries } from '../parse/listing-entries.js';
+import type { ListingEntry } from '../parse/listing-entries.js';
 import { saveListingReading, type ListingEntryDigest } from '../storage/postgres/listing-repository.js';
 import type { PoolClient } from '../storage/postgres/pool.js';
 import type { CrawlContext } from './crawl-context.js';
 
-/** The page's entries by item fingerprint; links that do not canonicalize are no entries. */
-export function listingEntriesOf(html: string, baseUrl: string, context: CrawlContext): ListingEntryDigest[] {
+/** The page's entries (extractHtmlDocument's listingEntries) by item fingerprint; links that do not canonicalize are no entries. */
+export function listingEntriesOf(entries: readonly ListingEntry[], context: CrawlContext): ListingEntryDigest[] {
   const byTarget = new Map<string, string>();
-  for (const entry of extractListingEntries(html, baseUrl)) {
+  for (const entry of entries) {
     const canonical = tryCanonicalizeUrl(entry.url, context.canonicalizeOptions);
     if (!canonical.ok) continue;
     const target = urlFingerprint(canonical.value.url);

@@ -45,7 +45,8 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
     const decoded = decodeCharset(bytes, input.contentType);
     // Crawls stored before changeFields existed have none.
     const changeFields = config.changeFields ?? {};
-    const document = extractHtmlDocument(decoded.text, input.finalUrl, { productToken: token, changeFields });
+    const listingPage = isListingPage(config, input.url);
+    const document = extractHtmlDocument(decoded.text, input.finalUrl, { productToken: token, changeFields, listingEntries: listingPage });
     const xRobotsTag = fetch?.headers['x-robots-tag'];
     const directives = robotsDirectives(document.metaRobots, xRobotsTag, token);
 
@@ -62,7 +63,7 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
     const followable = directives.nofollow
       ? []
       : document.links.filter((link) => link.absoluteUrl !== undefined && (config.followNofollowLinks || !link.nofollow));
-    const listingEntries = isListingPage(config, input.url) ? listingEntriesOf(decoded.text, document.baseUrl, context) : undefined;
+    const listingEntries = listingPage ? listingEntriesOf(document.listingEntries, context) : undefined;
     const readAtMs = fetch?.fetchedAt.getTime() ?? deps.now();
 
     return inTransaction(deps.pool, async (client) => {

@@ -6,6 +6,7 @@
 import * as cheerio from 'cheerio';
 import { resolveHref } from '../domain/url/index.js';
 import { extractChangeFields } from './change-fields.js';
+import { extractListingEntries, type ListingEntry } from './listing-entries.js';
 
 export interface ExtractedLink {
   /** The attribute as written. */
@@ -31,6 +32,8 @@ export interface ExtractedDocument {
   mainText: string;
   /** Text of each configured change field (see extractChangeFields); {} when none are configured. */
   changeFields: Record<string, string>;
+  /** The page's entries as a listing page (see extractListingEntries); [] unless asked for. */
+  listingEntries: ListingEntry[];
 }
 
 export interface ExtractOptions {
@@ -40,6 +43,8 @@ export interface ExtractOptions {
   maxLinks?: number;
   /** The crawl's change fields, name to CSS selector (CrawlConfig.changeFields). Default none. */
   changeFields?: Readonly<Record<string, string>>;
+  /** Read the page's entries as a listing page (CrawlConfig.listingPages). Default false. */
+  listingEntries?: boolean;
 }
 
 /** Markup whose text is never shown: removed before anything reads text. */
@@ -84,6 +89,7 @@ export function extractHtmlDocument(html: string, pageUrl: string, options: Extr
 
   $(NON_TEXT).remove();
   const changeFields = options.changeFields ? extractChangeFields($, options.changeFields) : {};
+  const listingEntries = options.listingEntries ? extractListingEntries($, baseUrl) : [];
   $(CHROME).remove();
   const mainText = collapse($('body').length > 0 ? $('body').text() : $.root().text());
 
@@ -96,6 +102,7 @@ export function extractHtmlDocument(html: string, pageUrl: string, options: Extr
     canonicalHint: canonicalHref ? (resolveHref(canonicalHref, baseUrl) ?? null) : null,
     mainText,
     changeFields,
+    listingEntries,
   };
 }
 

@@ -4,12 +4,11 @@
  * article or microdata item). A link outside any item is navigation, not an entry. Untrusted
  * input: counts and lengths are capped.
  */
-import * as cheerio from 'cheerio';
+import type { CheerioAPI } from 'cheerio';
 import { resolveHref } from '../domain/url/index.js';
 
 /** An item container: what one entry of a listing is written in. */
 const ITEM = 'li, tr, article, [itemscope], dd';
-const NOT_TEXT = 'script, style, noscript, template';
 
 export interface ListingEntryOptions {
   /** Entries kept at most. Default 2,000. */
@@ -26,14 +25,13 @@ export interface ListingEntry {
 }
 
 /**
- * @param baseUrl what the page's links resolve against: its `<base href>` when valid, else its URL
- *   (extractHtmlDocument's `baseUrl`).
+ * Called by extractHtmlDocument on the page it loaded, after the markup that is never shown
+ * (scripts, styles) is removed and before the page chrome is: an entry may sit in an aside.
+ * @param baseUrl what the page's links resolve against: its `<base href>` when valid, else its URL.
  */
-export function extractListingEntries(html: string, baseUrl: string, options: ListingEntryOptions = {}): ListingEntry[] {
+export function extractListingEntries($: CheerioAPI, baseUrl: string, options: ListingEntryOptions = {}): ListingEntry[] {
   const maxEntries = options.maxEntries ?? 2000;
   const maxEntryChars = options.maxEntryChars ?? 1000;
-  const $ = cheerio.load(html);
-  $(NOT_TEXT).remove();
   const texts = new Map<string, string[]>();
   const containersSeen = new Map<string, Set<unknown>>();
   $('a[href]').each((_, element) => {
