@@ -11,10 +11,12 @@ import {
   observeVisit,
   ratePriorFromGroup,
   claimConfirmed,
+  claimsOf,
+  SIGNAL_SOURCES,
   type RatePrior,
   type VisitContent,
 } from '../domain/recrawl/index.js';
-import { addSignalTrust, claimsOf, SIGNAL_SOURCES } from '../storage/postgres/cheap-signal-repository.js';
+import { addSignalTrust } from '../storage/postgres/cheap-signal-repository.js';
 import {
   type LockedUrlEvidence,
   hostChangeRates,

@@ -12,7 +12,9 @@ import {
   hostHealthScore,
   planRecrawlCycle,
   recrawlCandidateOf,
+  claimsOf,
   combineSignals,
+  SIGNAL_SOURCES,
   signalTrustLevel,
   trustedSignal,
   type HostHealthSignals,
@@ -32,7 +34,7 @@ import {
   saveRecrawlCycleSummary,
   type RecrawlUrlRow,
 } from '../storage/postgres/recrawl-repository.js';
-import { claimsOf, SIGNAL_SOURCES, signalTrustOf, trustKey } from '../storage/postgres/cheap-signal-repository.js';
+import { signalTrustOf, trustKey } from '../storage/postgres/cheap-signal-repository.js';
 import type { FinishRecrawlInput, PlanRecrawlInput, PlanRecrawlResult, RecrawlCycleSummary, RecrawlPlanCounts } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
 

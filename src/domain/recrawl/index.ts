@@ -79,3 +79,4 @@ export {
   type SignalTrustLevel,
 } from './cheap-signal.js';
 export { listingEntryDigest, listingClaim, type ListingReading } from './listing-entry.js';
+export { claimsOf, SIGNAL_SOURCES, type PageSignals, type SignalSource } from './page-signals.js';

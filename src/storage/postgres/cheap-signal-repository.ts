@@ -1,26 +1,12 @@
 /**
  * Cheap change signals on URL records (migration 0008): what the sitemaps and the listing pages
- * last said about a page, read in one shape, and each origin's record of claims per source
- * checked against our own visits.
+ * last said about a page, read as the domain's PageSignals, and each origin's record of claims
+ * per source checked against our own visits.
  */
-import { listingClaim, signalClaim, type ListingReading, type SignalClaim, type SignalReading, type SignalTrustRecord } from '../../domain/recrawl/index.js';
+import type { PageSignals, SignalSource, SignalTrustRecord } from '../../domain/recrawl/index.js';
 import type { Pool, PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
-
-export type SignalSource = 'sitemap' | 'listing';
-export const SIGNAL_SOURCES: readonly SignalSource[] = ['sitemap', 'listing'];
-
-/** What each source last said about a page; a source that never showed it is absent. */
-export interface PageSignals {
-  sitemap?: SignalReading;
-  listing?: ListingReading;
-}
-
-/** What the page's signals claim about the copy taken at `lastVisitAtMs`, by source. */
-export function claimsOf(signals: PageSignals, lastVisitAtMs: number | undefined): Record<SignalSource, SignalClaim | undefined> {
-  return { sitemap: signalClaim(signals.sitemap, lastVisitAtMs), listing: listingClaim(signals.listing, lastVisitAtMs) };
-}
 
 /** The columns {@link pageSignalsOf} reads, for a SELECT list on `urls`. */
 export const SIGNAL_COLUMNS = 'sitemap_lastmod_from, sitemap_lastmod_to, sitemap_read_at, listing_digest, listing_read_at, listing_digest_at_visit';

@@ -3,8 +3,8 @@
  * these inside one transaction that first locks the URL row, so two reports about one URL never
  * interleave.
  */
-import type { ChangeObservation, UrlChangeEvidence } from '../../domain/recrawl/index.js';
-import { pageSignalsOf, SIGNAL_COLUMNS, type PageSignals, type SignalColumns } from './cheap-signal-repository.js';
+import type { ChangeObservation, PageSignals, UrlChangeEvidence } from '../../domain/recrawl/index.js';
+import { pageSignalsOf, SIGNAL_COLUMNS, type SignalColumns } from './cheap-signal-repository.js';
 import { fingerprintToBytes } from './frontier-repository.js';
 import type { PoolClient } from './pool.js';
 

@@ -2,7 +2,8 @@
  * What a recrawl cycle reads and writes (001): bounded candidate pools from the URL records
  * (never the whole table), host health, and the cycle's own record of plan and outcome.
  */
-import { pageSignalsOf, SIGNAL_COLUMNS, type PageSignals, type SignalColumns } from './cheap-signal-repository.js';
+import type { PageSignals } from '../../domain/recrawl/index.js';
+import { pageSignalsOf, SIGNAL_COLUMNS, type SignalColumns } from './cheap-signal-repository.js';
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import type { Pool, PoolClient } from './pool.js';
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   RecrawlInputError,
   claimConfirmed,
+  claimsOf,
   recrawlCandidateOf,
   recrawlPriority,
   signalClaim,
@@ -114,5 +115,15 @@ describe('cheap signals in the candidate and its priority', () => {
     expect(unchanged.costUnits).toBeLessThanOrEqual(plain.costUnits);
     expect(recrawlPriority(changed, 7)).toBeGreaterThan(recrawlPriority(plain, 7));
     expect(recrawlPriority(unchanged, 7)).toBe(0);
+  });
+});
+
+describe('claimsOf', () => {
+  it('asks each source about the same visit', () => {
+    const digest = 'a'.repeat(64);
+    expect(
+      claimsOf({ sitemap: { changedWithin: at(VISIT + HOUR), readAtMs: VISIT + 2 * HOUR }, listing: { digest, digestAtVisit: digest, readAtMs: VISIT + HOUR } }, VISIT),
+    ).toEqual({ sitemap: 'changed', listing: 'unchanged' });
+    expect(claimsOf({}, VISIT)).toEqual({ sitemap: undefined, listing: undefined });
   });
 });
