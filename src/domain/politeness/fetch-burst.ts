@@ -1,0 +1,54 @@
+import { requireTimeMs } from './errors.js';
+import { canStartFetch, nextFetchAtMs } from './host-gate.js';
+import { policyDelayMs, type HostPolitenessPolicy } from './host-politeness-policy.js';
+import type { HostPolitenessState } from './host-politeness-state.js';
+
+/**
+ * A fetch burst: a few URLs of one host fetched in sequence by one activity. For a host with a
+ * short delay, the activity, the timer and the workflow tasks around each URL cost more than the
+ * wait itself; a burst pays them once for several URLs and keeps the same politeness arithmetic
+ * (canStartFetch before every request, applyHostOutcome after it).
+ */
+export interface FetchBurstLimits {
+  /** Hosts whose static delay (max of our delay and Crawl-delay) is above this, ms, fetch one URL per activity. */
+  maxHostDelayMs: number;
+  /** At most this many URLs per burst. */
+  maxUrls: number;
+  /**
+   * A burst plans for at most this much host time, ms: a pause, a delay change or a stop reaches
+   * the host within about this long, since the workflow acts between bursts.
+   */
+  maxSpanMs: number;
+}
+
+export const DEFAULT_FETCH_BURST_LIMITS: Readonly<FetchBurstLimits> = Object.freeze({
+  maxHostDelayMs: 1000,
+  maxUrls: 10,
+  maxSpanMs: 5000,
+});
+
+/** How many of `readyUrls` the next burst takes: 1 means fetch one URL on its own. */
+export function fetchBurstSize(policy: HostPolitenessPolicy, readyUrls: number, limits: FetchBurstLimits = DEFAULT_FETCH_BURST_LIMITS): number {
+  // Several slots per host overlap requests; a burst is one slot used back to back.
+  if (policy.maxConcurrentFetches !== 1) return 1;
+  const delayMs = policyDelayMs(policy);
+  if (delayMs > limits.maxHostDelayMs) return 1;
+  const bySpan = 1 + Math.floor(limits.maxSpanMs / Math.max(1, delayMs));
+  return Math.max(1, Math.min(Math.floor(readyUrls), limits.maxUrls, bySpan));
+}
+
+/**
+ * Inside a burst, before each request after the first: how long to wait, ms, or undefined when
+ * the burst must end and hand its remaining URLs back. It ends when the host asks for more than
+ * a short delay (a Retry-After, a throttle backoff, an open circuit, a hold, an adaptive delay
+ * grown past the limit): the workflow's durable timer waits that out, not an activity.
+ */
+export function burstWaitMs(state: HostPolitenessState, policy: HostPolitenessPolicy, nowMs: number, limits: FetchBurstLimits = DEFAULT_FETCH_BURST_LIMITS): number | undefined {
+  requireTimeMs('nowMs', nowMs);
+  const startAtMs = nextFetchAtMs(state, nowMs);
+  const waitMs = startAtMs - nowMs;
+  if (waitMs > limits.maxHostDelayMs) return undefined;
+  // A half-open circuit allows one probe, decided by the workflow; a burst never probes.
+  if (!canStartFetch(state, policy, startAtMs)) return undefined;
+  return waitMs;
+}

@@ -1,0 +1,59 @@
+import { failurePolicyFor, isFetchFailureType, type FetchFailureType } from '../failures/index.js';
+import type { HostOutcome } from './host-outcome.js';
+
+/**
+ * What a fetch's result tells the host's politeness state, for the host workflow and for fetch
+ * bursts alike, so both run the same arithmetic.
+ */
+
+/** The timing of a fetch that returned: a response, or no request at all. */
+export type FetchResultTiming =
+  | { kind: 'fetched' | 'not-modified' | 'redirect'; status: number; startedAtMs: number; finishedAtMs: number }
+  | { kind: 'robots-disallowed' | 'robots-stale' | 'skipped'; atMs: number };
+
+/** A response counts by its status; robots verdicts and skips sent nothing and only free the slot. */
+export function hostOutcomeOfResult(result: FetchResultTiming): HostOutcome {
+  switch (result.kind) {
+    case 'fetched':
+    case 'not-modified':
+    case 'redirect':
+      return { kind: 'response', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, status: result.status };
+    case 'robots-disallowed':
+    case 'robots-stale':
+    case 'skipped':
+      return { kind: 'not-sent', atMs: result.atMs };
+  }
+}
+
+/** The parts of a fetch failure's details that speak about the host. */
+export interface FetchFailureFacts {
+  status?: number;
+  retryAfterAtMs?: number;
+  startedAtMs: number;
+  finishedAtMs: number;
+  /** A request reached the host. */
+  requested: boolean;
+}
+
+/**
+ * What a failed fetch tells the host's politeness state. A failure that sent nothing releases the
+ * slot, except a hold (NXDOMAIN, a private address), which applies without a request; a response
+ * counts by its status, anything else as a transport failure of its type. `holdsApply` is false
+ * only for host workflow runs recorded before holds existed. A type outside FETCH_FAILURE_TYPES (an
+ * unexpected error) has no host effect but still counts as a transport failure once a request went out.
+ */
+export function hostOutcomeOfFailure(type: string, facts: FetchFailureFacts | undefined, nowMs: number, holdsApply = true): HostOutcome {
+  const effect = isFetchFailureType(type) ? failurePolicyFor(type).hostEffect : 'none';
+  const holds = holdsApply && (effect === 'quarantine-host' || effect === 'negative-cache-host');
+  if ((facts === undefined || facts.requested === false) && !holds) return { kind: 'not-sent', atMs: nowMs };
+  if (facts?.status !== undefined) {
+    return {
+      kind: 'response',
+      startedAtMs: facts.startedAtMs,
+      finishedAtMs: facts.finishedAtMs,
+      status: facts.status,
+      ...(facts.retryAfterAtMs === undefined ? {} : { retryAfterAtMs: facts.retryAfterAtMs }),
+    };
+  }
+  return { kind: 'transport-failure', startedAtMs: facts?.startedAtMs ?? nowMs, finishedAtMs: facts?.finishedAtMs ?? nowMs, type: type as FetchFailureType };
+}
