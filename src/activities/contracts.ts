@@ -6,6 +6,7 @@
 import type { CrawlConfig } from '../config/crawl-config.js';
 import type { CrawlPolitenessConfig } from '../config/politeness-config.js';
 import type { FetchFailureType } from '../domain/failures/index.js';
+import type { FetchBurstLimits, HostPolitenessPolicy, HostPolitenessState } from '../domain/politeness/index.js';
 import type { AddSeedsResult } from '../workflows/messages.js';
 import type { CrawlSummary, FrontierCounts, AdmissionStatus } from '../workflows/status.js';
 
@@ -28,6 +29,11 @@ export interface HostWorkItem {
   politeness?: CrawlPolitenessConfig;
   /** A host-level retry waits until this time, ms since epoch (the failure type's backoff); absent: ready now. */
   notBeforeMs?: number;
+  /**
+   * Activity-level attempts already made for this host attempt outside the fetch activity's own
+   * retries (a fetch burst's try): the fetch activity counts on from there. Absent: none.
+   */
+  priorAttempts?: number;
 }
 
 export interface RegisterSeedsInput {
@@ -153,6 +159,36 @@ export type FetchUrlResult =
   | { kind: 'robots-disallowed'; atMs: number }
   | { kind: 'robots-stale'; atMs: number }
   | { kind: 'skipped'; reason: 'crawl-paused' | 'crawl-stopping' | 'host-quarantined'; atMs: number };
+
+export interface FetchBurstInput {
+  host: string;
+  /** The host's URLs in fetch order; each is a first try (no notBeforeMs). */
+  items: FetchUrlInput[];
+  /** The host's politeness state before the burst's first request. */
+  politeness: HostPolitenessState;
+  policy: HostPolitenessPolicy;
+  limits: FetchBurstLimits;
+}
+
+/** One URL's end in a burst, in the order of the burst's items. */
+export type FetchBurstOutcome =
+  /** Fetched (or answered without a request); parsed: the body was parsed in the burst, which settled the URL. */
+  | { kind: 'done'; result: FetchUrlResult; parsed: boolean; parseError?: string }
+  /**
+   * A typed fetch failure. retryDelayMs: its policy retries it at the activity layer after this
+   * long (the workflow requeues it for the one-URL fetch activity, priorAttempts 1); absent: final.
+   */
+  | { kind: 'failed'; failureType: string; message: string; details?: FetchFailureDetails; retryDelayMs?: number }
+  /** The burst ended before this URL (a failure, stale robots rules, a long wait): it goes back to the queue. */
+  | { kind: 'not-attempted' };
+
+export interface FetchBurstResult {
+  outcomes: FetchBurstOutcome[];
+  /** The host's politeness state after the burst's last outcome (nothing in flight). */
+  politeness: HostPolitenessState;
+  /** Requests the burst started, robots verdicts and redeliveries not counted. */
+  requestsStarted: number;
+}
 
 /** What a typed fetch failure carries to the workflow in ApplicationFailure details. */
 export interface FetchFailureDetails {

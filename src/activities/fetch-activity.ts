@@ -42,8 +42,25 @@ import { registerDiscoveredUrls, type RegistrationGate } from './link-registrati
 const KEPT_HEADERS = ['content-type', 'content-length', 'content-encoding', 'etag', 'last-modified', 'cache-control', 'expires', 'location', 'retry-after', 'x-robots-tag', 'content-language', 'server', 'date'];
 const HEARTBEAT_EVERY_MS = 5_000;
 
-export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCache) {
+/**
+ * The fetch of one URL, for the fetch activity and for fetch bursts. `attemptNumber` is this
+ * try's number under the failure type's policy (1 for the first): it keys the attempt record and
+ * decides whether the policy retries. Runs inside an activity (cancellation, heartbeats).
+ */
+export type UrlFetcher = (input: FetchUrlInput, attemptNumber: number) => Promise<FetchUrlResult>;
+
+export function createFetchActivities(fetchUrlAttempt: UrlFetcher) {
+  /** One URL per activity: Temporal's retries are the policy's, counted on from any burst try. */
   async function fetchUrl(input: FetchUrlInput): Promise<FetchUrlResult> {
+    return fetchUrlAttempt(input, (input.priorAttempts ?? 0) + Context.current().info.attempt);
+  }
+  return { fetchUrl };
+}
+
+export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache): UrlFetcher {
+  return fetchUrlAttempt;
+
+  async function fetchUrlAttempt(input: FetchUrlInput, attemptNumber: number): Promise<FetchUrlResult> {
     const context = await crawls.get(input.crawlId);
     const crawlState = context.record.state;
     if (crawlState === 'stopping' || crawlState === 'stopped' || crawlState === 'finished') {
@@ -67,7 +84,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
       // not dropped: it waits (host-level retry) until the file may be fetched again.
       const atMs = deps.now();
       const reason = robots.policy.kind === 'disallow-all' ? robots.policy.reason : 'robots.txt unreachable';
-      throw await failure(input, 'RobotsUnreachable', `${reason}; nothing but robots.txt is fetched from ${url.origin}`, {
+      throw await failure(input, attemptNumber, 'RobotsUnreachable', `${reason}; nothing but robots.txt is fetched from ${url.origin}`, {
         startedAtMs: atMs,
         finishedAtMs: atMs,
         requested: false,
@@ -116,7 +133,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
       await spool.discard();
       if (error instanceof HttpFetchError) {
         const type = classifyTransportError(error.code);
-        throw await failure(input, type, error.message, {
+        throw await failure(input, attemptNumber, type, error.message, {
           startedAtMs,
           finishedAtMs: deps.now(),
           requested: !['dns-not-found', 'dns-temporary-failure', 'private-network-refused'].includes(error.code),
@@ -132,7 +149,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
     if (status.kind === 'failure') {
       await spool.discard();
       const retryAfterAtMs = parseRetryAfter(head.headers['retry-after'], finishedAtMs);
-      throw await failure(input, status.type, `HTTP ${head.status} from ${url.url}`, {
+      throw await failure(input, attemptNumber, status.type, `HTTP ${head.status} from ${url.url}`, {
         ...timing,
         status: head.status,
         ...(retryAfterAtMs === undefined ? {} : { retryAfterAtMs }),
@@ -167,13 +184,13 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
 
     if (status.kind === 'redirect') {
       await spool.discard();
-      return handleRedirect(context, input, head, baseRecord, startedAtMs, finishedAtMs);
+      return handleRedirect(context, input, attemptNumber, head, baseRecord, startedAtMs, finishedAtMs);
     }
 
     // 2xx
     const contentType = head.headers['content-type'];
     if (!spool.used) {
-      throw await failure(input, 'UnsupportedContentType', `content type ${contentType ?? '(none)'} is not crawled`, { ...timing, status: head.status });
+      throw await failure(input, attemptNumber, 'UnsupportedContentType', `content type ${contentType ?? '(none)'} is not crawled`, { ...timing, status: head.status });
     }
     const storedBytes = await spool.finish();
     const parse = isParsed(input.purpose, contentType);
@@ -222,6 +239,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
   async function handleRedirect(
     context: CrawlContext,
     input: FetchUrlInput,
+    attemptNumber: number,
     head: FetchResponseHead,
     baseRecord: Omit<FetchRecord, 'outcome' | 'rawHash' | 'bodyKey' | 'bytes' | 'redirectLocation'>,
     startedAtMs: number,
@@ -274,7 +292,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
     });
     if (decision.kind === 'loop' || decision.kind === 'too-many-hops') {
       // A loop or an endless chain is a terminal failure of this URL (000 §6.2).
-      throw await failure(input, decision.kind === 'loop' ? 'RedirectLoop' : 'TooManyRedirects', `redirect ${decision.kind} at ${input.url}`, {
+      throw await failure(input, attemptNumber, decision.kind === 'loop' ? 'RedirectLoop' : 'TooManyRedirects', `redirect ${decision.kind} at ${input.url}`, {
         startedAtMs,
         finishedAtMs,
         requested: true,
@@ -314,12 +332,11 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
    * counted failures at the fetch stage reach POISON_ATTEMPT_LIMIT is not retried: the workflow
    * settles it and it is dead-lettered (000 §6.1).
    */
-  async function failure(input: FetchUrlInput, type: FetchFailureType, message: string, details: FetchFailureDetails): Promise<ApplicationFailure> {
-    const info = Context.current().info;
+  async function failure(input: FetchUrlInput, attemptNumber: number, type: FetchFailureType, message: string, details: FetchFailureDetails): Promise<ApplicationFailure> {
     await recordAttempt(deps.pool, {
       fingerprint: input.fingerprint,
       stage: 'fetch',
-      attemptKey: `${input.generation}/${input.attempt}/${info.attempt}`,
+      attemptKey: `${input.generation}/${input.attempt}/${attemptNumber}`,
       crawlId: input.crawlId,
       failureType: type,
       message,
@@ -332,7 +349,7 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
     const policy = FAILURE_POLICIES[type];
     const retryableHere = policy.retryLayer === 'activity' && !poisoned;
     const nextDelayMs = retryableHere
-      ? retryDelayMs(type, info.attempt, Math.random, {
+      ? retryDelayMs(type, attemptNumber, Math.random, {
           floorMs: input.hostDelayMs,
           nowMs: details.finishedAtMs,
           scale: retryDelayScaleOf(input.politeness),
@@ -347,8 +364,6 @@ export function createFetchActivities(deps: ActivityDeps, crawls: CrawlContextCa
       details: [details],
     });
   }
-
-  return { fetchUrl };
 }
 
 function resultFromRecord(record: FetchRecord, input: FetchUrlInput): FetchUrlResult {

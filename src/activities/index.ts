@@ -5,7 +5,8 @@
 import { createCrawlActivities } from './crawl-activities.js';
 import { CrawlContextCache } from './crawl-context.js';
 import type { ActivityDeps } from './deps.js';
-import { createFetchActivities } from './fetch-activity.js';
+import { createFetchActivities, createUrlFetcher } from './fetch-activity.js';
+import { createFetchBurstActivities } from './fetch-burst-activity.js';
 import { createHostActivities } from './host-activities.js';
 import { createParseActivities } from './parse-activity.js';
 import { createRecrawlActivities } from './recrawl-activities.js';
@@ -16,12 +17,15 @@ export type { ActivityDeps } from './deps.js';
 
 export function createActivities(deps: ActivityDeps) {
   const crawls = new CrawlContextCache(deps.pool, deps.now);
+  const fetchUrlAttempt = createUrlFetcher(deps, crawls);
+  const parse = createParseActivities(deps, crawls);
   return {
     ...createCrawlActivities(deps),
     ...createHostActivities(deps),
     ...createRobotsActivities(deps, crawls),
-    ...createFetchActivities(deps, crawls),
-    ...createParseActivities(deps, crawls),
+    ...createFetchActivities(fetchUrlAttempt),
+    ...parse,
+    ...createFetchBurstActivities(deps, fetchUrlAttempt, parse.parseDocument),
     ...createRecrawlActivities(deps),
     ...createSignalSweepActivities(deps),
   };
