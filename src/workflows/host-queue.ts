@@ -7,10 +7,12 @@ import {
   applyHostOutcome,
   canStartFetch,
   DEFAULT_HOST_POLITENESS_POLICY,
+  fetchBurstSize,
   hostHoldAt,
   initialHostPolitenessState,
   nextFetchAtMs,
   onFetchStarted,
+  type FetchBurstLimits,
   type HostOutcome,
   type HostPolitenessPolicy,
   type HostPolitenessState,
@@ -147,6 +149,34 @@ export class HostQueue {
   noteOutcome(outcome: HostOutcome, item: HostWorkItem | undefined, random: () => number, nowMs: number): void {
     this.outcomes += 1;
     this.politeness = applyHostOutcome(this.politenessAt(nowMs), outcome, this.policyFor(item), random);
+  }
+
+  /**
+   * How many URLs a fetch burst starting with `first` (just taken off the queue) would fetch:
+   * `first` and the leading run of first tries behind it (a retry carries notBeforeMs and goes on
+   * its own, under its failure type's policy) of the same crawl, as fetchBurstSize allows for the
+   * host's policy. 1: fetch `first` on its own. `first` itself must be a first try.
+   */
+  fetchBurstSizeWith(first: HostWorkItem, limits: FetchBurstLimits): number {
+    if (first.notBeforeMs !== undefined) return 1;
+    let ready = 1;
+    for (const item of this.queue) {
+      if (item.notBeforeMs !== undefined || item.crawlId !== first.crawlId) break;
+      ready += 1;
+    }
+    return fetchBurstSize(this.policyFor(first), ready, limits);
+  }
+
+  /** The burst's own politeness arithmetic replaces ours: it ran every request the burst made. */
+  adoptBurstPoliteness(politeness: HostPolitenessState, requestsStarted: number): void {
+    this.politeness = politeness;
+    this.outcomes += 1;
+    this.fetchesThisRun += Math.max(0, requestsStarted - 1);
+  }
+
+  /** Puts URLs back at the front in their order (a burst's unfinished URLs). */
+  requeueFrontAll(items: readonly HostWorkItem[]): void {
+    this.queue.unshift(...items);
   }
 
   /** A URL that failed host-wide goes back to the front, to be retried when the host allows. */

@@ -19,7 +19,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
-import type { FetchFailureDetails, FetchUrlResult, HostWorkItem, RefreshRobotsResult, SettleOutcome } from '../activities/contracts.js';
+import type { FetchBurstResult, FetchFailureDetails, FetchUrlResult, HostWorkItem, RefreshRobotsResult, SettleOutcome } from '../activities/contracts.js';
 import {
   FAILURE_POLICIES,
   POISON_ATTEMPT_LIMIT,
@@ -28,6 +28,7 @@ import {
   type FetchFailureType,
 } from '../domain/failures/index.js';
 import { retryDelayScaleOf } from '../config/politeness-config.js';
+import { DEFAULT_FETCH_BURST_LIMITS, hostOutcomeOfFailure, hostOutcomeOfResult, type HostPolitenessState } from '../domain/politeness/index.js';
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
 import {
   DEFAULT_TASK_QUEUE,
@@ -68,6 +69,11 @@ const HOST_HOLDS_AND_RETRY_BACKOFF_PATCH = 'host-holds-and-host-retry-backoff';
  * activity and left its URL dispatched for good (a paused crawl's 'returned' URLs, seen in tests).
  */
 const SETTLES_HOLD_THE_RUN_PATCH = 'settles-hold-continue-as-new-and-release';
+/**
+ * Hosts with short delays fetch a few URLs per activity (a fetch burst, src/domain/politeness/fetch-burst.ts).
+ * Added after the committed histories, which fetch one URL per activity.
+ */
+const FETCH_BURSTS_PATCH = 'fetch-bursts-for-short-delays';
 
 // Store activities take milliseconds; the timeout is how long a crashed worker's task waits
 // before another worker retries it.
@@ -87,6 +93,15 @@ const fetchActivities = proxyActivities<Activities>({
     maximumAttempts: retryShape.maximumAttempts,
     nonRetryableErrorTypes: retryShape.nonRetryableErrorTypes,
   },
+});
+
+// A burst reports fetch failures as outcomes; what Temporal retries here is the burst itself
+// failing (a crashed worker, the store unreachable). The first retry waits longer than any wait
+// inside a burst, so a retried burst cannot come sooner than the host's delay.
+const burstActivities = proxyActivities<Activities>({
+  startToCloseTimeout: '20m',
+  heartbeatTimeout: '60s',
+  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 4 },
 });
 
 const parseActivities = proxyActivities<Activities>({
@@ -273,6 +288,17 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       continue;
     }
 
+    // A short delay: this URL and the ready ones behind it go in one activity.
+    const burstSize = state.fetchBurstSizeWith(item, DEFAULT_FETCH_BURST_LIMITS);
+    if (burstSize > 1 && patched(FETCH_BURSTS_PATCH)) {
+      const items = [item, ...state.queue.splice(0, burstSize - 1)];
+      const before = state.politenessAt(nowMs);
+      // The burst holds the host's one slot until it reports back.
+      state.noteRequestStarted(nowMs, item);
+      track(processBurst(items, before));
+      continue;
+    }
+
     // Several slots: space their starts by the host delay too (added after histories with one slot were recorded).
     const spaceStarts = state.policyFor(item).maxConcurrentFetches > 1 && patched('space-request-starts-by-host-delay');
     state.noteRequestStarted(nowMs, item, { spaceStarts });
@@ -331,8 +357,12 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       await handleFetchFailure(item, error);
       return;
     }
-    state.noteOutcome(hostOutcomeOf(result), item, random, Date.now());
+    state.noteOutcome(hostOutcomeOfResult(result), item, random, Date.now());
+    await afterFetch(item, result);
+  }
 
+  /** What follows a fetch that returned, its host outcome already noted. */
+  async function afterFetch(item: HostWorkItem, result: FetchUrlResult): Promise<void> {
     switch (result.kind) {
       case 'fetched':
         if (result.parse) await parse(item, result);
@@ -356,6 +386,56 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         else await settle(item, { kind: 'dropped', reason: result.reason });
         return;
     }
+  }
+
+  /**
+   * Runs a fetch burst and takes its politeness state. Each URL then ends as it would on the
+   * one-URL path: a body the burst parsed is settled; anything else is settled, parsed by the parse
+   * activity or requeued here. A failure the policy retries at the activity layer goes back with its
+   * delay and is retried on its own (priorAttempts 1, so the fetch activity counts on from 2).
+   */
+  async function processBurst(items: HostWorkItem[], politeness: HostPolitenessState): Promise<void> {
+    const policy = state.policyFor(items[0]);
+    let result: FetchBurstResult;
+    try {
+      result = await burstActivities.fetchBurst({
+        host: state.host,
+        items: items.map((item) => ({ ...item, hostDelayMs: policy.minDelayMs })),
+        politeness,
+        policy,
+        limits: DEFAULT_FETCH_BURST_LIMITS,
+      });
+    } catch (error) {
+      // Fetch failures come back as outcomes; this is the burst itself failing every retry. Its
+      // URLs go back, each to be fetched on its own (a set notBeforeMs keeps them out of bursts).
+      const nowMs = Date.now();
+      log.warn('fetch burst failed; its URLs are fetched one by one', { host: state.host, urls: items.length, error: String(error) });
+      state.noteOutcome({ kind: 'not-sent', atMs: nowMs }, items[0], random, nowMs);
+      state.requeueFrontAll(items.map((item) => ({ ...item, notBeforeMs: nowMs })));
+      return;
+    }
+    state.adoptBurstPoliteness(result.politeness, result.requestsStarted);
+    const nowMs = Date.now();
+    const requeued: HostWorkItem[] = [];
+    const finishing: Promise<void>[] = [];
+    const enforced = patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
+    items.forEach((item, index) => {
+      const outcome = result.outcomes[index] ?? { kind: 'not-attempted' };
+      if (outcome.kind === 'not-attempted') {
+        requeued.push(item);
+      } else if (outcome.kind === 'failed') {
+        if (outcome.retryDelayMs !== undefined) requeued.push({ ...item, priorAttempts: 1, notBeforeMs: nowMs + outcome.retryDelayMs });
+        else finishing.push(decideAfterFailure(item, outcome.failureType, outcome.details, outcome.message, enforced));
+      } else if (outcome.result.kind === 'robots-stale') {
+        state.robotsFreshUntilMs[item.origin] = 0;
+        requeued.push(item);
+      } else if (!outcome.parsed) {
+        if (outcome.parseError !== undefined) log.info('parse in a fetch burst failed; the parse activity retries it', { url: item.url, error: outcome.parseError });
+        finishing.push(afterFetch(item, outcome.result));
+      }
+    });
+    state.requeueFrontAll(requeued);
+    await Promise.all(finishing);
   }
 
   async function parse(item: HostWorkItem, fetched: Extract<FetchUrlResult, { kind: 'fetched' }>): Promise<void> {
@@ -383,28 +463,24 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
 
   async function handleFetchFailure(item: HostWorkItem, error: unknown): Promise<void> {
     const { type, details, message } = classifyActivityError(error);
-    const policy = FAILURE_POLICIES[type as FetchFailureType];
     const nowMs = Date.now();
     const enforced = patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
     // A hold (NXDOMAIN, private address) applies although no request reached the host.
-    const holds = enforced && (policy?.hostEffect === 'quarantine-host' || policy?.hostEffect === 'negative-cache-host');
-    state.noteOutcome(
-      (details?.requested === false || !details) && !holds
-        ? { kind: 'not-sent', atMs: nowMs }
-        : details?.status !== undefined
-          ? { kind: 'response', startedAtMs: details.startedAtMs, finishedAtMs: details.finishedAtMs, status: details.status, retryAfterAtMs: details.retryAfterAtMs }
-          : { kind: 'transport-failure', startedAtMs: details?.startedAtMs ?? nowMs, finishedAtMs: details?.finishedAtMs ?? nowMs, type: type as FetchFailureType },
-      item,
-      random,
-      nowMs,
-    );
+    state.noteOutcome(hostOutcomeOfFailure(type, details, nowMs, enforced), item, random, nowMs);
+    await decideAfterFailure(item, type, details, message, enforced);
+  }
+
+  /** A fetch's final failure (its activity-level retries spent): a host-level retry, or the URL settles as failed. */
+  async function decideAfterFailure(item: HostWorkItem, type: string, details: FetchFailureDetails | undefined, message: string, enforced: boolean): Promise<void> {
+    const policy = FAILURE_POLICIES[type as FetchFailureType];
+    const nowMs = Date.now();
     // Before the hold existed a quarantine never ended; now the hold (and its expiry) decides.
     if (!enforced && policy?.hostEffect === 'quarantine-host') state.quarantinedReason = `${type}: ${message}`;
     const attempts = item.attempt + 1;
     const poisoned = (details?.poisonCount ?? 0) >= POISON_ATTEMPT_LIMIT;
     if (policy?.retryLayer === 'host' && attempts < policy.maxAttempts && !poisoned) {
       log.info('host-level retry', { host: state.host, url: item.url, type, attempts });
-      state.requeueFront({ ...item, attempt: attempts, ...(enforced ? hostRetryNotBefore(item, type as FetchFailureType, attempts, details, nowMs) : {}) });
+      state.requeueFront({ ...withoutPriorAttempts(item), attempt: attempts, ...(enforced ? hostRetryNotBefore(item, type as FetchFailureType, attempts, details, nowMs) : {}) });
       return;
     }
     await settle(item, {
@@ -453,17 +529,10 @@ function heldReason(hold: ReturnType<HostQueue['holdAt']>): string | null {
   return hold === undefined ? null : `${hold.reason} until ${new Date(hold.untilMs).toISOString()}`;
 }
 
-function hostOutcomeOf(result: FetchUrlResult): Parameters<HostQueue['noteOutcome']>[0] {
-  switch (result.kind) {
-    case 'fetched':
-    case 'not-modified':
-    case 'redirect':
-      return { kind: 'response', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, status: result.status };
-    case 'robots-disallowed':
-    case 'robots-stale':
-    case 'skipped':
-      return { kind: 'not-sent', atMs: result.atMs };
-  }
+/** A host-level retry starts a new count of activity-level attempts. */
+function withoutPriorAttempts(item: HostWorkItem): HostWorkItem {
+  const { priorAttempts, ...rest } = item;
+  return priorAttempts === undefined ? item : rest;
 }
 
 function classifyActivityError(error: unknown): { type: string; details: FetchFailureDetails | undefined; message: string } {

@@ -13,9 +13,10 @@ import { waitFor } from '../support/wait-for.js';
 import { hostStatusQuery, hostWorkflowId, pauseHostSignal, resumeHostSignal, setHostDelaySignal, wakeHostSignal } from '../../src/workflows/messages.js';
 import type { HostStatus } from '../../src/workflows/status.js';
 import type { HostPolitenessState } from '../../src/domain/politeness/index.js';
-import type { FetchUrlInput } from '../../src/activities/contracts.js';
+import type { FetchBurstInput, FetchUrlInput } from '../../src/activities/contracts.js';
 
-const PAGES = 50;
+// Enough that the busy host, fetching in bursts, is still at work when the storm ends.
+const PAGES = 300;
 const web = flatWeb({ base: '127.61.0.1', hosts: 2, pagesPerHost: PAGES });
 const [BUSY_HOST, IDLE_HOST] = web.hosts as [string, string];
 
@@ -32,16 +33,17 @@ async function runsOf(client: Client, workflowId: string): Promise<WorkflowExecu
   return runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
 }
 
-/** The hostDelayMs each fetchUrl was scheduled with, by page path, over every run of a host workflow. */
+/** The hostDelayMs each fetchUrl or fetch burst was scheduled with, by page path, over every run of a host workflow. */
 async function scheduledHostDelays(client: Client, workflowId: string, runs: WorkflowExecutionInfo[]): Promise<Map<string, number>> {
   const delays = new Map<string, number>();
   for (const run of runs) {
     const history = await client.workflow.getHandle(workflowId, run.runId).fetchHistory();
     for (const event of history.events ?? []) {
       const scheduled = event.activityTaskScheduledEventAttributes;
-      if (scheduled?.activityType?.name !== 'fetchUrl') continue;
-      const input = defaultPayloadConverter.fromPayload<FetchUrlInput>(scheduled.input!.payloads![0]!);
-      delays.set(new URL(input.url).pathname, input.hostDelayMs);
+      const type = scheduled?.activityType?.name;
+      if (type !== 'fetchUrl' && type !== 'fetchBurst') continue;
+      const input = defaultPayloadConverter.fromPayload<FetchUrlInput | FetchBurstInput>(scheduled!.input!.payloads![0]!);
+      for (const item of 'items' in input ? input.items : [input]) delays.set(new URL(item.url).pathname, item.hostDelayMs);
     }
   }
   return delays;
@@ -142,9 +144,10 @@ describe('a host workflow continuing as new under a storm of operator signals', 
         ).catch(async () => [await ask(), await claimedInPostgres()] as const);
         queueChecks.push({ reported: status.queueLength, claimed });
       }
-      // Enough runs seen, or half the URLs fetched (the rest show the delay change).
+      // Enough runs seen, or most URLs fetched (the rest show the delay change). Bursts make a
+      // page cost few events, so the runs come mostly from the storm's own signals.
       const run = answers.at(-1)?.status.run ?? 0;
-      if (round >= 11 && !pausedAfter && (run >= 5 || pages() >= PAGES / 2)) break;
+      if (round >= 11 && !pausedAfter && (run >= 5 || pages() >= PAGES * 0.85)) break;
     }
     if (openPause !== undefined) {
       pausedWindows.push({ fromMs: openPause, toMs: Date.now() });

@@ -1,0 +1,155 @@
+// Fetch bursts on the real dev server: a host with a short delay fetches several URLs per
+// activity, parses them inside it, and still keeps its delay (from the server's log); a failure
+// inside a burst ends up under its type's policy exactly as on the one-URL path: a 408 is retried
+// on its own, counting the burst's try as attempt 1; a 429 holds the host for its Retry-After.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { FAILURE_POLICIES } from '../../src/domain/failures/index.js';
+import { DEFAULT_FETCH_BURST_LIMITS } from '../../src/domain/politeness/index.js';
+import { hostWorkflowId } from '../../src/workflows/messages.js';
+import type { FetchBurstInput, FetchUrlInput } from '../../src/activities/contracts.js';
+import { createHarness, type Harness } from '../support/crawler-harness.js';
+import { politenessReport, requestsByHost, startTestWeb, type RequestLogEntry, type TestWeb, type WebSpec } from '../support/test-web/index.js';
+
+const DELAY_MS = 150;
+const PAGES = 24;
+const HOST = '127.62.0.1';
+/** 408 on the first request: RequestTimeout, retried at the activity layer. */
+const TIMED_OUT_PAGE = '/p5';
+/** 429 with Retry-After 2 s on the first request: a host-level retry after a host-wide hold. */
+const THROTTLED_PAGE = '/p11';
+/** Not HTML: stored, not parsed. */
+const PLAIN_PAGE = '/p17';
+const RETRY_AFTER_MS = 2000;
+
+const pagePath = (i: number): string => `/p${i}`;
+const SPEC: WebSpec = {
+  hosts: [
+    {
+      host: HOST,
+      robotsTxt: 'User-agent: *\nDisallow: /private/\n',
+      pages: Array.from({ length: PAGES }, (_, i) => {
+        const path = pagePath(i);
+        const body = `<!doctype html><html><head><title>${path}</title></head><body><p>Page ${path}, with words of its own: ${'lorem '.repeat(i + 3)}</p></body></html>`;
+        if (path === TIMED_OUT_PAGE) return { path, body, behavior: { kind: 'fail-times' as const, status: 408, times: 1 } };
+        if (path === THROTTLED_PAGE) return { path, body, behavior: { kind: 'retry-after' as const, status: 429, retryAfter: String(RETRY_AFTER_MS / 1000), times: 1 } };
+        if (path === PLAIN_PAGE) return { path, body: 'plain text', contentType: 'text/plain; charset=utf-8' };
+        return { path, body };
+      }),
+    },
+  ],
+};
+
+interface ScheduledActivities {
+  bursts: FetchBurstInput[];
+  singleFetches: FetchUrlInput[];
+  parses: number;
+}
+
+async function scheduledActivities(client: Client, workflowId: string): Promise<ScheduledActivities> {
+  const runs: WorkflowExecutionInfo[] = [];
+  for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
+  const found: ScheduledActivities = { bursts: [], singleFetches: [], parses: 0 };
+  for (const run of runs) {
+    const history = await client.workflow.getHandle(workflowId, run.runId).fetchHistory();
+    for (const event of history.events ?? []) {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      const type = scheduled?.activityType?.name;
+      const input = scheduled?.input?.payloads?.[0];
+      if (type === 'fetchBurst') found.bursts.push(defaultPayloadConverter.fromPayload<FetchBurstInput>(input!));
+      if (type === 'fetchUrl') found.singleFetches.push(defaultPayloadConverter.fromPayload<FetchUrlInput>(input!));
+      if (type === 'parseDocument') found.parses += 1;
+    }
+  }
+  return found;
+}
+
+describe('fetch bursts for a host with a short delay', () => {
+  let harness: Harness;
+  let web: TestWeb;
+  let log: RequestLogEntry[] = [];
+  let activities: ScheduledActivities;
+  const crawlId = 'wf-fetch-bursts';
+  const url = (path: string): string => `http://${HOST}:${web.port}${path}`;
+
+  beforeAll(async () => {
+    web = await startTestWeb(SPEC);
+    harness = await createHarness('wf-fetch-bursts');
+    await harness.startWorker();
+    const seeds = Array.from({ length: PAGES }, (_, i) => url(pagePath(i)));
+    const summary = await harness.runCrawl({ crawlId, seeds, config: { minHostDelayMs: DELAY_MS, maxDepth: 0, politeness: { retryDelayScale: 0.1 } } });
+    expect(summary.state).toBe('finished');
+    log = (requestsByHost(web.log()).get(HOST) ?? []).filter((entry) => entry.path !== '/robots.txt');
+    activities = await scheduledActivities(harness.client, hostWorkflowId(HOST));
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+    await web?.close();
+  });
+
+  it('fetches most URLs in bursts, several per activity, within the burst limits', () => {
+    const inBursts = activities.bursts.flatMap((burst) => burst.items.map((item) => new URL(item.url).pathname));
+    console.log(`[bursts] ${activities.bursts.length} bursts (${activities.bursts.map((burst) => burst.items.length).join(', ')} URLs), ${activities.singleFetches.length} single fetches, ${activities.parses} parse activities for ${PAGES} pages`);
+    expect(activities.bursts.length).toBeGreaterThanOrEqual(2);
+    for (const burst of activities.bursts) {
+      expect(burst.items.length).toBeGreaterThanOrEqual(2);
+      expect(burst.items.length).toBeLessThanOrEqual(DEFAULT_FETCH_BURST_LIMITS.maxUrls);
+      expect(burst.policy.minDelayMs).toBe(DELAY_MS);
+      // Only first tries ride in a burst.
+      expect(burst.items.every((item) => item.notBeforeMs === undefined && item.attempt === 0)).toBe(true);
+    }
+    expect(new Set(inBursts).size).toBeGreaterThanOrEqual(PAGES - 4);
+    // Fetch activities: far fewer than one per page; a burst parses its pages itself, so parse
+    // activities come only with one-URL fetches (the retried and the held-back URLs).
+    expect(activities.bursts.length + activities.singleFetches.length).toBeLessThan(PAGES / 2);
+    expect(activities.parses).toBeLessThanOrEqual(activities.singleFetches.length);
+  });
+
+  it('keeps the host delay between every two requests, bursts or not, and never overlaps them', () => {
+    const report = politenessReport(log, DELAY_MS);
+    expect(report.overlaps).toEqual([]);
+    expect(report.violations).toEqual([]);
+  });
+
+  it('stores and parses every page once: a document for each HTML page, the text page stored unparsed', async () => {
+    const fetched = await harness.pool.query<{ url: string; n: number }>(`SELECT url, count(*)::int AS n FROM fetches WHERE crawl_id = $1 AND outcome = 'ok' GROUP BY url`, [crawlId]);
+    expect(fetched.rows).toHaveLength(PAGES);
+    expect(fetched.rows.every((row) => row.n === 1)).toBe(true);
+    const settled = await harness.pool.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM frontier WHERE crawl_id = $1 GROUP BY state`, [crawlId]);
+    expect(Object.fromEntries(settled.rows.map((row) => [row.state, row.n]))).toEqual({ done: PAGES });
+    const documents = await harness.pool.query<{ url: string }>(
+      `SELECT u.url FROM documents d JOIN urls u ON u.fingerprint = d.fingerprint JOIN frontier f ON f.fingerprint = d.fingerprint AND f.crawl_id = $1`,
+      [crawlId],
+    );
+    const documented = new Set(documents.rows.map((row) => new URL(row.url).pathname));
+    expect(documented.size).toBe(PAGES - 1);
+    expect(documented.has(PLAIN_PAGE)).toBe(false);
+  });
+
+  it('a 408 inside a burst is retried on its own as attempt 2 of its policy, after at least the host delay', async () => {
+    const requests = log.filter((entry) => entry.path === TIMED_OUT_PAGE);
+    expect(requests.map((entry) => entry.status)).toEqual([408, 200]);
+    expect(requests[1]!.startedAtMs - requests[0]!.finishedAtMs).toBeGreaterThanOrEqual(DELAY_MS);
+    expect(FAILURE_POLICIES.RequestTimeout.retryLayer).toBe('activity');
+    const retried = activities.singleFetches.filter((input) => new URL(input.url).pathname === TIMED_OUT_PAGE);
+    expect(retried).toHaveLength(1);
+    expect(retried[0]!.priorAttempts).toBe(1);
+    const attempts = await harness.pool.query<{ failure_type: string; attempt_key: string }>(
+      `SELECT a.failure_type, a.attempt_key FROM attempts a JOIN urls u ON u.fingerprint = a.fingerprint WHERE u.url = $1`,
+      [url(TIMED_OUT_PAGE)],
+    );
+    // The burst's try is attempt 1 under the policy: the retry's record, had it failed, would be /2.
+    expect(attempts.rows.map((row) => [row.failure_type, row.attempt_key.split('/').at(-1)])).toEqual([['RequestTimeout', '1']]);
+  });
+
+  it('a 429 inside a burst ends it: the host waits out Retry-After in the workflow, then the URL is fetched', () => {
+    const throttled = log.find((entry) => entry.path === THROTTLED_PAGE && entry.status === 429)!;
+    expect(throttled).toBeDefined();
+    const next = log.find((entry) => entry.startedAtMs > throttled.startedAtMs);
+    expect(next).toBeDefined();
+    expect(next!.startedAtMs - throttled.finishedAtMs).toBeGreaterThanOrEqual(RETRY_AFTER_MS);
+    expect(log.filter((entry) => entry.path === THROTTLED_PAGE).map((entry) => entry.status)).toEqual([429, 200]);
+  });
+});
