@@ -6,6 +6,7 @@
 import {
   applyHostOutcome,
   canStartFetch,
+  circuitStateAt,
   DEFAULT_HOST_POLITENESS_POLICY,
   fetchBurstSize,
   hostHoldAt,
@@ -155,16 +156,18 @@ export class HostQueue {
    * How many URLs a fetch burst starting with `first` (just taken off the queue) would fetch:
    * `first` and the leading run of first tries behind it (a retry carries notBeforeMs and goes on
    * its own, under its failure type's policy) of the same crawl, as fetchBurstSize allows for the
-   * host's policy. 1: fetch `first` on its own. `first` itself must be a first try.
+   * host's policy. 1: fetch `first` on its own: a retry, or a circuit not closed (its probe goes alone).
    */
-  fetchBurstSizeWith(first: HostWorkItem, limits: FetchBurstLimits): number {
+  fetchBurstSizeWith(first: HostWorkItem, nowMs: number, limits: FetchBurstLimits): number {
     if (first.notBeforeMs !== undefined) return 1;
+    const policy = this.policyFor(first);
+    if (circuitStateAt(this.politenessAt(nowMs), policy, nowMs) !== 'closed') return 1;
     let ready = 1;
     for (const item of this.queue) {
       if (item.notBeforeMs !== undefined || item.crawlId !== first.crawlId) break;
       ready += 1;
     }
-    return fetchBurstSize(this.policyFor(first), ready, limits);
+    return fetchBurstSize(policy, ready, limits);
   }
 
   /** The burst's own politeness arithmetic replaces ours: it ran every request the burst made. */

@@ -289,7 +289,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     }
 
     // A short delay: this URL and the ready ones behind it go in one activity.
-    const burstSize = state.fetchBurstSizeWith(item, DEFAULT_FETCH_BURST_LIMITS);
+    const burstSize = state.fetchBurstSizeWith(item, nowMs, DEFAULT_FETCH_BURST_LIMITS);
     if (burstSize > 1 && patched(FETCH_BURSTS_PATCH)) {
       const items = [item, ...state.queue.splice(0, burstSize - 1)];
       const before = state.politenessAt(nowMs);
@@ -416,13 +416,15 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     }
     state.adoptBurstPoliteness(result.politeness, result.requestsStarted);
     const nowMs = Date.now();
+    // A burst that could not start its first URL hands them all back; fetched one by one, they cannot loop.
+    const handBack = result.outcomes[0]?.kind !== 'done' && result.outcomes[0]?.kind !== 'failed';
     const requeued: HostWorkItem[] = [];
     const finishing: Promise<void>[] = [];
     const enforced = patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
     items.forEach((item, index) => {
       const outcome = result.outcomes[index] ?? { kind: 'not-attempted' };
       if (outcome.kind === 'not-attempted') {
-        requeued.push(item);
+        requeued.push(handBack ? { ...item, notBeforeMs: nowMs } : item);
       } else if (outcome.kind === 'failed') {
         if (outcome.retryDelayMs !== undefined) requeued.push({ ...item, priorAttempts: 1, notBeforeMs: nowMs + outcome.retryDelayMs });
         else finishing.push(decideAfterFailure(item, outcome.failureType, outcome.details, outcome.message, enforced));

@@ -1,5 +1,5 @@
 import { requireTimeMs } from './errors.js';
-import { canStartFetch, nextFetchAtMs } from './host-gate.js';
+import { canStartFetch, circuitStateAt, nextFetchAtMs } from './host-gate.js';
 import { policyDelayMs, type HostPolitenessPolicy } from './host-politeness-policy.js';
 import type { HostPolitenessState } from './host-politeness-state.js';
 
@@ -48,7 +48,7 @@ export function burstWaitMs(state: HostPolitenessState, policy: HostPolitenessPo
   const startAtMs = nextFetchAtMs(state, nowMs);
   const waitMs = startAtMs - nowMs;
   if (waitMs > limits.maxHostDelayMs) return undefined;
-  // A half-open circuit allows one probe, decided by the workflow; a burst never probes.
-  if (!canStartFetch(state, policy, startAtMs)) return undefined;
+  // A circuit that opened allows one probe once it is half-open: the workflow sends that, alone.
+  if (circuitStateAt(state, policy, startAtMs) !== 'closed' || !canStartFetch(state, policy, startAtMs)) return undefined;
   return waitMs;
 }

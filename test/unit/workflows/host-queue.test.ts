@@ -64,4 +64,47 @@ describe('HostQueue', () => {
     expect(next.robotsFresh('http://h.example', 98_000)).toBe(true);
     expect(next.nextFetchAtMs(6_000)).toBeGreaterThanOrEqual(60_000);
   });
+
+  describe('fetch bursts', () => {
+    const T0 = 1_700_000_000_000;
+    const limits = { maxHostDelayMs: 1000, maxUrls: 4, maxSpanMs: 5000 };
+    const fresh = (...items: HostWorkItem[]): HostQueue => {
+      const queue = HostQueue.fresh('h.example');
+      queue.queue = items;
+      return queue;
+    };
+
+    it('takes the first try and the run of first tries of its crawl behind it, up to the limits', () => {
+      const first = item({ url: 'http://h.example/0' });
+      expect(fresh(item(), item(), item()).fetchBurstSizeWith(first, T0, limits)).toBe(4);
+      expect(fresh(item(), item(), item(), item(), item()).fetchBurstSizeWith(first, T0, limits)).toBe(4);
+      expect(fresh(item(), item({ notBeforeMs: T0 }), item()).fetchBurstSizeWith(first, T0, limits)).toBe(2);
+      expect(fresh(item({ crawlId: 'other' }), item()).fetchBurstSizeWith(first, T0, limits)).toBe(1);
+      expect(fresh().fetchBurstSizeWith(first, T0, limits)).toBe(1);
+    });
+
+    it('sends a retry alone, and a host whose delay is long or whose circuit opened', () => {
+      expect(fresh(item(), item()).fetchBurstSizeWith(item({ notBeforeMs: T0 - 1 }), T0, limits)).toBe(1);
+      expect(fresh(item({ minHostDelayMs: 2000 })).fetchBurstSizeWith(item({ minHostDelayMs: 2000 }), T0, limits)).toBe(1);
+      const tripped = fresh(item(), item());
+      tripped.politeness = { ...tripped.politenessAt(T0), consecutiveFailures: 5, circuitOpenUntilMs: T0 - 1 };
+      expect(tripped.fetchBurstSizeWith(item(), T0, limits)).toBe(1);
+      tripped.delayOverrideMs = 100;
+      tripped.politeness = { ...tripped.politeness, consecutiveFailures: 0 };
+      expect(tripped.fetchBurstSizeWith(item(), T0, limits)).toBe(3);
+    });
+
+    it("adopts the burst's politeness state, counts its requests, and requeues in order at the front", () => {
+      const queue = fresh(item({ url: 'http://h.example/later' }));
+      queue.noteRequestStarted(T0, item());
+      const after = { ...queue.politenessAt(T0), inFlight: 0, nextFetchAtMs: T0 + 900 };
+      queue.adoptBurstPoliteness(after, 3);
+      expect(queue.inFlight).toBe(0);
+      expect(queue.nextFetchAtMs(T0)).toBe(T0 + 900);
+      expect(queue.fetchesThisRun).toBe(3);
+      expect(queue.outcomes).toBe(1);
+      queue.requeueFrontAll([item({ url: 'http://h.example/a' }), item({ url: 'http://h.example/b' })]);
+      expect(queue.queue.map((queued) => queued.url)).toEqual(['http://h.example/a', 'http://h.example/b', 'http://h.example/later']);
+    });
+  });
 });

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { FETCH_FAILURE_TYPES, failurePolicyFor } from '../../../src/domain/failures/index.js';
+import { hostOutcomeOfFailure, hostOutcomeOfResult } from '../../../src/domain/politeness/index.js';
+
+const T0 = 1_700_000_000_000;
+const NOW = T0 + 500;
+
+describe('hostOutcomeOfResult', () => {
+  it.each(['fetched', 'not-modified', 'redirect'] as const)('a %s result is a response with its status and times', (kind) => {
+    expect(hostOutcomeOfResult({ kind, status: 200, startedAtMs: T0, finishedAtMs: T0 + 30 })).toEqual({ kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 30, status: 200 });
+  });
+
+  it.each(['robots-disallowed', 'robots-stale', 'skipped'] as const)('%s sent nothing: it frees the slot only', (kind) => {
+    expect(hostOutcomeOfResult({ kind, atMs: T0 })).toEqual({ kind: 'not-sent', atMs: T0 });
+  });
+});
+
+describe('hostOutcomeOfFailure', () => {
+  const sent = { startedAtMs: T0, finishedAtMs: T0 + 80, requested: true };
+
+  it('a failure with a status is a response, with its Retry-After', () => {
+    expect(hostOutcomeOfFailure('TooManyRequests', { ...sent, status: 429, retryAfterAtMs: T0 + 5000 }, NOW)).toEqual({
+      kind: 'response',
+      startedAtMs: T0,
+      finishedAtMs: T0 + 80,
+      status: 429,
+      retryAfterAtMs: T0 + 5000,
+    });
+    expect(hostOutcomeOfFailure('ServerError', { ...sent, status: 500 }, NOW)).toEqual({ kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 80, status: 500 });
+  });
+
+  it('a failure after a request without a status is a transport failure of its type', () => {
+    expect(hostOutcomeOfFailure('ConnectionFailed', sent, NOW)).toEqual({ kind: 'transport-failure', startedAtMs: T0, finishedAtMs: T0 + 80, type: 'ConnectionFailed' });
+  });
+
+  it('a failure that sent nothing frees the slot only', () => {
+    expect(hostOutcomeOfFailure('RobotsUnreachable', { startedAtMs: T0, finishedAtMs: T0, requested: false }, NOW)).toEqual({ kind: 'not-sent', atMs: NOW });
+    expect(hostOutcomeOfFailure('ConnectionFailed', undefined, NOW)).toEqual({ kind: 'not-sent', atMs: NOW });
+  });
+
+  it.each(FETCH_FAILURE_TYPES.filter((type) => ['quarantine-host', 'negative-cache-host'].includes(failurePolicyFor(type).hostEffect)))(
+    '%s holds the host although no request reached it, unless holds do not apply (runs recorded before them)',
+    (type) => {
+      const notSent = { startedAtMs: T0, finishedAtMs: T0 + 5, requested: false };
+      expect(hostOutcomeOfFailure(type, notSent, NOW)).toEqual({ kind: 'transport-failure', startedAtMs: T0, finishedAtMs: T0 + 5, type });
+      expect(hostOutcomeOfFailure(type, undefined, NOW)).toEqual({ kind: 'transport-failure', startedAtMs: NOW, finishedAtMs: NOW, type });
+      expect(hostOutcomeOfFailure(type, notSent, NOW, false)).toEqual({ kind: 'not-sent', atMs: NOW });
+    },
+  );
+
+  it('an unknown type (an unexpected error) has no host effect and never throws', () => {
+    expect(hostOutcomeOfFailure('TypeError', undefined, NOW)).toEqual({ kind: 'not-sent', atMs: NOW });
+  });
+});
