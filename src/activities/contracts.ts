@@ -172,8 +172,8 @@ export interface FetchBurstInput {
 
 /** One URL's end in a burst, in the order of the burst's items. */
 export type FetchBurstOutcome =
-  /** Fetched (or answered without a request); parsed: the body was parsed in the burst, which settled the URL. */
-  | { kind: 'done'; result: FetchUrlResult; parsed: boolean; parseError?: string }
+  /** Fetched, or answered without a request (robots, a paused crawl, a finished fetch redelivered). */
+  | { kind: 'done'; result: FetchUrlResult }
   /**
    * A typed fetch failure. retryDelayMs: its policy retries it at the activity layer after this
    * long (the workflow requeues it for the one-URL fetch activity, priorAttempts 1); absent: final.
@@ -214,6 +214,18 @@ export interface ParseDocumentInput {
   /** The frontier entry's purpose: 'sitemap' bodies go to the sitemap reader. Absent: a page. */
   purpose?: string;
 }
+export interface ParseBatchInput {
+  /** Bodies of one host's burst, parsed side by side. */
+  items: ParseDocumentInput[];
+}
+
+/** One per item, in order: parsed (and settled), or the error the parse activity's retries take on. */
+export type ParseBatchOutcome = { ok: true } | { ok: false; error: string };
+
+export interface ParseBatchResult {
+  outcomes: ParseBatchOutcome[];
+}
+
 export interface ParseDocumentResult {
   title: string | null;
   linksFound: number;

@@ -1,7 +1,8 @@
 /**
- * A fetch burst: a few URLs of one host fetched in sequence by one activity, each body parsed
- * while the next request's delay runs. For hosts with short delays this pays the activity, timer
- * and workflow tasks of the one-URL path once per burst instead of once per URL.
+ * A fetch burst: a few URLs of one host fetched in sequence by one activity. For hosts with short
+ * delays this pays the activity, timer and workflow tasks of the one-URL path once per burst
+ * instead of once per URL. Parsing is not done here: it would hold the host's slot through
+ * Postgres waits; the workflow hands the burst's bodies to one parseBatch beside the next burst.
  *
  * Politeness is the workflow's arithmetic, run here: a request starts only when canStartFetch
  * allows, and every outcome goes through applyHostOutcome; the final state goes back to the host
@@ -20,21 +21,19 @@ import {
   type HostOutcome,
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
-import type { FetchBurstInput, FetchBurstOutcome, FetchBurstResult, FetchFailureDetails, FetchUrlInput, FetchUrlResult, ParseDocumentInput } from './contracts.js';
+import type { FetchBurstInput, FetchBurstOutcome, FetchBurstResult, FetchFailureDetails } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
 import type { UrlFetcher } from './fetch-activity.js';
 
 /** A burst's try of a URL is its first under the failure type's policy. */
 const BURST_ATTEMPT_NUMBER = 1;
 
-export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: UrlFetcher, parseDocument: (input: ParseDocumentInput) => Promise<unknown>) {
+export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: UrlFetcher) {
   async function fetchBurst(input: FetchBurstInput): Promise<FetchBurstResult> {
     const context = Context.current();
     let politeness: HostPolitenessState = input.politeness;
     let requestsStarted = 0;
     const outcomes: FetchBurstOutcome[] = [];
-    // One parse at a time: it overlaps the wait for the next request, never piles up.
-    let parsing: Promise<void> = Promise.resolve();
 
     for (const item of input.items) {
       if (outcomes.some((outcome) => outcome.kind !== 'done' || outcome.result.kind === 'robots-stale')) {
@@ -46,7 +45,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
         outcomes.push({ kind: 'not-attempted' });
         continue;
       }
-      await Promise.all([waitMs > 0 ? context.sleep(waitMs) : undefined, parsing]);
+      if (waitMs > 0) await context.sleep(waitMs);
       context.heartbeat();
 
       politeness = onFetchStarted(politeness, deps.now());
@@ -55,7 +54,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
       try {
         const result = await fetchUrlAttempt(item, BURST_ATTEMPT_NUMBER);
         hostOutcome = hostOutcomeOfResult(result);
-        outcome = { kind: 'done', result, parsed: false };
+        outcome = { kind: 'done', result };
       } catch (error) {
         if (!(error instanceof ApplicationFailure) || error.type === null || error.type === undefined) throw error;
         const details = error.details?.[0] as FetchFailureDetails | undefined;
@@ -71,33 +70,8 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
       if (hostOutcome.kind !== 'not-sent') requestsStarted += 1;
       politeness = applyHostOutcome(politeness, hostOutcome, input.policy, Math.random);
       outcomes.push(outcome);
-
-      if (outcome.kind === 'done' && outcome.result.kind === 'fetched' && outcome.result.parse) {
-        parsing = parseInBurst(item, outcome.result, outcome);
-      }
     }
-    await parsing;
     return { outcomes, politeness, requestsStarted };
-  }
-
-  /** Parses one fetched body; a failure is left to the workflow's parse activity and its retries. */
-  async function parseInBurst(item: FetchUrlInput, fetched: Extract<FetchUrlResult, { kind: 'fetched' }>, outcome: Extract<FetchBurstOutcome, { kind: 'done' }>): Promise<void> {
-    try {
-      await parseDocument({
-        crawlId: item.crawlId,
-        fingerprint: item.fingerprint,
-        generation: item.generation,
-        url: item.url,
-        finalUrl: fetched.finalUrl,
-        depth: item.depth,
-        bodyKey: fetched.bodyKey,
-        contentType: fetched.contentType,
-        ...(item.purpose === 'sitemap' ? { purpose: item.purpose } : {}),
-      });
-      outcome.parsed = true;
-    } catch (error) {
-      outcome.parseError = error instanceof Error ? error.message : String(error);
-    }
   }
 
   return { fetchBurst };

@@ -18,14 +18,13 @@ export type { ActivityDeps } from './deps.js';
 export function createActivities(deps: ActivityDeps) {
   const crawls = new CrawlContextCache(deps.pool, deps.now);
   const fetchUrlAttempt = createUrlFetcher(deps, crawls);
-  const parse = createParseActivities(deps, crawls);
   return {
     ...createCrawlActivities(deps),
     ...createHostActivities(deps),
     ...createRobotsActivities(deps, crawls),
     ...createFetchActivities(fetchUrlAttempt),
-    ...parse,
-    ...createFetchBurstActivities(deps, fetchUrlAttempt, parse.parseDocument),
+    ...createFetchBurstActivities(deps, fetchUrlAttempt),
+    ...createParseActivities(deps, crawls),
     ...createRecrawlActivities(deps),
     ...createSignalSweepActivities(deps),
   };

@@ -22,7 +22,7 @@ import { getFetch } from '../storage/postgres/fetch-repository.js';
 import { settleFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import type { CrawlContextCache } from './crawl-context.js';
-import type { ParseDocumentInput, ParseDocumentResult } from './contracts.js';
+import type { ParseBatchInput, ParseBatchOutcome, ParseBatchResult, ParseDocumentInput, ParseDocumentResult } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
 import { recordVisit } from './change-detection.js';
 import { registerDiscoveredUrls, type RegistrationResult } from './link-registration.js';
@@ -134,5 +134,19 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
     });
   }
 
-  return { parseDocument };
+  /**
+   * The bodies of one fetch burst, parsed side by side in one activity (one activity's events for
+   * the lot). A failure is reported, not thrown: the workflow hands that body to parseDocument,
+   * whose retry policy is the parse stage's. Each parse is idempotent, so a retried batch redoes nothing.
+   */
+  async function parseBatch(input: ParseBatchInput): Promise<ParseBatchResult> {
+    const settled = await Promise.allSettled(input.items.map((item) => parseDocument(item)));
+    return {
+      outcomes: settled.map((outcome): ParseBatchOutcome =>
+        outcome.status === 'fulfilled' ? { ok: true } : { ok: false, error: outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason) },
+      ),
+    };
+  }
+
+  return { parseDocument, parseBatch };
 }

@@ -19,7 +19,16 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
-import type { FetchBurstResult, FetchFailureDetails, FetchUrlResult, HostWorkItem, RefreshRobotsResult, SettleOutcome } from '../activities/contracts.js';
+import type {
+  FetchBurstResult,
+  FetchFailureDetails,
+  FetchUrlResult,
+  HostWorkItem,
+  ParseBatchOutcome,
+  ParseDocumentInput,
+  RefreshRobotsResult,
+  SettleOutcome,
+} from '../activities/contracts.js';
 import {
   FAILURE_POLICIES,
   POISON_ATTEMPT_LIMIT,
@@ -107,6 +116,13 @@ const burstActivities = proxyActivities<Activities>({
 const parseActivities = proxyActivities<Activities>({
   startToCloseTimeout: '60s',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: POISON_ATTEMPT_LIMIT },
+});
+
+// A batch reports each body's parse failure; what is retried here is the batch itself failing (a
+// crashed worker). Bodies it could not parse go to parseDocument and its poison budget.
+const parseBatchActivities = proxyActivities<Activities>({
+  startToCloseTimeout: '120s',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 2 },
 });
 
 /** How many URLs a claim asks for: enough for a few seconds of this host's pace. */
@@ -390,9 +406,10 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
 
   /**
    * Runs a fetch burst and takes its politeness state. Each URL then ends as it would on the
-   * one-URL path: a body the burst parsed is settled; anything else is settled, parsed by the parse
-   * activity or requeued here. A failure the policy retries at the activity layer goes back with its
-   * delay and is retried on its own (priorAttempts 1, so the fetch activity counts on from 2).
+   * one-URL path: its bodies are parsed together in one parseBatch (beside the next burst: parsing
+   * never holds the host's slot); anything else is settled or requeued here. A failure the policy
+   * retries at the activity layer goes back with its delay and is retried on its own (priorAttempts
+   * 1, so the fetch activity counts on from 2).
    */
   async function processBurst(items: HostWorkItem[], politeness: HostPolitenessState): Promise<void> {
     const policy = state.policyFor(items[0]);
@@ -420,6 +437,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     const handBack = result.outcomes[0]?.kind !== 'done' && result.outcomes[0]?.kind !== 'failed';
     const requeued: HostWorkItem[] = [];
     const finishing: Promise<void>[] = [];
+    const toParse: FetchedItem[] = [];
     const enforced = patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
     items.forEach((item, index) => {
       const outcome = result.outcomes[index] ?? { kind: 'not-attempted' };
@@ -431,30 +449,36 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       } else if (outcome.result.kind === 'robots-stale') {
         state.robotsFreshUntilMs[item.origin] = 0;
         requeued.push(item);
-      } else if (!outcome.parsed) {
-        if (outcome.parseError !== undefined) log.info('parse in a fetch burst failed; the parse activity retries it', { url: item.url, error: outcome.parseError });
+      } else if (outcome.result.kind === 'fetched' && outcome.result.parse) {
+        toParse.push({ item, fetched: outcome.result });
+      } else {
         finishing.push(afterFetch(item, outcome.result));
       }
     });
     state.requeueFrontAll(requeued);
+    if (toParse.length > 0) finishing.push(parseTogether(toParse));
     await Promise.all(finishing);
   }
 
-  async function parse(item: HostWorkItem, fetched: Extract<FetchUrlResult, { kind: 'fetched' }>): Promise<void> {
+  /** A burst's bodies in one parseBatch; any it could not parse (or all, if it failed) go to parseDocument one by one. */
+  async function parseTogether(batch: FetchedItem[]): Promise<void> {
+    if (batch.length === 1) return parse(batch[0]!.item, batch[0]!.fetched);
+    let outcomes: ParseBatchOutcome[] = [];
+    state.pendingParses += batch.length;
+    try {
+      ({ outcomes } = await parseBatchActivities.parseBatch({ items: batch.map(({ item, fetched }) => parseInputOf(item, fetched)) }));
+    } catch (error) {
+      log.warn('parse batch failed; its bodies are parsed one by one', { host: state.host, bodies: batch.length, error: String(error) });
+    } finally {
+      state.pendingParses -= batch.length;
+    }
+    await Promise.all(batch.filter((_, index) => outcomes[index]?.ok !== true).map(({ item, fetched }) => parse(item, fetched)));
+  }
+
+  async function parse(item: HostWorkItem, fetched: FetchedResult): Promise<void> {
     state.pendingParses += 1;
     try {
-      await parseActivities.parseDocument({
-        crawlId: item.crawlId,
-        fingerprint: item.fingerprint,
-        generation: item.generation,
-        url: item.url,
-        finalUrl: fetched.finalUrl,
-        depth: item.depth,
-        bodyKey: fetched.bodyKey,
-        contentType: fetched.contentType,
-        // An activity's input is not part of replay's command matching: adding it keeps old histories valid.
-        ...(item.purpose === 'sitemap' ? { purpose: item.purpose } : {}),
-      });
+      await parseActivities.parseDocument(parseInputOf(item, fetched));
     } catch (error) {
       const message = error instanceof ActivityFailure && error.cause ? error.cause.message : String(error);
       await settle(item, { kind: 'failed', failureType: 'ParseFailed', message, stage: 'parse', attempts: POISON_ATTEMPT_LIMIT });
@@ -525,6 +549,27 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       pendingSettles -= 1;
     }
   }
+}
+
+type FetchedResult = Extract<FetchUrlResult, { kind: 'fetched' }>;
+interface FetchedItem {
+  item: HostWorkItem;
+  fetched: FetchedResult;
+}
+
+function parseInputOf(item: HostWorkItem, fetched: FetchedResult): ParseDocumentInput {
+  return {
+    crawlId: item.crawlId,
+    fingerprint: item.fingerprint,
+    generation: item.generation,
+    url: item.url,
+    finalUrl: fetched.finalUrl,
+    depth: item.depth,
+    bodyKey: fetched.bodyKey,
+    contentType: fetched.contentType,
+    // An activity's input is not part of replay's command matching: adding it keeps old histories valid.
+    ...(item.purpose === 'sitemap' ? { purpose: item.purpose } : {}),
+  };
 }
 
 function heldReason(hold: ReturnType<HostQueue['holdAt']>): string | null {

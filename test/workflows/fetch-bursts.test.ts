@@ -1,5 +1,5 @@
 // Fetch bursts on the real dev server: a host with a short delay fetches several URLs per
-// activity, parses them inside it, and still keeps its delay (from the server's log); a failure
+// activity, parses their bodies in one batch beside the next burst, and still keeps its delay (from the server's log); a failure
 // inside a burst ends up under its type's policy exactly as on the one-URL path: a 408 is retried
 // on its own, counting the burst's try as attempt 1; a 429 holds the host for its Retry-After.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { FAILURE_POLICIES } from '../../src/domain/failures/index.js';
 import { DEFAULT_FETCH_BURST_LIMITS } from '../../src/domain/politeness/index.js';
 import { hostWorkflowId } from '../../src/workflows/messages.js';
-import type { FetchBurstInput, FetchUrlInput } from '../../src/activities/contracts.js';
+import type { FetchBurstInput, FetchUrlInput, ParseBatchInput } from '../../src/activities/contracts.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { politenessReport, requestsByHost, startTestWeb, type RequestLogEntry, type TestWeb, type WebSpec } from '../support/test-web/index.js';
 
@@ -45,12 +45,13 @@ interface ScheduledActivities {
   bursts: FetchBurstInput[];
   singleFetches: FetchUrlInput[];
   parses: number;
+  parseBatches: ParseBatchInput[];
 }
 
 async function scheduledActivities(client: Client, workflowId: string): Promise<ScheduledActivities> {
   const runs: WorkflowExecutionInfo[] = [];
   for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
-  const found: ScheduledActivities = { bursts: [], singleFetches: [], parses: 0 };
+  const found: ScheduledActivities = { bursts: [], singleFetches: [], parses: 0, parseBatches: [] };
   for (const run of runs) {
     const history = await client.workflow.getHandle(workflowId, run.runId).fetchHistory();
     for (const event of history.events ?? []) {
@@ -60,6 +61,7 @@ async function scheduledActivities(client: Client, workflowId: string): Promise<
       if (type === 'fetchBurst') found.bursts.push(defaultPayloadConverter.fromPayload<FetchBurstInput>(input!));
       if (type === 'fetchUrl') found.singleFetches.push(defaultPayloadConverter.fromPayload<FetchUrlInput>(input!));
       if (type === 'parseDocument') found.parses += 1;
+      if (type === 'parseBatch') found.parseBatches.push(defaultPayloadConverter.fromPayload<ParseBatchInput>(input!));
     }
   }
   return found;
@@ -91,7 +93,10 @@ describe('fetch bursts for a host with a short delay', () => {
 
   it('fetches most URLs in bursts, several per activity, within the burst limits', () => {
     const inBursts = activities.bursts.flatMap((burst) => burst.items.map((item) => new URL(item.url).pathname));
-    console.log(`[bursts] ${activities.bursts.length} bursts (${activities.bursts.map((burst) => burst.items.length).join(', ')} URLs), ${activities.singleFetches.length} single fetches, ${activities.parses} parse activities for ${PAGES} pages`);
+    console.log(
+      `[bursts] ${activities.bursts.length} bursts (${activities.bursts.map((burst) => burst.items.length).join(', ')} URLs), ${activities.singleFetches.length} single fetches, ` +
+        `${activities.parseBatches.length} parse batches (${activities.parseBatches.map((batch) => batch.items.length).join(', ')} bodies), ${activities.parses} single parses for ${PAGES} pages`,
+    );
     expect(activities.bursts.length).toBeGreaterThanOrEqual(2);
     for (const burst of activities.bursts) {
       expect(burst.items.length).toBeGreaterThanOrEqual(2);
@@ -101,10 +106,15 @@ describe('fetch bursts for a host with a short delay', () => {
       expect(burst.items.every((item) => item.notBeforeMs === undefined && item.attempt === 0)).toBe(true);
     }
     expect(new Set(inBursts).size).toBeGreaterThanOrEqual(PAGES - 4);
-    // Fetch activities: far fewer than one per page; a burst parses its pages itself, so parse
-    // activities come only with one-URL fetches (the retried and the held-back URLs).
+    // Fetch activities: far fewer than one per page; a burst's bodies are parsed in one batch, so
+    // single parses come only with one-URL fetches (the retried and the held-back URLs) and with
+    // bursts that fetched one HTML body.
     expect(activities.bursts.length + activities.singleFetches.length).toBeLessThan(PAGES / 2);
-    expect(activities.parses).toBeLessThanOrEqual(activities.singleFetches.length);
+    expect(activities.parseBatches.length).toBeGreaterThanOrEqual(1);
+    expect(activities.parseBatches.length + activities.parses).toBeLessThanOrEqual(activities.bursts.length + activities.singleFetches.length);
+    const batched = activities.parseBatches.flatMap((batch) => batch.items.map((item) => new URL(item.url).pathname));
+    expect(new Set(batched).size).toBe(batched.length);
+    expect(batched).not.toContain(PLAIN_PAGE);
   });
 
   it('keeps the host delay between every two requests, bursts or not, and never overlaps them', () => {
