@@ -177,6 +177,12 @@ export class HostQueue {
     this.fetchesThisRun += Math.max(0, requestsStarted - 1);
   }
 
+  /** No request before `atMs` (never makes the next fetch time earlier). */
+  deferNextFetchUntil(atMs: number): void {
+    const politeness = this.politenessAt(atMs);
+    this.politeness = { ...politeness, nextFetchAtMs: Math.max(politeness.nextFetchAtMs, atMs) };
+  }
+
   /** Puts URLs back at the front in their order (a burst's unfinished URLs). */
   requeueFrontAll(items: readonly HostWorkItem[]): void {
     this.queue.unshift(...items);

@@ -37,7 +37,7 @@ import {
   type FetchFailureType,
 } from '../domain/failures/index.js';
 import { retryDelayScaleOf } from '../config/politeness-config.js';
-import { DEFAULT_FETCH_BURST_LIMITS, hostOutcomeOfFailure, hostOutcomeOfResult, type HostPolitenessState } from '../domain/politeness/index.js';
+import { DEFAULT_FETCH_BURST_LIMITS, hostOutcomeOfFailure, hostOutcomeOfResult, policyDelayMs, type HostPolitenessState } from '../domain/politeness/index.js';
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
 import {
   DEFAULT_TASK_QUEUE,
@@ -425,9 +425,11 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     } catch (error) {
       // Fetch failures come back as outcomes; this is the burst itself failing every retry. Its
       // URLs go back, each to be fetched on its own (a set notBeforeMs keeps them out of bursts).
+      // Its last request may have ended just before it failed: the next waits a full delay from now.
       const nowMs = Date.now();
       log.warn('fetch burst failed; its URLs are fetched one by one', { host: state.host, urls: items.length, error: String(error) });
       state.noteOutcome({ kind: 'not-sent', atMs: nowMs }, items[0], random, nowMs);
+      state.deferNextFetchUntil(nowMs + policyDelayMs(policy));
       state.requeueFrontAll(items.map((item) => ({ ...item, notBeforeMs: nowMs })));
       return;
     }

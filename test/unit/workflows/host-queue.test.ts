@@ -94,7 +94,7 @@ describe('HostQueue', () => {
       expect(tripped.fetchBurstSizeWith(item(), T0, limits)).toBe(3);
     });
 
-    it("adopts the burst's politeness state, counts its requests, and requeues in order at the front", () => {
+    it("adopts the burst's politeness state, counts its requests, defers the next fetch, and requeues in order at the front", () => {
       const queue = fresh(item({ url: 'http://h.example/later' }));
       queue.noteRequestStarted(T0, item());
       const after = { ...queue.politenessAt(T0), inFlight: 0, nextFetchAtMs: T0 + 900 };
@@ -103,6 +103,10 @@ describe('HostQueue', () => {
       expect(queue.nextFetchAtMs(T0)).toBe(T0 + 900);
       expect(queue.fetchesThisRun).toBe(3);
       expect(queue.outcomes).toBe(1);
+      queue.deferNextFetchUntil(T0 + 500);
+      expect(queue.nextFetchAtMs(T0)).toBe(T0 + 900);
+      queue.deferNextFetchUntil(T0 + 1200);
+      expect(queue.nextFetchAtMs(T0)).toBe(T0 + 1200);
       queue.requeueFrontAll([item({ url: 'http://h.example/a' }), item({ url: 'http://h.example/b' })]);
       expect(queue.queue.map((queued) => queued.url)).toEqual(['http://h.example/a', 'http://h.example/b', 'http://h.example/later']);
     });
