@@ -107,6 +107,10 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
     const startedAtMs = deps.now();
     let head: FetchResponseHead;
     let body;
+    // Connect and first-byte deadlines can add up past the heartbeat timeout with no body bytes to
+    // report: beat on a clock while the request is open, so only the HTTP deadlines end it.
+    const activity = Context.current();
+    const heartbeats = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
     try {
       const response = await http.fetch(
         {
@@ -118,7 +122,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
           connectTimeoutMs: config.connectTimeoutMs,
           firstByteTimeoutMs: config.firstByteTimeoutMs,
           bodyTimeoutMs: config.bodyTimeoutMs,
-          signal: Context.current().cancellationSignal,
+          signal: activity.cancellationSignal,
         },
         (responseHead) => {
           const status = classifyHttpStatus(responseHead.status);
@@ -141,6 +145,8 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
         });
       }
       throw error;
+    } finally {
+      clearInterval(heartbeats);
     }
     const finishedAtMs = deps.now();
     const timing = { startedAtMs, finishedAtMs, requested: true } as const;
