@@ -14,7 +14,8 @@ import { politenessReport, requestsByHost, startTestWeb, type RequestLogEntry, t
 
 const DELAY_MS = 150;
 const PAGES = 24;
-const HOST = '127.62.0.1';
+// A host no other test crawls: host workflows are shared by every crawl on the stack, and their histories are read here.
+const HOST = '127.65.0.1';
 /** 408 on the first request: RequestTimeout, retried at the activity layer. */
 const TIMED_OUT_PAGE = '/p5';
 /** 429 with Retry-After 2 s on the first request: a host-level retry after a host-wide hold. */
