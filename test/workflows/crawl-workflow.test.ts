@@ -18,7 +18,9 @@ const generated = generateWeb({ hosts: 4, pagesPerHost: 25, linksPerPage: 3, cro
 /** A host only addSeeds brings into the crawl. */
 const added = flatWeb({ base: '127.62.1.1', hosts: 1, pagesPerHost: 2 });
 /** The CLI crawl's hosts. */
-const cliWeb = flatWeb({ base: '127.62.2.1', hosts: 3, pagesPerHost: 40 });
+// More URLs than the default in-flight limit (200): hosts that fetch in bursts claim ahead, and
+// work must still be queued, never claimed, when the crawl is stopped.
+const cliWeb = flatWeb({ base: '127.62.2.1', hosts: 3, pagesPerHost: 100 });
 
 const pageRequests = (log: readonly RequestLogEntry[], hosts: readonly string[]): RequestLogEntry[] =>
   log.filter((entry) => entry.path !== '/robots.txt' && hosts.includes(entry.host));
