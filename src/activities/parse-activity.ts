@@ -138,14 +138,32 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
    * The bodies of one fetch burst, parsed side by side in one activity (one activity's events for
    * the lot). A failure is reported, not thrown: the workflow hands that body to parseDocument,
    * whose retry policy is the parse stage's. Each parse is idempotent, so a retried batch redoes nothing.
+   *
+   * A batch with a listing page or a sitemap is parsed one body at a time, in fetch order: a
+   * reading and a visit of an item it lists must be recorded in the order they were fetched, or a
+   * reading taken after the visit could replace, before the visit is recorded, the one whose claim
+   * the visit checks (the claim would go unchecked).
    */
   async function parseBatch(input: ParseBatchInput): Promise<ParseBatchResult> {
-    const settled = await Promise.allSettled(input.items.map((item) => parseDocument(item)));
+    const settled = (await readsSignals(input.items)) ? await inOrder(input.items) : await Promise.allSettled(input.items.map((item) => parseDocument(item)));
     return {
       outcomes: settled.map((outcome): ParseBatchOutcome =>
         outcome.status === 'fulfilled' ? { ok: true } : { ok: false, error: outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason) },
       ),
     };
+  }
+
+  async function readsSignals(items: readonly ParseDocumentInput[]): Promise<boolean> {
+    for (const item of items) {
+      if (item.purpose === 'sitemap' || isListingPage((await crawls.get(item.crawlId)).record.config, item.url)) return true;
+    }
+    return false;
+  }
+
+  async function inOrder(items: readonly ParseDocumentInput[]): Promise<PromiseSettledResult<ParseDocumentResult>[]> {
+    const settled: PromiseSettledResult<ParseDocumentResult>[] = [];
+    for (const item of items) settled.push(...(await Promise.allSettled([parseDocument(item)])));
+    return settled;
   }
 
   return { parseDocument, parseBatch };
