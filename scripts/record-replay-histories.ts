@@ -30,7 +30,7 @@ await admin.query(`CREATE DATABASE ${database}`);
 await admin.end();
 const databaseUrl = stack.postgres.url.replace(/\/[^/]*$/, `/${database}`);
 
-const generated = generateWeb({ hosts: 2, pagesPerHost: 40, linksPerPage: 4, crossHostLinkRatio: 0.2, seed: 3, base: '127.29.0.1', robots: 'some-disallow' });
+const generated = generateWeb({ hosts: 2, pagesPerHost: 150, linksPerPage: 4, crossHostLinkRatio: 0.2, seed: 3, base: '127.29.0.1', robots: 'some-disallow' });
 const web = await startTestWeb(generated.spec);
 const taskQueue = `record-${Date.now()}`;
 const worker = await createCrawlerWorker({ temporal: stack.temporal, databaseUrl, s3: stack.s3, dataDir, taskQueue, logLevel: 'INFO' });
@@ -46,6 +46,7 @@ const input: CrawlWorkflowInput = {
   config: resolveCrawlConfig({ allowPrivateNetworks: true, minHostDelayMs: 30, maxDepth: 50, scope: { mode: 'any', allowPrefixes: [], denyPrefixes: [] } }),
   options: { tickIntervalMs: 300 },
 };
+const recordingStartedAt = new Date();
 const handle = await worker.client.workflow.start('crawlWorkflow', { workflowId: crawlWorkflowId(crawlId), taskQueue, args: [input] });
 await new Promise((resolve) => setTimeout(resolve, 3000));
 await handle.signal(pauseCrawlSignal);
@@ -72,7 +73,10 @@ async function save(name: string, workflowId: string, runId: string): Promise<vo
 await save('crawl-workflow', crawlWorkflowId(crawlId), (await handle.describe()).runId);
 const host = new URL(firstSeed!).hostname;
 const runs = [];
-for await (const execution of worker.client.workflow.list({ query: `WorkflowId = '${hostWorkflowId(host)}'` })) runs.push(execution);
+// The stack's data folder outlives a recording, and host workflows keep their id: only this crawl's runs.
+for await (const execution of worker.client.workflow.list({ query: `WorkflowId = '${hostWorkflowId(host)}'` })) {
+  if (execution.startTime >= recordingStartedAt) runs.push(execution);
+}
 runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
 const continued = runs.filter((run) => run.status.name === 'CONTINUED_AS_NEW');
 if (continued.length < 2) throw new Error(`expected the host workflow to continue-as-new at least twice, saw ${continued.length}: raise the page count`);
