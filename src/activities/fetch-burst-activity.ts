@@ -41,14 +41,13 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
     let politeness: HostPolitenessState = input.politeness;
     let requestsStarted = 0;
     const outcomes: FetchBurstOutcome[] = [];
+    // A failure, stale robots rules or a long wait ends the burst: the rest go back untried.
+    let ended = false;
 
     for (const item of input.items) {
-      if (outcomes.some((outcome) => outcome.kind !== 'done' || outcome.result.kind === 'robots-stale')) {
-        outcomes.push({ kind: 'not-attempted' });
-        continue;
-      }
-      const waitMs = burstWaitMs(politeness, input.policy, deps.now(), input.limits);
+      const waitMs = ended ? undefined : burstWaitMs(politeness, input.policy, deps.now(), input.limits);
       if (waitMs === undefined) {
+        ended = true;
         outcomes.push({ kind: 'not-attempted' });
         continue;
       }
@@ -78,6 +77,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
       if (hostOutcome.kind !== 'not-sent') requestsStarted += 1;
       politeness = applyHostOutcome(politeness, hostOutcome, input.policy, Math.random);
       outcomes.push(outcome);
+      ended = outcome.kind === 'failed' || outcome.result.kind === 'robots-stale';
     }
     return { outcomes, politeness, requestsStarted };
   }

@@ -436,7 +436,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     state.adoptBurstPoliteness(result.politeness, result.requestsStarted);
     const nowMs = Date.now();
     // A burst that could not start its first URL hands them all back; fetched one by one, they cannot loop.
-    const handBack = result.outcomes[0]?.kind !== 'done' && result.outcomes[0]?.kind !== 'failed';
+    const handBack = (result.outcomes[0] ?? { kind: 'not-attempted' }).kind === 'not-attempted';
     const requeued: HostWorkItem[] = [];
     const finishing: Promise<void>[] = [];
     const toParse: FetchedItem[] = [];
