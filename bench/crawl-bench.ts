@@ -7,6 +7,7 @@
 //   npm run bench -- --scenario 10000x2        ours on 10,000 hosts x 2 pages
 //   npm run bench -- --scenario compare        ours and Crawlee on 200 hosts x 25 pages
 //   options: --json (use `npm run -s bench -- --json`: npm's banner goes to stdout)  --delay-ms 250  --max-in-flight 200  --profile (worker CPU profile)
+//            --split-worker (a 'workflows' and an 'activities' worker process instead of one 'all')
 //            --fresh-stack  --keep-stack  --data-dir DIR  --timeout-s 1800
 //            --max-concurrent-activities N  --max-cached-workflows N (worker flags)
 //            --hosts N --pages-per-host N (resize the scenario's web, e.g. for a quick try)
@@ -63,6 +64,7 @@ const { values } = parseArgs({
     'max-in-flight': { type: 'string', default: '200' },
     'max-concurrent-activities': { type: 'string' },
     'max-cached-workflows': { type: 'string' },
+    'split-worker': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'fresh-stack': { type: 'boolean', default: false },
     'keep-stack': { type: 'boolean', default: false },
@@ -152,6 +154,7 @@ async function runScenario(stack: BenchStack, scenario: Scenario): Promise<Scena
             maxInFlight,
             ...(maxConcurrentActivities === undefined ? {} : { maxConcurrentActivities }),
             ...(maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows }),
+            splitWorker: values['split-worker'] === true,
             cpuProfile: values.profile === true,
             maxHistoriesRead: 300,
             timeoutMs,

@@ -27,6 +27,8 @@ export interface OurCrawlOptions {
   /** Worker flags (`crawler worker --max-concurrent-activities N --max-cached-workflows N`); undefined: its defaults. */
   maxConcurrentActivities?: number;
   maxCachedWorkflows?: number;
+  /** Run `crawler worker --role workflows` and `--role activities` instead of one `--role all` worker. */
+  splitWorker: boolean;
   /** Write a V8 CPU profile of the worker and summarize it. */
   cpuProfile: boolean;
   /** Host histories read for activity timings. */
@@ -113,20 +115,25 @@ export async function runOurCrawl(stack: BenchStack, options: OurCrawlOptions, a
     ...(options.maxCachedWorkflows === undefined ? [] : ['--max-cached-workflows', String(options.maxCachedWorkflows)]),
   ];
   const nodeArgs = options.cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  options.log(`${options.label}: starting a worker on task queue ${taskQueue}`);
-  const worker = startWorker(crawlerEnv(stack, databaseUrl, s3), workerArgs, nodeArgs, logFile);
+  const roles = options.splitWorker ? ['activities', 'workflows'] : ['all'];
+  options.log(`${options.label}: starting ${roles.length === 1 ? 'a worker' : 'workflow and activity workers'} on task queue ${taskQueue}`);
+  // The first is the one profiled and whose log is read: activities do the crawl's own work.
+  const workers = roles.map((role, i) =>
+    startWorker(crawlerEnv(stack, databaseUrl, s3), [...workerArgs, '--role', role], i === 0 ? nodeArgs : [], i === 0 ? logFile : logFile.replace(/\.log$/, `-${role}.log`)),
+  );
+  const worker = workers[0]!;
   const connection = await Connection.connect({ address: stack.endpoints.temporal.address });
   const client = new Client({ connection, namespace: stack.endpoints.temporal.namespace });
   let activity: ActivitySampler | undefined;
   try {
     const leftovers = await terminateBenchWorkflows(client, 'bench-', 'left by an earlier benchmark run');
     if (leftovers > 0) options.log(`${options.label}: terminated ${leftovers} workflows an earlier benchmark run left running`);
-    await worker.ready;
+    await Promise.all(workers.map((w) => w.ready));
     if (stack.statementStats) await resetStatementStats(databaseUrl);
     activity = new ActivitySampler(stack.endpoints.postgres.url, new URL(databaseUrl).pathname.slice(1));
     await activity.start();
     const sampler = new ProcessSampler();
-    sampler.track([{ name: 'worker', pid: worker.child.pid ?? 0 }, ...alsoTrack]);
+    sampler.track([{ name: 'worker', pid: worker.child.pid ?? 0, morePids: workers.slice(1).map((w) => w.child.pid ?? 0) }, ...alsoTrack]);
     sampler.start();
 
     const crawlId = `bench-${options.label}-${stamp}`;
@@ -181,7 +188,7 @@ export async function runOurCrawl(stack: BenchStack, options: OurCrawlOptions, a
     const postgres = await postgresFigures(databaseUrl, summary.pagesFetched, stack.statementStats);
     postgres.activity = activityFigures;
 
-    await stopWorker(worker.child);
+    await Promise.all(workers.map((w) => stopWorker(w.child)));
     const profileFile = existsSync(profileDir) ? readdirSync(profileDir).find((file) => file.endsWith('.cpuprofile')) : undefined;
     const workerProfile = profileFile ? summarizeCpuProfile(join(profileDir, profileFile)) : undefined;
     return {
@@ -199,7 +206,7 @@ export async function runOurCrawl(stack: BenchStack, options: OurCrawlOptions, a
   } finally {
     await activity?.stop().catch(() => undefined);
     await terminateBenchWorkflows(client, taskQueue, 'benchmark run ended').catch(() => undefined);
-    await stopWorker(worker.child);
+    await Promise.all(workers.map((w) => stopWorker(w.child)));
     await connection.close();
   }
 }

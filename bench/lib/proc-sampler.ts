@@ -8,6 +8,8 @@ export interface TrackedProcess {
   pid: number;
   /** Count the process's descendants too (Postgres forks a backend per connection). Default false. */
   tree?: boolean;
+  /** Other processes counted under the same name (a worker split into workflow and activity processes). */
+  morePids?: readonly number[];
 }
 
 export interface ProcessFigures {
@@ -120,7 +122,7 @@ export class ProcessSampler {
         processes: acc.processes,
         peakRssMb: Math.round(acc.peakRssKb / 1024),
         peakPssMb: Math.round(acc.peakPssKb / 1024),
-        hwmMb: Math.round(statusKb(acc.tracked.pid, 'VmHWM') / 1024),
+        hwmMb: Math.round(Math.max(...[acc.tracked.pid, ...(acc.tracked.morePids ?? [])].map((pid) => statusKb(pid, 'VmHWM'))) / 1024),
         cpuSeconds: Math.round((ticks / CLOCK_TICKS_PER_SECOND) * 10) / 10,
       };
     });
@@ -129,7 +131,7 @@ export class ProcessSampler {
   private sample(first: boolean): void {
     const parents = this.accumulators.some((acc) => acc.tracked.tree) ? parentMap() : new Map<number, number>();
     for (const acc of this.accumulators) {
-      const pids = acc.tracked.tree ? treeOf(acc.tracked.pid, parents) : [acc.tracked.pid];
+      const pids = acc.tracked.tree ? treeOf(acc.tracked.pid, parents) : [acc.tracked.pid, ...(acc.tracked.morePids ?? [])];
       let rss = 0;
       let pss = 0;
       for (const pid of pids) {

@@ -33,7 +33,16 @@ export interface CrawlerWorkerOptions {
   dataDir: string;
   /** Worker log level, for the whole process (Temporal's runtime is installed once). Default 'WARN'. */
   logLevel?: LogLevel;
+  /**
+   * What this process polls for. Default 'all'. Workflow activations are handled on the process's
+   * main thread, the same thread activities parse pages on, so under load a host's next step waits
+   * behind other hosts' parsing: run one 'workflows' process beside 'activities' processes then.
+   */
+  role?: WorkerRole;
 }
+
+export type WorkerRole = 'all' | 'workflows' | 'activities';
+export const WORKER_ROLES: readonly WorkerRole[] = ['all', 'workflows', 'activities'];
 
 let runtimeInstalled = false;
 
@@ -81,16 +90,17 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
     now: Date.now,
   });
 
+  const role = options.role ?? 'all';
   const worker = await Worker.create({
     connection: nativeConnection,
     namespace: options.temporal.namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
-    workflowBundle: await loadWorkflowBundle(path.join(options.dataDir, 'cache')),
-    activities,
     identity,
-    maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 100,
-    maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
     shutdownGraceTime: '10s',
+    ...(role === 'activities'
+      ? {}
+      : { workflowBundle: await loadWorkflowBundle(path.join(options.dataDir, 'cache')), maxCachedWorkflows: options.maxCachedWorkflows ?? 1000 }),
+    ...(role === 'workflows' ? {} : { activities, maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 100 }),
   });
 
   let closed = false;

@@ -1,19 +1,30 @@
-import { createCrawlerWorker } from '../../workers/crawler-worker.js';
+import { createCrawlerWorker, WORKER_ROLES, type WorkerRole } from '../../workers/crawler-worker.js';
+import { CliError } from '../cli-error.js';
 import { DEFAULT_TASK_QUEUE } from '../../workflows/messages.js';
 import { dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
 import { connectServices } from '../services.js';
 
-export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concurrent-activities N] [--max-cached-workflows N] [--data-dir DIR]
+export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concurrent-activities N] [--max-cached-workflows N] [--role all|workflows|activities] [--data-dir DIR]
 
 Runs a worker against the configured services (TEMPORAL_ADDRESS, DATABASE_URL, S3_* or the local
-stack of the data folder) until SIGINT or SIGTERM. Run more of them to scale out.`;
+stack of the data folder) until SIGINT or SIGTERM. Run more of them to scale out.
+
+--role workflows|activities splits a worker in two processes: workflow activations run on a
+process's main thread, so in an 'all' worker a host's next step waits behind page parsing.`;
+
+function roleOption(value: string | undefined): WorkerRole {
+  if (value === undefined) return 'all';
+  if ((WORKER_ROLES as readonly string[]).includes(value)) return value as WorkerRole;
+  throw new CliError(`--role '${value}' is not a worker role: use one of ${WORKER_ROLES.join(', ')}`, 2);
+}
 
 export async function workerCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(
     argv,
-    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' } },
+    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, role: { type: 'string' } },
     workerUsage,
   );
+  const role = roleOption(values.role);
   const dataDir = defaultDataDir(values['data-dir']);
   const endpoints = await connectServices({ dataDir, start: false });
   const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
@@ -25,13 +36,14 @@ export async function workerCommand(argv: string[]): Promise<number> {
     s3: endpoints.s3,
     dataDir,
     taskQueue,
+    role,
     ...(maxConcurrentActivities !== undefined ? { maxConcurrentActivities } : {}),
     ...(maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {}),
   });
   const stop = (): void => void worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  process.stderr.write(`worker ${process.pid} polling task queue '${taskQueue}' on ${endpoints.temporal.address}\n`);
+  process.stderr.write(`worker ${process.pid} (${role}) polling task queue '${taskQueue}' on ${endpoints.temporal.address}\n`);
   await worker.run();
   return 0;
 }
