@@ -95,6 +95,8 @@ export interface ClaimHostWorkInput {
   paused: boolean;
   delayOverrideMs: number | null;
   taskQueue: string;
+  /** Recovers the claim a failed fetch burst made under this token; default: a token of this call. */
+  claimToken?: string;
 }
 export interface ClaimHostWorkResult {
   items: HostWorkItem[];
@@ -168,6 +170,17 @@ export interface FetchBurstInput {
   politeness: HostPolitenessState;
   policy: HostPolitenessPolicy;
   limits: FetchBurstLimits;
+  /**
+   * Refill the host's back queue while the burst runs (one activity instead of a claim of its
+   * own). The workflow names the claim, so it can recover what was claimed if the burst fails.
+   */
+  claim?: BurstClaim;
+}
+
+export interface BurstClaim {
+  maxItems: number;
+  /** Unique per claim and stable across retries: a repeated claim returns what the first took. */
+  claimToken: string;
 }
 
 /** One URL's end in a burst, in the order of the burst's items. */
@@ -188,6 +201,8 @@ export interface FetchBurstResult {
   politeness: HostPolitenessState;
   /** Requests the burst started, robots verdicts and redeliveries not counted. */
   requestsStarted: number;
+  /** What the burst's claim took; absent when the claim failed (the workflow recovers it by its token). */
+  claimed?: HostWorkItem[];
 }
 
 /** What a typed fetch failure carries to the workflow in ApplicationFailure details. */

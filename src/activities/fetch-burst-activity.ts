@@ -1,7 +1,7 @@
 /**
  * A fetch burst: a few URLs of one host fetched in sequence by one activity. For hosts with short
  * delays this pays the activity, timer and workflow tasks of the one-URL path once per burst
- * instead of once per URL. Parsing is not done here: it would hold the host's slot through
+ * instead of once per URL; it can also claim the host's next URLs. Parsing is not done here: it would hold the host's slot through
  * Postgres waits; the workflow hands the burst's bodies to one parseBatch beside the next burst.
  *
  * Politeness is the workflow's arithmetic, run here: a request starts only when canStartFetch
@@ -10,7 +10,7 @@
  * A retried burst (a crashed worker) starts after the retry interval, which is longer than any
  * wait a burst makes, and finds its finished URLs answered from their fetch records.
  */
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { msToNumber } from '@temporalio/common';
 import {
   applyHostOutcome,
@@ -21,7 +21,8 @@ import {
   type HostOutcome,
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
-import type { FetchBurstInput, FetchBurstOutcome, FetchBurstResult, FetchFailureDetails } from './contracts.js';
+import { claimHostWork } from '../storage/postgres/frontier-repository.js';
+import type { FetchBurstInput, FetchBurstOutcome, FetchBurstResult, FetchFailureDetails, HostWorkItem } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
 import type { UrlFetcher } from './fetch-activity.js';
 
@@ -43,6 +44,8 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
     const outcomes: FetchBurstOutcome[] = [];
     // A failure, stale robots rules or a long wait ends the burst: the rest go back untried.
     let ended = false;
+    // The host's next URLs are claimed beside the requests; the claim waits on Postgres, not the host.
+    const claimed = input.claim ? claimBeside(input.host, input.claim) : undefined;
 
     for (const item of input.items) {
       const waitMs = ended ? undefined : burstWaitMs(politeness, input.policy, deps.now(), input.limits);
@@ -51,8 +54,9 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
         outcomes.push({ kind: 'not-attempted' });
         continue;
       }
-      // After the first request, every start waits the delay plus a margin (the first was timed by the workflow).
-      if (outcomes.length > 0) await context.sleep(waitMs + TIMER_MARGIN_MS);
+      // Every start waits the delay plus a margin; the workflow may start a burst before the host's
+      // next fetch time (it then needs no timer), so the first may wait too.
+      if (outcomes.length > 0 || waitMs > 0) await context.sleep(waitMs + TIMER_MARGIN_MS);
       context.heartbeat();
 
       politeness = onFetchStarted(politeness, deps.now());
@@ -79,7 +83,16 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
       outcomes.push(outcome);
       ended = outcome.kind === 'failed' || outcome.result.kind === 'robots-stale';
     }
-    return { outcomes, politeness, requestsStarted };
+    const claimedItems = claimed === undefined ? undefined : await claimed;
+    return { outcomes, politeness, requestsStarted, ...(claimedItems === undefined ? {} : { claimed: claimedItems }) };
+  }
+
+  /** A failed claim is reported by its absence, not thrown: the requests' outcomes must reach the workflow. */
+  function claimBeside(host: string, claim: NonNullable<FetchBurstInput['claim']>): Promise<HostWorkItem[] | undefined> {
+    return claimHostWork(deps.pool, { host, maxItems: claim.maxItems, claimToken: claim.claimToken, random: Math.random }).catch((error: unknown) => {
+      log.warn('claim beside a fetch burst failed; the host workflow recovers it by its token', { host, error: String(error) });
+      return undefined;
+    });
   }
 
   return { fetchBurst };

@@ -24,7 +24,7 @@ export function createHostActivities(deps: ActivityDeps) {
     const items = await claimFromFrontier(deps.pool, {
       host: input.host,
       maxItems: input.maxItems,
-      claimToken: activityCallToken(),
+      claimToken: input.claimToken ?? activityCallToken(),
       random: Math.random,
     });
     const host = await getHostRecord(deps.pool, input.host);

@@ -158,16 +158,32 @@ export class HostQueue {
    * its own, under its failure type's policy) of the same crawl, as fetchBurstSize allows for the
    * host's policy. 1: fetch `first` on its own: a retry, or a circuit not closed (its probe goes alone).
    */
-  fetchBurstSizeWith(first: HostWorkItem, nowMs: number, limits: FetchBurstLimits): number {
+  fetchBurstSizeWith(first: HostWorkItem, nowMs: number, limits: FetchBurstLimits, behind: readonly HostWorkItem[] = this.queue): number {
     if (first.notBeforeMs !== undefined) return 1;
     const policy = this.policyFor(first);
     if (circuitStateAt(this.politenessAt(nowMs), policy, nowMs) !== 'closed') return 1;
     let ready = 1;
-    for (const item of this.queue) {
+    for (const item of behind) {
       if (item.notBeforeMs !== undefined || item.crawlId !== first.crawlId) break;
       ready += 1;
     }
     return fetchBurstSize(policy, ready, limits);
+  }
+
+  /**
+   * When a burst led by the queue's first URL may start, if not now but within the burst's wait
+   * limit: the host's next fetch time, when a burst of at least two URLs could start then (not
+   * paused, its slot free, circuit closed, robots rules still fresh). Started now, the burst's
+   * activity waits out the rest, so no timer and no workflow task stand between two bursts.
+   */
+  earlyBurstStartAtMs(nowMs: number, limits: FetchBurstLimits): number | undefined {
+    const first = this.queue[0];
+    if (this.paused || first === undefined) return undefined;
+    const politeness = this.politenessAt(nowMs);
+    const startAtMs = nextFetchAtMs(politeness, nowMs);
+    if (startAtMs <= nowMs || startAtMs - nowMs > limits.maxHostDelayMs) return undefined;
+    if (!canStartFetch(politeness, this.policyFor(first), startAtMs) || !this.robotsFresh(first.origin, startAtMs)) return undefined;
+    return this.fetchBurstSizeWith(first, startAtMs, limits, this.queue.slice(1)) > 1 ? startAtMs : undefined;
   }
 
   /** The burst's own politeness arithmetic replaces ours: it ran every request the burst made. */

@@ -20,6 +20,7 @@ import {
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
 import type {
+  BurstClaim,
   FetchBurstResult,
   FetchFailureDetails,
   FetchUrlResult,
@@ -83,6 +84,12 @@ const SETTLES_HOLD_THE_RUN_PATCH = 'settles-hold-continue-as-new-and-release';
  * Added after the committed histories, which fetch one URL per activity.
  */
 const FETCH_BURSTS_PATCH = 'fetch-bursts-for-short-delays';
+/**
+ * A burst starts as soon as the previous one reports, its activity waiting out the host's delay,
+ * and it claims the host's next URLs itself: between two bursts there is one workflow task and no
+ * timer or claim activity. Added after the histories with bursts were recorded.
+ */
+const PIPELINED_BURSTS_PATCH = 'pipelined-fetch-bursts';
 
 // Store activities take milliseconds; the timeout is how long a crashed worker's task waits
 // before another worker retries it.
@@ -185,6 +192,11 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > 8000 || signalsThisRun > 4000;
 
   let claimExhausted = false;
+  /** A fetch burst in flight is refilling the back queue: the loop does not claim beside it. */
+  let claimRiding = false;
+  let burstClaims = 0;
+  /** A burst started before the host's next fetch time is under way: wait for it, not for a timer. */
+  let earlyBurstInFlight = false;
   // A failure no activity retry could absorb (the store unreachable for many minutes): fail
   // the run visibly rather than leave a workflow that looks alive and does nothing.
   let fatal: unknown;
@@ -216,7 +228,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     }
 
     // Refill the back queue from the front queues when it runs low (Mercator).
-    if (state.queue.length <= 1 && !claimExhausted) {
+    if (state.queue.length <= 1 && !claimExhausted && !claimRiding) {
       const claim = await storeActivities.claimHostWork({
         host: state.host,
         maxItems: claimSize(state.policyFor(state.queue[0]).minDelayMs),
@@ -272,14 +284,20 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         continue;
       }
     }
+    // A burst due within its own wait limit starts now; its activity waits out the rest.
+    let earlyBurstAtMs: number | undefined;
     if (!state.canStartAt(nowMs)) {
+      earlyBurstAtMs = state.earlyBurstStartAtMs(nowMs, DEFAULT_FETCH_BURST_LIMITS);
+      if (earlyBurstAtMs !== undefined && !patched(PIPELINED_BURSTS_PATCH)) earlyBurstAtMs = undefined;
+    }
+    if (!state.canStartAt(nowMs) && earlyBurstAtMs === undefined) {
       const outcomesBefore = state.outcomes;
       changed = false;
       const nextFetchAtMs = state.nextFetchAtMs(nowMs);
       if (state.paused) {
         await condition(() => changed);
-      } else if (nextFetchAtMs <= nowMs) {
-        // The time has come but every slot is taken: wait for a request to finish.
+      } else if (nextFetchAtMs <= nowMs || earlyBurstInFlight) {
+        // The time has come (or a burst waits it out) but every slot is taken: wait for a request to finish.
         await condition(() => changed || state.outcomes !== outcomesBefore);
       } else {
         await condition(() => changed, nextFetchAtMs - nowMs);
@@ -305,13 +323,27 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     }
 
     // A short delay: this URL and the ready ones behind it go in one activity.
-    const burstSize = state.fetchBurstSizeWith(item, nowMs, DEFAULT_FETCH_BURST_LIMITS);
+    const burstSize = state.fetchBurstSizeWith(item, earlyBurstAtMs ?? nowMs, DEFAULT_FETCH_BURST_LIMITS);
+    if (earlyBurstAtMs !== undefined && burstSize <= 1) {
+      // Not reachable (the same test chose the early start); never fetch one URL before its time.
+      state.requeueFront(item);
+      changed = false;
+      await condition(() => changed, earlyBurstAtMs - nowMs);
+      continue;
+    }
     if (burstSize > 1 && patched(FETCH_BURSTS_PATCH)) {
       const items = [item, ...state.queue.splice(0, burstSize - 1)];
       const before = state.politenessAt(nowMs);
+      let claim: BurstClaim | undefined;
+      if (state.queue.length <= 1 && !claimExhausted && patched(PIPELINED_BURSTS_PATCH)) {
+        burstClaims += 1;
+        claim = { maxItems: claimSize(state.policyFor(item).minDelayMs), claimToken: `${workflowInfo().workflowId}/${workflowInfo().runId}/burst-claim/${burstClaims}` };
+        claimRiding = true;
+      }
       // The burst holds the host's one slot until it reports back.
       state.noteRequestStarted(nowMs, item);
-      track(processBurst(items, before));
+      earlyBurstInFlight = earlyBurstAtMs !== undefined;
+      track(processBurst(items, before, claim));
       continue;
     }
 
@@ -411,7 +443,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
    * retries at the activity layer goes back with its delay and is retried on its own (priorAttempts
    * 1, so the fetch activity counts on from 2).
    */
-  async function processBurst(items: HostWorkItem[], politeness: HostPolitenessState): Promise<void> {
+  async function processBurst(items: HostWorkItem[], politeness: HostPolitenessState, claim: BurstClaim | undefined): Promise<void> {
     const policy = state.policyFor(items[0]);
     let result: FetchBurstResult;
     try {
@@ -421,8 +453,11 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         politeness,
         policy,
         limits: DEFAULT_FETCH_BURST_LIMITS,
+        ...(claim ? { claim } : {}),
       });
     } catch (error) {
+      earlyBurstInFlight = false;
+      if (claim) await takeBurstClaim(claim, undefined);
       // Fetch failures come back as outcomes; this is the burst itself failing every retry. Its
       // URLs go back, each to be fetched on its own (a set notBeforeMs keeps them out of bursts).
       // Its last request may have ended just before it failed: the next waits a full delay from now.
@@ -433,6 +468,9 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       state.requeueFrontAll(items.map((item) => ({ ...item, notBeforeMs: nowMs })));
       return;
     }
+    earlyBurstInFlight = false;
+    // Before the slot is given back: a claim recovered by an activity must not leave the loop idle with none riding.
+    if (claim) await takeBurstClaim(claim, result.claimed);
     state.adoptBurstPoliteness(result.politeness, result.requestsStarted);
     const nowMs = Date.now();
     // A burst that could not start its first URL hands them all back; fetched one by one, they cannot loop.
@@ -460,6 +498,30 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     state.requeueFrontAll(requeued);
     if (toParse.length > 0) finishing.push(parseTogether(toParse));
     await Promise.all(finishing);
+  }
+
+  /**
+   * The URLs a burst claimed join the back of the queue; a claim the burst could not report (it
+   * failed, or the burst did) is recovered by its token, so nothing it dispatched is stranded.
+   */
+  async function takeBurstClaim(claim: BurstClaim, claimed: HostWorkItem[] | undefined): Promise<void> {
+    const items =
+      claimed ??
+      (
+        await storeActivities.claimHostWork({
+          host: state.host,
+          maxItems: claim.maxItems,
+          releaseIfEmpty: false,
+          politeness: state.politeness,
+          paused: state.paused,
+          delayOverrideMs: state.delayOverrideMs,
+          taskQueue,
+          claimToken: claim.claimToken,
+        })
+      ).items;
+    state.queue.push(...items);
+    claimExhausted = items.length === 0;
+    claimRiding = false;
   }
 
   /** A burst's bodies in one parseBatch; any it could not parse (or all, if it failed) go to parseDocument one by one. */

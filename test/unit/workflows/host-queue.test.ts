@@ -94,6 +94,54 @@ describe('HostQueue', () => {
       expect(tripped.fetchBurstSizeWith(item(), T0, limits)).toBe(3);
     });
 
+    describe('an early burst start (the activity waits out the host delay)', () => {
+      // Two first tries queued, robots fresh, the last request ended at T0 with a 500 ms delay.
+      const waiting = (...items: HostWorkItem[]): HostQueue => {
+        const queue = fresh(...items);
+        queue.robotsFreshUntilMs = { 'http://h.example': T0 + 60_000 };
+        queue.politeness = { ...queue.politenessAt(T0), nextFetchAtMs: T0 + 500 };
+        return queue;
+      };
+
+      it("starts at the host's next fetch time when that is within the burst's wait limit", () => {
+        expect(waiting(item(), item()).earlyBurstStartAtMs(T0, limits)).toBe(T0 + 500);
+        expect(waiting(item(), item()).earlyBurstStartAtMs(T0 - 500, limits)).toBe(T0 + 500);
+        expect(waiting(item(), item()).earlyBurstStartAtMs(T0 - 501, limits)).toBeUndefined();
+      });
+
+      it('never when a request may start now: the usual path takes it', () => {
+        expect(waiting(item(), item()).earlyBurstStartAtMs(T0 + 500, limits)).toBeUndefined();
+        expect(waiting(item(), item()).earlyBurstStartAtMs(T0 + 900, limits)).toBeUndefined();
+      });
+
+      it('never for one URL, a retry first, another crawl behind, a paused host, or an empty queue', () => {
+        expect(waiting(item()).earlyBurstStartAtMs(T0, limits)).toBeUndefined();
+        expect(waiting(item({ notBeforeMs: T0 }), item()).earlyBurstStartAtMs(T0, limits)).toBeUndefined();
+        expect(waiting(item(), item({ crawlId: 'other' })).earlyBurstStartAtMs(T0, limits)).toBeUndefined();
+        const paused = waiting(item(), item());
+        paused.paused = true;
+        expect(paused.earlyBurstStartAtMs(T0, limits)).toBeUndefined();
+        expect(waiting().earlyBurstStartAtMs(T0, limits)).toBeUndefined();
+      });
+
+      it('never with the slot taken, robots rules going stale before the start, a long delay, or a circuit not closed at the start', () => {
+        const busy = waiting(item(), item());
+        busy.noteRequestStarted(T0, item());
+        expect(busy.earlyBurstStartAtMs(T0, limits)).toBeUndefined();
+        const stale = waiting(item(), item());
+        stale.robotsFreshUntilMs = { 'http://h.example': T0 + 500 };
+        expect(stale.earlyBurstStartAtMs(T0, limits)).toBeUndefined();
+        const slow = waiting(item({ minHostDelayMs: 2000 }), item({ minHostDelayMs: 2000 }));
+        expect(slow.earlyBurstStartAtMs(T0, limits)).toBeUndefined();
+        const retryAfter = waiting(item(), item());
+        retryAfter.politeness = { ...retryAfter.politenessAt(T0), retryAfterAtMs: T0 + 1500 };
+        expect(retryAfter.earlyBurstStartAtMs(T0, limits)).toBeUndefined();
+        const tripped = waiting(item(), item());
+        tripped.politeness = { ...tripped.politenessAt(T0), consecutiveFailures: 5, circuitOpenUntilMs: T0 + 400 };
+        expect(tripped.earlyBurstStartAtMs(T0, limits)).toBeUndefined();
+      });
+    });
+
     it("adopts the burst's politeness state, counts its requests, defers the next fetch, and requeues in order at the front", () => {
       const queue = fresh(item({ url: 'http://h.example/later' }));
       queue.noteRequestStarted(T0, item());
