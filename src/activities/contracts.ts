@@ -175,6 +175,8 @@ export interface FetchBurstInput {
    * own). The workflow names the claim, so it can recover what was claimed if the burst fails.
    */
   claim?: BurstClaim;
+  /** Bodies of the host's previous burst, parsed beside this burst's requests (as parseBatch would). */
+  parse?: ParseDocumentInput[];
 }
 
 export interface BurstClaim {
@@ -203,6 +205,8 @@ export interface FetchBurstResult {
   requestsStarted: number;
   /** What the burst's claim took; absent when the claim failed (the workflow recovers it by its token). */
   claimed?: HostWorkItem[];
+  /** One per `parse` body, in order: parsed (and settled), or why not (the workflow hands it to parseDocument). */
+  parseOutcomes?: ParseBatchOutcome[];
 }
 
 /** What a typed fetch failure carries to the workflow in ApplicationFailure details. */

@@ -1,8 +1,9 @@
 /**
  * A fetch burst: a few URLs of one host fetched in sequence by one activity. For hosts with short
  * delays this pays the activity, timer and workflow tasks of the one-URL path once per burst
- * instead of once per URL; it can also claim the host's next URLs. Parsing is not done here: it would hold the host's slot through
- * Postgres waits; the workflow hands the burst's bodies to one parseBatch beside the next burst.
+ * instead of once per URL; it can also claim the host's next URLs. A burst does not parse its own
+ * bodies (that would hold the host's slot through Postgres waits): the workflow hands them to the
+ * next burst, which parses them beside its requests, or to one parseBatch when no burst follows.
  *
  * Politeness is the workflow's arithmetic, run here: a request starts only when canStartFetch
  * allows, and every outcome goes through applyHostOutcome; the final state goes back to the host
@@ -22,7 +23,16 @@ import {
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
 import { claimHostWork } from '../storage/postgres/frontier-repository.js';
-import type { FetchBurstInput, FetchBurstOutcome, FetchBurstResult, FetchFailureDetails, HostWorkItem } from './contracts.js';
+import type {
+  FetchBurstInput,
+  FetchBurstOutcome,
+  FetchBurstResult,
+  FetchFailureDetails,
+  HostWorkItem,
+  ParseBatchInput,
+  ParseBatchOutcome,
+  ParseBatchResult,
+} from './contracts.js';
 import type { ActivityDeps } from './deps.js';
 import type { UrlFetcher } from './fetch-activity.js';
 
@@ -36,7 +46,7 @@ const TIMER_MARGIN_MS = 2;
 /** A burst's try of a URL is its first under the failure type's policy. */
 const BURST_ATTEMPT_NUMBER = 1;
 
-export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: UrlFetcher) {
+export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: UrlFetcher, parseBatch: (input: ParseBatchInput) => Promise<ParseBatchResult>) {
   async function fetchBurst(input: FetchBurstInput): Promise<FetchBurstResult> {
     const context = Context.current();
     let politeness: HostPolitenessState = input.politeness;
@@ -46,6 +56,8 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
     let ended = false;
     // The host's next URLs are claimed beside the requests; the claim waits on Postgres, not the host.
     const claimed = input.claim ? claimBeside(input.host, input.claim) : undefined;
+    // So are the previous burst's bodies: parsing never delays a request by more than its CPU time.
+    const parsed = input.parse && input.parse.length > 0 ? parseBeside(input.parse) : undefined;
 
     for (const item of input.items) {
       const waitMs = ended ? undefined : burstWaitMs(politeness, input.policy, deps.now(), input.limits);
@@ -84,7 +96,22 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
       ended = outcome.kind === 'failed' || outcome.result.kind === 'robots-stale';
     }
     const claimedItems = claimed === undefined ? undefined : await claimed;
-    return { outcomes, politeness, requestsStarted, ...(claimedItems === undefined ? {} : { claimed: claimedItems }) };
+    const parseOutcomes = parsed === undefined ? undefined : await parsed;
+    return {
+      outcomes,
+      politeness,
+      requestsStarted,
+      ...(claimedItems === undefined ? {} : { claimed: claimedItems }),
+      ...(parseOutcomes === undefined ? {} : { parseOutcomes }),
+    };
+  }
+
+  /** parseBatch reports each body's failure; a failure of the batch itself fails every body, not the burst. */
+  function parseBeside(items: ParseBatchInput['items']): Promise<ParseBatchOutcome[]> {
+    return parseBatch({ items }).then(
+      (result) => result.outcomes,
+      (error: unknown) => items.map((): ParseBatchOutcome => ({ ok: false, error: error instanceof Error ? error.message : String(error) })),
+    );
   }
 
   /** A failed claim is reported by its absence, not thrown: the requests' outcomes must reach the workflow. */

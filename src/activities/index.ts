@@ -18,13 +18,14 @@ export type { ActivityDeps } from './deps.js';
 export function createActivities(deps: ActivityDeps) {
   const crawls = new CrawlContextCache(deps.pool, deps.now);
   const fetchUrlAttempt = createUrlFetcher(deps, crawls);
+  const parseActivities = createParseActivities(deps, crawls);
   return {
     ...createCrawlActivities(deps),
     ...createHostActivities(deps),
     ...createRobotsActivities(deps, crawls),
     ...createFetchActivities(fetchUrlAttempt),
-    ...createFetchBurstActivities(deps, fetchUrlAttempt),
-    ...createParseActivities(deps, crawls),
+    ...createFetchBurstActivities(deps, fetchUrlAttempt, parseActivities.parseBatch),
+    ...parseActivities,
     ...createRecrawlActivities(deps),
     ...createSignalSweepActivities(deps),
   };

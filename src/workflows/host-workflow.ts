@@ -197,6 +197,20 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
   let burstClaims = 0;
   /** A burst started before the host's next fetch time is under way: wait for it, not for a timer. */
   let earlyBurstInFlight = false;
+  /**
+   * Bodies of the last burst, to be parsed beside the next burst's requests (one activity for
+   * both). Counted in pendingParses. The loop parses them on their own before anything that would
+   * make it wait, so they are only carried when the next burst starts at once.
+   */
+  const carriedParses: FetchedItem[] = [];
+  /** A burst that reported while the loop waited may have left bodies: the loop wakes to parse them. */
+  const carriedBodies = (): boolean => carriedParses.length > 0;
+  const flushCarriedParses = (): void => {
+    if (carriedParses.length === 0) return;
+    const batch = carriedParses.splice(0);
+    state.pendingParses -= batch.length;
+    track(parseTogether(batch));
+  };
   // A failure no activity retry could absorb (the store unreachable for many minutes): fail
   // the run visibly rather than leave a workflow that looks alive and does nothing.
   let fatal: unknown;
@@ -218,7 +232,8 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         await condition(allHandlersFinished);
         await continueAsNew<typeof hostWorkflow>({ host: state.host, taskQueue, carried: state.snapshotForNextRun() });
       }
-      await condition(() => quiet() || fatal !== undefined);
+      flushCarriedParses();
+      await condition(() => quiet() || fatal !== undefined || carriedBodies());
       continue;
     }
 
@@ -229,6 +244,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
 
     // Refill the back queue from the front queues when it runs low (Mercator).
     if (state.queue.length <= 1 && !claimExhausted && !claimRiding) {
+      flushCarriedParses();
       const claim = await storeActivities.claimHostWork({
         host: state.host,
         maxItems: claimSize(state.policyFor(state.queue[0]).minDelayMs),
@@ -260,7 +276,8 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       // Wait for in-flight work; once idle, the next claim may release the host. A host-level
       // retry (429, 5xx, robots) requeues its URL meanwhile: that must wake the loop too.
       const wakeOnRequeue = patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
-      if (!idle()) await condition(() => idle() || (wakeOnRequeue && state.queue.length > 0) || woken || fatal !== undefined);
+      flushCarriedParses();
+      if (!idle()) await condition(() => idle() || (wakeOnRequeue && state.queue.length > 0) || woken || fatal !== undefined || carriedBodies());
       claimExhausted = false;
       continue;
     }
@@ -271,6 +288,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       // fast with the hold's type, without a request, instead of waiting out the hold.
       const hold = state.holdAt(nowMs);
       if (hold !== undefined) {
+        flushCarriedParses();
         const held = state.queue.shift()!;
         const until = new Date(hold.untilMs).toISOString();
         await settle(held, { kind: 'failed', failureType: hold.reason, message: `host ${state.host} is held after ${hold.reason} until ${until}; no request sent`, stage: 'fetch', attempts: held.attempt + 1 });
@@ -279,8 +297,9 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       // A host-level retry waits for its own backoff while other URLs of the host may go first.
       const readyAtMs = state.promoteReady(nowMs);
       if (readyAtMs !== undefined && !state.paused) {
+        flushCarriedParses();
         changed = false;
-        await condition(() => changed, Math.max(1, readyAtMs - nowMs));
+        await condition(() => changed || carriedBodies(), Math.max(1, readyAtMs - nowMs));
         continue;
       }
     }
@@ -291,22 +310,24 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       if (earlyBurstAtMs !== undefined && !patched(PIPELINED_BURSTS_PATCH)) earlyBurstAtMs = undefined;
     }
     if (!state.canStartAt(nowMs) && earlyBurstAtMs === undefined) {
+      flushCarriedParses();
       const outcomesBefore = state.outcomes;
       changed = false;
       const nextFetchAtMs = state.nextFetchAtMs(nowMs);
       if (state.paused) {
-        await condition(() => changed);
+        await condition(() => changed || carriedBodies());
       } else if (nextFetchAtMs <= nowMs || earlyBurstInFlight) {
         // The time has come (or a burst waits it out) but every slot is taken: wait for a request to finish.
         await condition(() => changed || state.outcomes !== outcomesBefore);
       } else {
-        await condition(() => changed, nextFetchAtMs - nowMs);
+        await condition(() => changed || carriedBodies(), nextFetchAtMs - nowMs);
       }
       continue;
     }
 
     const item = state.queue.shift()!;
     if (state.quarantinedReason !== null) {
+      flushCarriedParses();
       await settle(item, { kind: 'failed', failureType: 'TlsCertificateError', message: state.quarantinedReason, stage: 'fetch', attempts: item.attempt + 1 });
       continue;
     }
@@ -314,6 +335,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     if (!state.robotsFresh(item.origin, nowMs)) {
       // robots.txt is a request to the host like any other: it takes a politeness slot.
       state.queue.unshift(item);
+      flushCarriedParses();
       const refreshed = await refreshRobots(item);
       // (A held host's URLs fail with the hold's type instead, at the top of the loop.)
       if (refreshed.policyKind === 'disallow-all' && patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH) && state.holdAt(Date.now()) === undefined) {
@@ -327,15 +349,17 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     if (earlyBurstAtMs !== undefined && burstSize <= 1) {
       // Not reachable (the same test chose the early start); never fetch one URL before its time.
       state.requeueFront(item);
+      flushCarriedParses();
       changed = false;
-      await condition(() => changed, earlyBurstAtMs - nowMs);
+      await condition(() => changed || carriedBodies(), earlyBurstAtMs - nowMs);
       continue;
     }
     if (burstSize > 1 && patched(FETCH_BURSTS_PATCH)) {
       const items = [item, ...state.queue.splice(0, burstSize - 1)];
       const before = state.politenessAt(nowMs);
+      const pipelined = patched(PIPELINED_BURSTS_PATCH);
       let claim: BurstClaim | undefined;
-      if (state.queue.length <= 1 && !claimExhausted && patched(PIPELINED_BURSTS_PATCH)) {
+      if (state.queue.length <= 1 && !claimExhausted && pipelined) {
         burstClaims += 1;
         claim = { maxItems: claimSize(state.policyFor(item).minDelayMs), claimToken: `${workflowInfo().workflowId}/${workflowInfo().runId}/burst-claim/${burstClaims}` };
         claimRiding = true;
@@ -343,9 +367,13 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       // The burst holds the host's one slot until it reports back.
       state.noteRequestStarted(nowMs, item);
       earlyBurstInFlight = earlyBurstAtMs !== undefined;
-      track(processBurst(items, before, claim));
+      const parsing = carriedParses.splice(0);
+      track(processBurst(items, before, { pipelined, claim, parsing }));
       continue;
     }
+
+    // One URL on its own: the carried bodies are parsed on their own too.
+    flushCarriedParses();
 
     // Several slots: space their starts by the host delay too (added after histories with one slot were recorded).
     const spaceStarts = state.policyFor(item).maxConcurrentFetches > 1 && patched('space-request-starts-by-host-delay');
@@ -443,7 +471,11 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
    * retries at the activity layer goes back with its delay and is retried on its own (priorAttempts
    * 1, so the fetch activity counts on from 2).
    */
-  async function processBurst(items: HostWorkItem[], politeness: HostPolitenessState, claim: BurstClaim | undefined): Promise<void> {
+  async function processBurst(
+    items: HostWorkItem[],
+    politeness: HostPolitenessState,
+    { pipelined, claim, parsing }: { pipelined: boolean; claim: BurstClaim | undefined; parsing: FetchedItem[] },
+  ): Promise<void> {
     const policy = state.policyFor(items[0]);
     let result: FetchBurstResult;
     try {
@@ -454,9 +486,13 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         policy,
         limits: DEFAULT_FETCH_BURST_LIMITS,
         ...(claim ? { claim } : {}),
+        ...(parsing.length > 0 ? { parse: parsing.map(({ item, fetched }) => parseInputOf(item, fetched)) } : {}),
       });
     } catch (error) {
       earlyBurstInFlight = false;
+      // The carried bodies are parsed on their own (each parse is idempotent, whatever the burst did).
+      state.pendingParses -= parsing.length;
+      track(parseTogether(parsing));
       if (claim) await takeBurstClaim(claim, undefined);
       // Fetch failures come back as outcomes; this is the burst itself failing every retry. Its
       // URLs go back, each to be fetched on its own (a set notBeforeMs keeps them out of bursts).
@@ -477,6 +513,11 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     const handBack = (result.outcomes[0] ?? { kind: 'not-attempted' }).kind === 'not-attempted';
     const requeued: HostWorkItem[] = [];
     const finishing: Promise<void>[] = [];
+    // Carried bodies the burst could not parse go to parseDocument and its poison budget.
+    state.pendingParses -= parsing.length;
+    parsing.forEach(({ item, fetched }, index) => {
+      if (result.parseOutcomes?.[index]?.ok !== true) finishing.push(parse(item, fetched));
+    });
     const toParse: FetchedItem[] = [];
     const enforced = patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
     items.forEach((item, index) => {
@@ -496,7 +537,12 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       }
     });
     state.requeueFrontAll(requeued);
-    if (toParse.length > 0) finishing.push(parseTogether(toParse));
+    if (pipelined) {
+      carriedParses.push(...toParse);
+      state.pendingParses += toParse.length;
+    } else if (toParse.length > 0) {
+      finishing.push(parseTogether(toParse));
+    }
     await Promise.all(finishing);
   }
 
@@ -526,6 +572,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
 
   /** A burst's bodies in one parseBatch; any it could not parse (or all, if it failed) go to parseDocument one by one. */
   async function parseTogether(batch: FetchedItem[]): Promise<void> {
+    if (batch.length === 0) return;
     if (batch.length === 1) return parse(batch[0]!.item, batch[0]!.fetched);
     let outcomes: ParseBatchOutcome[] = [];
     state.pendingParses += batch.length;

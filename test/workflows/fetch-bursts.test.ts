@@ -49,12 +49,15 @@ interface ScheduledActivities {
   singleFetches: FetchUrlInput[];
   parses: number;
   parseBatches: ParseBatchInput[];
+  claims: number;
+  /** Bursts scheduled before the host's next fetch time (their activity waited it out). */
+  earlyBursts: number;
 }
 
 async function scheduledActivities(client: Client, workflowId: string): Promise<ScheduledActivities> {
   const runs: WorkflowExecutionInfo[] = [];
   for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
-  const found: ScheduledActivities = { bursts: [], burstAttempts: [], singleFetches: [], parses: 0, parseBatches: [] };
+  const found: ScheduledActivities = { bursts: [], burstAttempts: [], singleFetches: [], parses: 0, parseBatches: [], claims: 0, earlyBursts: 0 };
   for (const run of runs) {
     const history = await client.workflow.getHandle(workflowId, run.runId).fetchHistory();
     const burstEventIds = new Set<string>();
@@ -68,9 +71,13 @@ async function scheduledActivities(client: Client, workflowId: string): Promise<
       const type = scheduled?.activityType?.name;
       const input = scheduled?.input?.payloads?.[0];
       if (type === 'fetchBurst') {
-        found.bursts.push(defaultPayloadConverter.fromPayload<FetchBurstInput>(input!));
+        const burst = defaultPayloadConverter.fromPayload<FetchBurstInput>(input!);
+        found.bursts.push(burst);
         burstEventIds.add(String(event.eventId));
+        const scheduledAtMs = Number(event.eventTime!.seconds) * 1000 + Math.floor((event.eventTime!.nanos ?? 0) / 1e6);
+        if (burst.politeness.nextFetchAtMs > scheduledAtMs) found.earlyBursts += 1;
       }
+      if (type === 'claimHostWork') found.claims += 1;
       if (type === 'fetchUrl') found.singleFetches.push(defaultPayloadConverter.fromPayload<FetchUrlInput>(input!));
       if (type === 'parseDocument') found.parses += 1;
       if (type === 'parseBatch') found.parseBatches.push(defaultPayloadConverter.fromPayload<ParseBatchInput>(input!));
@@ -110,7 +117,9 @@ describe('fetch bursts for a host with a short delay', () => {
     const inBursts = activities.bursts.flatMap((burst) => burst.items.map((item) => new URL(item.url).pathname));
     console.log(
       `[bursts] ${activities.bursts.length} bursts (${activities.bursts.map((burst, i) => `${activities.burstAttempts[i]}/${burst.items.length}`).join(', ')} URLs tried), ${activities.singleFetches.length} single fetches, ` +
-        `${activities.parseBatches.length} parse batches (${activities.parseBatches.map((batch) => batch.items.length).join(', ')} bodies), ${activities.parses} single parses for ${PAGES} pages`,
+        `${activities.parseBatches.length} parse batches (${activities.parseBatches.map((batch) => batch.items.length).join(', ')} bodies), ${activities.parses} single parses for ${PAGES} pages; ` +
+        `${activities.earlyBursts} bursts started early, ${activities.bursts.filter((burst) => burst.claim).length} claims in bursts and ${activities.claims} on their own, ` +
+        `bodies parsed beside bursts: ${activities.bursts.map((burst) => burst.parse?.length ?? 0).join(', ')}`,
     );
     expect(activities.bursts.length).toBeGreaterThanOrEqual(2);
     for (const burst of activities.bursts) {
@@ -127,13 +136,22 @@ describe('fetch bursts for a host with a short delay', () => {
     expect(triedInBursts).toBeGreaterThanOrEqual(PAGES / 2);
     expect(Math.max(...activities.burstAttempts)).toBeGreaterThanOrEqual(3);
     expect(activities.bursts.length + activities.singleFetches.length).toBeLessThan(PAGES * 0.75);
-    // A burst's bodies are parsed in one batch, so single parses come only with one-URL fetches
-    // (the retried and the held-back URLs) and with bursts that fetched one HTML body.
-    expect(activities.parseBatches.length).toBeGreaterThanOrEqual(1);
+    // A burst's bodies are parsed together: beside the next burst's requests when one follows at
+    // once, else in one parseBatch; single parses come only with one-URL fetches (the retried and
+    // the held-back URLs) and with bursts that fetched one HTML body.
+    const besideBursts = activities.bursts.flatMap((burst) => (burst.parse ?? []).map((item) => new URL(item.url).pathname));
     expect(activities.parseBatches.length + activities.parses).toBeLessThanOrEqual(activities.bursts.length + activities.singleFetches.length);
-    const batched = activities.parseBatches.flatMap((batch) => batch.items.map((item) => new URL(item.url).pathname));
+    const batched = [...activities.parseBatches.flatMap((batch) => batch.items.map((item) => new URL(item.url).pathname)), ...besideBursts];
     expect(new Set(batched).size).toBe(batched.length);
     expect(batched).not.toContain(PLAIN_PAGE);
+  });
+
+  it('refills the back queue inside bursts, each claim under its own token', () => {
+    const riding = activities.bursts.filter((burst) => burst.claim !== undefined);
+    expect(riding.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(riding.map((burst) => burst.claim!.claimToken)).size).toBe(riding.length);
+    // The first claim of the run is its own activity (it loads the host record); later ones ride when the queue runs low.
+    expect(activities.claims).toBeLessThan(activities.bursts.length + activities.singleFetches.length);
   });
 
   it('keeps the host delay between every two requests, bursts or not, and never overlaps them', () => {
@@ -180,5 +198,73 @@ describe('fetch bursts for a host with a short delay', () => {
     expect(next).toBeDefined();
     expect(next!.startedAtMs - throttled.finishedAtMs).toBeGreaterThanOrEqual(RETRY_AFTER_MS);
     expect(log.filter((entry) => entry.path === THROTTLED_PAGE).map((entry) => entry.status)).toEqual([429, 200]);
+  });
+});
+
+describe('pipelined fetch bursts on a host that answers every request', () => {
+  const CLEAN_HOST = '127.65.0.2';
+  const CLEAN_PAGES = 30;
+  // Long enough that a workflow task usually runs before the host is due, even on a loaded machine.
+  const CLEAN_DELAY_MS = 250;
+  let harness: Harness;
+  let web: TestWeb;
+  let activities: ScheduledActivities;
+  let log: RequestLogEntry[] = [];
+  const crawlId = 'wf-pipelined-bursts';
+
+  beforeAll(async () => {
+    web = await startTestWeb({
+      hosts: [
+        {
+          host: CLEAN_HOST,
+          robotsTxt: 'User-agent: *\nAllow: /\n',
+          pages: Array.from({ length: CLEAN_PAGES }, (_, i) => ({
+            path: pagePath(i),
+            body: `<!doctype html><html><head><title>${i}</title></head><body><p>Clean page ${i}: ${'ipsum '.repeat(i + 5)}</p></body></html>`,
+          })),
+        },
+      ],
+    });
+    harness = await createHarness('wf-pipelined-bursts');
+    await harness.startWorker();
+    const seeds = Array.from({ length: CLEAN_PAGES }, (_, i) => `http://${CLEAN_HOST}:${web.port}${pagePath(i)}`);
+    const summary = await harness.runCrawl({ crawlId, seeds, config: { minHostDelayMs: CLEAN_DELAY_MS, maxDepth: 0, politeness: { adaptiveFactor: 1 } } });
+    expect(summary.state).toBe('finished');
+    log = (requestsByHost(web.log()).get(CLEAN_HOST) ?? []).filter((entry) => entry.path !== '/robots.txt');
+    activities = await scheduledActivities(harness.client, hostWorkflowId(CLEAN_HOST));
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+    await web?.close();
+  });
+
+  it("parses most bodies beside the next burst's requests, and claims inside bursts", async () => {
+    const besideBursts = activities.bursts.flatMap((burst) => (burst.parse ?? []).map((item) => item.url));
+    const batched = activities.parseBatches.flatMap((batch) => batch.items.map((item) => item.url));
+    console.log(
+      `[pipelined] ${activities.bursts.length} bursts (${activities.bursts.map((burst) => burst.items.length).join(', ')} URLs), ${activities.earlyBursts} started early; ` +
+        `${besideBursts.length} bodies parsed beside bursts, ${batched.length} in ${activities.parseBatches.length} parse batches, ${activities.parses} single parses; ` +
+        `${activities.bursts.filter((burst) => burst.claim).length} claims in bursts, ${activities.claims} on their own`,
+    );
+    expect(activities.singleFetches).toEqual([]);
+    expect(besideBursts.length).toBeGreaterThanOrEqual(CLEAN_PAGES * 0.4);
+    expect(new Set([...besideBursts, ...batched]).size).toBe(besideBursts.length + batched.length);
+    // Early when the workflow task ran before the host was due (on a loaded machine it may not have).
+    expect(activities.earlyBursts).toBeGreaterThanOrEqual(1);
+    // Claims of their own remain where a run starts (it loads the host record) and ends (it releases the host).
+    expect(activities.bursts.filter((burst) => burst.claim).length).toBeGreaterThanOrEqual(2);
+    const documents = await harness.pool.query<{ n: number }>(
+      `SELECT count(DISTINCT d.fingerprint)::int AS n FROM documents d JOIN frontier f ON f.fingerprint = d.fingerprint AND f.crawl_id = $1 AND f.state = 'done'`,
+      [crawlId],
+    );
+    expect(documents.rows[0]!.n).toBe(CLEAN_PAGES);
+  });
+
+  it('keeps the host delay between every two requests although bursts start before the host is due', () => {
+    expect(log).toHaveLength(CLEAN_PAGES);
+    const report = politenessReport(log, CLEAN_DELAY_MS);
+    expect(report.overlaps).toEqual([]);
+    expect(report.violations).toEqual([]);
   });
 });
