@@ -27,6 +27,8 @@ export async function runCrawlerCli(harness: Harness, args: string[]): Promise<C
 export interface WorkerProcessOptions {
   maxConcurrentActivities?: number;
   maxCachedWorkflows?: number;
+  /** `--role`: all (default), workflows or activities. */
+  role?: string;
   /** Prefix of the lines it writes to our stderr. */
   label?: string;
 }
@@ -36,6 +38,7 @@ export function spawnWorkerProcess(harness: Harness, options: WorkerProcessOptio
   const args = ['bin/crawler.js', 'worker', '--task-queue', harness.taskQueue, '--data-dir', harness.dataDir];
   if (options.maxConcurrentActivities !== undefined) args.push('--max-concurrent-activities', String(options.maxConcurrentActivities));
   if (options.maxCachedWorkflows !== undefined) args.push('--max-cached-workflows', String(options.maxCachedWorkflows));
+  if (options.role !== undefined) args.push('--role', options.role);
   const child = spawn('node', args, { env: harness.childEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   const label = options.label ?? `worker ${child.pid}`;
   child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${label}] ${chunk.toString()}`));
