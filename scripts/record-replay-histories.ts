@@ -30,7 +30,7 @@ await admin.query(`CREATE DATABASE ${database}`);
 await admin.end();
 const databaseUrl = stack.postgres.url.replace(/\/[^/]*$/, `/${database}`);
 
-const generated = generateWeb({ hosts: 2, pagesPerHost: 150, linksPerPage: 4, crossHostLinkRatio: 0.2, seed: 3, base: '127.29.0.1', robots: 'some-disallow' });
+const generated = generateWeb({ hosts: 2, pagesPerHost: 1500, linksPerPage: 4, crossHostLinkRatio: 0.2, seed: 3, base: '127.29.0.1', robots: 'some-disallow' });
 const web = await startTestWeb(generated.spec);
 const taskQueue = `record-${Date.now()}`;
 const worker = await createCrawlerWorker({ temporal: stack.temporal, databaseUrl, s3: stack.s3, dataDir, taskQueue, logLevel: 'INFO' });
