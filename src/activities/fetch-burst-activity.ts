@@ -43,6 +43,9 @@ import type { UrlFetcher } from './fetch-activity.js';
  */
 const TIMER_MARGIN_MS = 2;
 
+/** Well inside the burst's 60 s heartbeat timeout. */
+const HEARTBEAT_WHILE_FINISHING_MS = 5000;
+
 /** A burst's try of a URL is its first under the failure type's policy. */
 const BURST_ATTEMPT_NUMBER = 1;
 
@@ -95,8 +98,16 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
       outcomes.push(outcome);
       ended = outcome.kind === 'failed' || outcome.result.kind === 'robots-stale';
     }
-    const claimedItems = claimed === undefined ? undefined : await claimed;
-    const parseOutcomes = parsed === undefined ? undefined : await parsed;
+    // Parses may wait on Postgres after the last request: keep the heartbeat going meanwhile.
+    const heartbeats = setInterval(() => context.heartbeat(), HEARTBEAT_WHILE_FINISHING_MS);
+    let claimedItems: HostWorkItem[] | undefined;
+    let parseOutcomes: ParseBatchOutcome[] | undefined;
+    try {
+      claimedItems = claimed === undefined ? undefined : await claimed;
+      parseOutcomes = parsed === undefined ? undefined : await parsed;
+    } finally {
+      clearInterval(heartbeats);
+    }
     return {
       outcomes,
       politeness,

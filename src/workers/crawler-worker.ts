@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
-import { createActivities } from '../activities/index.js';
+import { createActivities, type CrawlerActivities } from '../activities/index.js';
 import { HttpClientPool } from './http-client-pool.js';
 import { BodyStore, type BodyStoreOptions } from '../storage/object-store/body-store.js';
 import { migrate } from '../storage/postgres/migrate.js';
@@ -39,6 +39,8 @@ export interface CrawlerWorkerOptions {
    * behind other hosts' parsing: run one 'workflows' process beside 'activities' processes then.
    */
   role?: WorkerRole;
+  /** Wraps the activities this worker registers: fault injection in tests. Default: as created. */
+  wrapActivities?: (activities: CrawlerActivities) => CrawlerActivities;
 }
 
 export type WorkerRole = 'all' | 'workflows' | 'activities';
@@ -80,7 +82,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   const nativeConnection = await NativeConnection.connect({ address: options.temporal.address });
 
   const httpClients = new HttpClientPool();
-  const activities = createActivities({
+  const created = createActivities({
     pool,
     bodies,
     http: (identity) => httpClients.get(identity),
@@ -89,6 +91,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
     spoolDir: path.join(options.dataDir, 'spool', String(process.pid)),
     now: Date.now,
   });
+  const activities = options.wrapActivities ? options.wrapActivities(created) : created;
 
   const role = options.role ?? 'all';
   const worker = await Worker.create({

@@ -7,7 +7,7 @@ import type { StackEndpoints } from '../../src/stack/index.js';
 import { BodyStore } from '../../src/storage/object-store/body-store.js';
 import { migrate } from '../../src/storage/postgres/migrate.js';
 import { createPool, type Pool } from '../../src/storage/postgres/pool.js';
-import { createCrawlerWorker, type CrawlerWorker } from '../../src/workers/crawler-worker.js';
+import { createCrawlerWorker, type CrawlerWorker, type CrawlerWorkerOptions } from '../../src/workers/crawler-worker.js';
 import type { CrawlWorkflowInput } from '../../src/workflows/crawl-workflow.js';
 import { crawlWorkflowId } from '../../src/workflows/messages.js';
 import type { CrawlSummary } from '../../src/workflows/status.js';
@@ -26,7 +26,8 @@ export interface Harness {
   dataDir: string;
   /** Environment for a `crawler` child process that must use this harness's services. */
   childEnv: NodeJS.ProcessEnv;
-  startWorker(): Promise<CrawlerWorker>;
+  /** An in-process worker; `wrapActivities` injects faults. */
+  startWorker(options?: Pick<CrawlerWorkerOptions, 'wrapActivities'>): Promise<CrawlerWorker>;
   stopWorker(): Promise<void>;
   startCrawl(input: { crawlId: string; seeds: string[]; config?: Partial<CrawlConfig> }): Promise<{ result: () => Promise<CrawlSummary> }>;
   runCrawl(input: { crawlId: string; seeds: string[]; config?: Partial<CrawlConfig> }): Promise<CrawlSummary>;
@@ -66,8 +67,8 @@ export async function createHarness(name: string): Promise<Harness> {
       S3_BUCKET: s3.bucket,
       S3_REGION: s3.region,
     },
-    async startWorker() {
-      worker = await createCrawlerWorker({ temporal: stack.temporal, databaseUrl, s3, dataDir, taskQueue, maxDatabaseConnections: 10 });
+    async startWorker(options = {}) {
+      worker = await createCrawlerWorker({ temporal: stack.temporal, databaseUrl, s3, dataDir, taskQueue, maxDatabaseConnections: 10, ...options });
       running = worker.run();
       return worker;
     },

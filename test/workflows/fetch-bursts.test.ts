@@ -4,11 +4,11 @@
 // on its own, counting the burst's try as attempt 1; a 429 holds the host for its Retry-After.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { FAILURE_POLICIES } from '../../src/domain/failures/index.js';
 import { DEFAULT_FETCH_BURST_LIMITS } from '../../src/domain/politeness/index.js';
 import { hostWorkflowId } from '../../src/workflows/messages.js';
-import type { FetchBurstInput, FetchBurstResult, FetchUrlInput, ParseBatchInput } from '../../src/activities/contracts.js';
+import type { ClaimHostWorkInput, FetchBurstInput, FetchBurstResult, FetchUrlInput, ParseBatchInput } from '../../src/activities/contracts.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { politenessReport, requestsByHost, startTestWeb, type RequestLogEntry, type TestWeb, type WebSpec } from '../support/test-web/index.js';
 
@@ -268,3 +268,95 @@ describe('pipelined fetch bursts on a host that answers every request', () => {
     expect(report.violations).toEqual([]);
   });
 });
+
+describe('a pipelined burst that fails after its requests and its claim', () => {
+  const HOST_FAILING = '127.65.0.3';
+  const FAILING_PAGES = 30;
+  const FAILING_DELAY_MS = 150;
+  let harness: Harness;
+  let web: TestWeb;
+  let activities: ScheduledActivities;
+  let log: RequestLogEntry[] = [];
+  let failedClaimToken: string | undefined;
+  const crawlId = 'wf-failing-burst';
+
+  beforeAll(async () => {
+    web = await startTestWeb({
+      hosts: [
+        {
+          host: HOST_FAILING,
+          robotsTxt: 'User-agent: *\nAllow: /\n',
+          pages: Array.from({ length: FAILING_PAGES }, (_, i) => ({
+            path: pagePath(i),
+            body: `<!doctype html><html><head><title>${i}</title></head><body><p>Page ${i} of a burst that fails: ${'dolor '.repeat(i + 5)}</p></body></html>`,
+          })),
+        },
+      ],
+    });
+    harness = await createHarness('wf-failing-burst');
+    // The first burst that claims runs for real (its requests and its claim happen), then fails
+    // for good: the workflow must recover the claim by its token and lose no URL.
+    await harness.startWorker({
+      wrapActivities: (created) => ({
+        ...created,
+        async fetchBurst(input) {
+          const result = await created.fetchBurst(input);
+          if (input.claim && failedClaimToken === undefined) {
+            failedClaimToken = input.claim.claimToken;
+            throw ApplicationFailure.nonRetryable(`injected: the burst failed after its requests (claimed ${result.claimed?.length ?? 0})`, 'InjectedBurstFailure');
+          }
+          return result;
+        },
+      }),
+    });
+    const seeds = Array.from({ length: FAILING_PAGES }, (_, i) => `http://${HOST_FAILING}:${web.port}${pagePath(i)}`);
+    const summary = await harness.runCrawl({ crawlId, seeds, config: { minHostDelayMs: FAILING_DELAY_MS, maxDepth: 0, politeness: { adaptiveFactor: 1 } } });
+    expect(summary.state).toBe('finished');
+    log = (requestsByHost(web.log()).get(HOST_FAILING) ?? []).filter((entry) => entry.path !== '/robots.txt');
+    activities = await scheduledActivities(harness.client, hostWorkflowId(HOST_FAILING));
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+    await web?.close();
+  });
+
+  it('recovers what the failed burst claimed, by its token', async () => {
+    expect(failedClaimToken).toBeDefined();
+    const recovered = await claimInputs(harness.client, hostWorkflowId(HOST_FAILING));
+    expect(recovered.filter((input) => input.claimToken === failedClaimToken)).toHaveLength(1);
+    const open = await harness.pool.query(`SELECT url FROM frontier WHERE crawl_id = $1 AND state <> 'done'`, [crawlId]);
+    expect(open.rows).toEqual([]);
+  });
+
+  it("fetches and parses every page once: the failed burst's pages are answered from their fetch records", async () => {
+    expect(new Set(log.map((entry) => entry.path)).size).toBe(FAILING_PAGES);
+    expect(log).toHaveLength(FAILING_PAGES);
+    const fetched = await harness.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM fetches WHERE crawl_id = $1 AND outcome = 'ok'`, [crawlId]);
+    expect(fetched.rows[0]!.n).toBe(FAILING_PAGES);
+    const documents = await harness.pool.query<{ n: number }>(
+      `SELECT count(DISTINCT d.fingerprint)::int AS n FROM documents d JOIN frontier f ON f.fingerprint = d.fingerprint AND f.crawl_id = $1`,
+      [crawlId],
+    );
+    expect(documents.rows[0]!.n).toBe(FAILING_PAGES);
+    expect(activities.singleFetches.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('keeps the host delay across the failure', () => {
+    const report = politenessReport(log, FAILING_DELAY_MS);
+    expect(report.overlaps).toEqual([]);
+    expect(report.violations).toEqual([]);
+  });
+});
+
+async function claimInputs(client: Client, workflowId: string): Promise<ClaimHostWorkInput[]> {
+  const inputs: ClaimHostWorkInput[] = [];
+  for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+    const history = await client.workflow.getHandle(workflowId, run.runId).fetchHistory();
+    for (const event of history.events ?? []) {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      if (scheduled?.activityType?.name === 'claimHostWork') inputs.push(defaultPayloadConverter.fromPayload<ClaimHostWorkInput>(scheduled.input!.payloads![0]!));
+    }
+  }
+  return inputs;
+}
