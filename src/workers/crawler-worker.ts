@@ -36,7 +36,8 @@ export interface CrawlerWorkerOptions {
   /**
    * What this process polls for. Default 'all'. Workflow activations are handled on the process's
    * main thread, the same thread activities parse pages on, so under load a host's next step waits
-   * behind other hosts' parsing: run one 'workflows' process beside 'activities' processes then.
+   * behind other hosts' parsing. A 'workflows' process beside 'activities' processes avoids that
+   * where cores are to spare (on the bench's 2 cores it did not pay: README, Scaling out).
    */
   role?: WorkerRole;
   /** Wraps the activities this worker registers: fault injection in tests. Default: as created. */
