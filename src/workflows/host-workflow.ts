@@ -203,13 +203,20 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
    * make it wait, so they are only carried when the next burst starts at once.
    */
   const carriedParses: FetchedItem[] = [];
-  /** A burst that reported while the loop waited may have left bodies: the loop wakes to parse them. */
-  const carriedBodies = (): boolean => carriedParses.length > 0;
   const flushCarriedParses = (): void => {
     if (carriedParses.length === 0) return;
     const batch = carriedParses.splice(0);
     state.pendingParses -= batch.length;
     track(parseTogether(batch));
+  };
+  /**
+   * Every wait of the loop: carried bodies are parsed first, and a burst that reports meanwhile
+   * with bodies wakes the loop, so bodies never sit behind a pause, a long delay or an empty queue.
+   */
+  const waitInLoop = (until: () => boolean, timeoutMs?: number): Promise<unknown> => {
+    flushCarriedParses();
+    const woke = (): boolean => until() || carriedParses.length > 0;
+    return timeoutMs === undefined ? condition(woke) : condition(woke, timeoutMs);
   };
   // A failure no activity retry could absorb (the store unreachable for many minutes): fail
   // the run visibly rather than leave a workflow that looks alive and does nothing.
@@ -232,8 +239,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         await condition(allHandlersFinished);
         await continueAsNew<typeof hostWorkflow>({ host: state.host, taskQueue, carried: state.snapshotForNextRun() });
       }
-      flushCarriedParses();
-      await condition(() => quiet() || fatal !== undefined || carriedBodies());
+      await waitInLoop(() => quiet() || fatal !== undefined);
       continue;
     }
 
@@ -276,8 +282,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       // Wait for in-flight work; once idle, the next claim may release the host. A host-level
       // retry (429, 5xx, robots) requeues its URL meanwhile: that must wake the loop too.
       const wakeOnRequeue = patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
-      flushCarriedParses();
-      if (!idle()) await condition(() => idle() || (wakeOnRequeue && state.queue.length > 0) || woken || fatal !== undefined || carriedBodies());
+      if (!idle()) await waitInLoop(() => idle() || (wakeOnRequeue && state.queue.length > 0) || woken || fatal !== undefined);
       claimExhausted = false;
       continue;
     }
@@ -297,9 +302,8 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       // A host-level retry waits for its own backoff while other URLs of the host may go first.
       const readyAtMs = state.promoteReady(nowMs);
       if (readyAtMs !== undefined && !state.paused) {
-        flushCarriedParses();
         changed = false;
-        await condition(() => changed || carriedBodies(), Math.max(1, readyAtMs - nowMs));
+        await waitInLoop(() => changed, Math.max(1, readyAtMs - nowMs));
         continue;
       }
     }
@@ -310,17 +314,16 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       if (earlyBurstAtMs !== undefined && !patched(PIPELINED_BURSTS_PATCH)) earlyBurstAtMs = undefined;
     }
     if (!state.canStartAt(nowMs) && earlyBurstAtMs === undefined) {
-      flushCarriedParses();
       const outcomesBefore = state.outcomes;
       changed = false;
       const nextFetchAtMs = state.nextFetchAtMs(nowMs);
       if (state.paused) {
-        await condition(() => changed || carriedBodies());
+        await waitInLoop(() => changed);
       } else if (nextFetchAtMs <= nowMs || earlyBurstInFlight) {
         // The time has come (or a burst waits it out) but every slot is taken: wait for a request to finish.
-        await condition(() => changed || state.outcomes !== outcomesBefore);
+        await waitInLoop(() => changed || state.outcomes !== outcomesBefore);
       } else {
-        await condition(() => changed || carriedBodies(), nextFetchAtMs - nowMs);
+        await waitInLoop(() => changed, nextFetchAtMs - nowMs);
       }
       continue;
     }
@@ -349,9 +352,8 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     if (earlyBurstAtMs !== undefined && burstSize <= 1) {
       // Not reachable (the same test chose the early start); never fetch one URL before its time.
       state.requeueFront(item);
-      flushCarriedParses();
       changed = false;
-      await condition(() => changed || carriedBodies(), earlyBurstAtMs - nowMs);
+      await waitInLoop(() => changed, earlyBurstAtMs - nowMs);
       continue;
     }
     if (burstSize > 1 && patched(FETCH_BURSTS_PATCH)) {
