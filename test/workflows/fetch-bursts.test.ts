@@ -201,45 +201,61 @@ describe('fetch bursts for a host with a short delay', () => {
   });
 });
 
+/** A crawl of one host whose pages all answer, every page a seed, on a harness of its own. */
+interface OneHostCrawl {
+  harness: Harness;
+  web: TestWeb;
+  /** The server's log of page requests (robots.txt left out). */
+  log: RequestLogEntry[];
+  activities: ScheduledActivities;
+}
+
+async function crawlOneHost(options: {
+  name: string;
+  host: string;
+  pages: number;
+  delayMs: number;
+  worker?: Parameters<Harness['startWorker']>[0];
+}): Promise<OneHostCrawl> {
+  const web = await startTestWeb({
+    hosts: [
+      {
+        host: options.host,
+        robotsTxt: 'User-agent: *\nAllow: /\n',
+        pages: Array.from({ length: options.pages }, (_, i) => ({
+          path: pagePath(i),
+          body: `<!doctype html><html><head><title>${i}</title></head><body><p>Page ${i} of ${options.name}: ${'ipsum '.repeat(i + 5)}</p></body></html>`,
+        })),
+      },
+    ],
+  });
+  const harness = await createHarness(options.name);
+  await harness.startWorker(options.worker);
+  const seeds = Array.from({ length: options.pages }, (_, i) => `http://${options.host}:${web.port}${pagePath(i)}`);
+  const summary = await harness.runCrawl({ crawlId: options.name, seeds, config: { minHostDelayMs: options.delayMs, maxDepth: 0, politeness: { adaptiveFactor: 1 } } });
+  expect(summary.state).toBe('finished');
+  const log = (requestsByHost(web.log()).get(options.host) ?? []).filter((entry) => entry.path !== '/robots.txt');
+  return { harness, web, log, activities: await scheduledActivities(harness.client, hostWorkflowId(options.host)) };
+}
+
 describe('pipelined fetch bursts on a host that answers every request', () => {
-  const CLEAN_HOST = '127.65.0.2';
   const CLEAN_PAGES = 30;
   // Long enough that a workflow task usually runs before the host is due, even on a loaded machine.
   const CLEAN_DELAY_MS = 250;
-  let harness: Harness;
-  let web: TestWeb;
-  let activities: ScheduledActivities;
-  let log: RequestLogEntry[] = [];
   const crawlId = 'wf-pipelined-bursts';
+  let crawl: OneHostCrawl;
 
   beforeAll(async () => {
-    web = await startTestWeb({
-      hosts: [
-        {
-          host: CLEAN_HOST,
-          robotsTxt: 'User-agent: *\nAllow: /\n',
-          pages: Array.from({ length: CLEAN_PAGES }, (_, i) => ({
-            path: pagePath(i),
-            body: `<!doctype html><html><head><title>${i}</title></head><body><p>Clean page ${i}: ${'ipsum '.repeat(i + 5)}</p></body></html>`,
-          })),
-        },
-      ],
-    });
-    harness = await createHarness('wf-pipelined-bursts');
-    await harness.startWorker();
-    const seeds = Array.from({ length: CLEAN_PAGES }, (_, i) => `http://${CLEAN_HOST}:${web.port}${pagePath(i)}`);
-    const summary = await harness.runCrawl({ crawlId, seeds, config: { minHostDelayMs: CLEAN_DELAY_MS, maxDepth: 0, politeness: { adaptiveFactor: 1 } } });
-    expect(summary.state).toBe('finished');
-    log = (requestsByHost(web.log()).get(CLEAN_HOST) ?? []).filter((entry) => entry.path !== '/robots.txt');
-    activities = await scheduledActivities(harness.client, hostWorkflowId(CLEAN_HOST));
+    crawl = await crawlOneHost({ name: crawlId, host: '127.65.0.2', pages: CLEAN_PAGES, delayMs: CLEAN_DELAY_MS });
   });
 
   afterAll(async () => {
-    await harness?.close();
-    await web?.close();
+    await crawl?.harness.close();
+    await crawl?.web.close();
   });
 
   it("parses most bodies beside the next burst's requests, and claims inside bursts", async () => {
+    const { activities, harness } = crawl;
     const besideBursts = activities.bursts.flatMap((burst) => (burst.parse ?? []).map((item) => item.url));
     const batched = activities.parseBatches.flatMap((batch) => batch.items.map((item) => item.url));
     console.log(
@@ -262,8 +278,8 @@ describe('pipelined fetch bursts on a host that answers every request', () => {
   });
 
   it('keeps the host delay between every two requests although bursts start before the host is due', () => {
-    expect(log).toHaveLength(CLEAN_PAGES);
-    const report = politenessReport(log, CLEAN_DELAY_MS);
+    expect(crawl.log).toHaveLength(CLEAN_PAGES);
+    const report = politenessReport(crawl.log, CLEAN_DELAY_MS);
     expect(report.overlaps).toEqual([]);
     expect(report.violations).toEqual([]);
   });
@@ -273,63 +289,49 @@ describe('a pipelined burst that fails after its requests and its claim', () => 
   const HOST_FAILING = '127.65.0.3';
   const FAILING_PAGES = 30;
   const FAILING_DELAY_MS = 150;
-  let harness: Harness;
-  let web: TestWeb;
-  let activities: ScheduledActivities;
-  let log: RequestLogEntry[] = [];
-  let failedClaimToken: string | undefined;
   const crawlId = 'wf-failing-burst';
+  let failedClaimToken: string | undefined;
+  let crawl: OneHostCrawl;
 
   beforeAll(async () => {
-    web = await startTestWeb({
-      hosts: [
-        {
-          host: HOST_FAILING,
-          robotsTxt: 'User-agent: *\nAllow: /\n',
-          pages: Array.from({ length: FAILING_PAGES }, (_, i) => ({
-            path: pagePath(i),
-            body: `<!doctype html><html><head><title>${i}</title></head><body><p>Page ${i} of a burst that fails: ${'dolor '.repeat(i + 5)}</p></body></html>`,
-          })),
-        },
-      ],
-    });
-    harness = await createHarness('wf-failing-burst');
     // The first burst that claims runs for real (its requests and its claim happen), then fails
     // for good: the workflow must recover the claim by its token and lose no URL.
-    await harness.startWorker({
-      wrapActivities: (created) => ({
-        ...created,
-        async fetchBurst(input) {
-          const result = await created.fetchBurst(input);
-          if (input.claim && failedClaimToken === undefined) {
-            failedClaimToken = input.claim.claimToken;
-            throw ApplicationFailure.nonRetryable(`injected: the burst failed after its requests (claimed ${result.claimed?.length ?? 0})`, 'InjectedBurstFailure');
-          }
-          return result;
-        },
-      }),
+    crawl = await crawlOneHost({
+      name: crawlId,
+      host: HOST_FAILING,
+      pages: FAILING_PAGES,
+      delayMs: FAILING_DELAY_MS,
+      worker: {
+        wrapActivities: (created) => ({
+          ...created,
+          async fetchBurst(input) {
+            const result = await created.fetchBurst(input);
+            if (input.claim && failedClaimToken === undefined) {
+              failedClaimToken = input.claim.claimToken;
+              throw ApplicationFailure.nonRetryable(`injected: the burst failed after its requests (claimed ${result.claimed?.length ?? 0})`, 'InjectedBurstFailure');
+            }
+            return result;
+          },
+        }),
+      },
     });
-    const seeds = Array.from({ length: FAILING_PAGES }, (_, i) => `http://${HOST_FAILING}:${web.port}${pagePath(i)}`);
-    const summary = await harness.runCrawl({ crawlId, seeds, config: { minHostDelayMs: FAILING_DELAY_MS, maxDepth: 0, politeness: { adaptiveFactor: 1 } } });
-    expect(summary.state).toBe('finished');
-    log = (requestsByHost(web.log()).get(HOST_FAILING) ?? []).filter((entry) => entry.path !== '/robots.txt');
-    activities = await scheduledActivities(harness.client, hostWorkflowId(HOST_FAILING));
   });
 
   afterAll(async () => {
-    await harness?.close();
-    await web?.close();
+    await crawl?.harness.close();
+    await crawl?.web.close();
   });
 
   it('recovers what the failed burst claimed, by its token', async () => {
     expect(failedClaimToken).toBeDefined();
-    const recovered = await claimInputs(harness.client, hostWorkflowId(HOST_FAILING));
+    const recovered = await claimInputs(crawl.harness.client, hostWorkflowId(HOST_FAILING));
     expect(recovered.filter((input) => input.claimToken === failedClaimToken)).toHaveLength(1);
-    const open = await harness.pool.query(`SELECT url FROM frontier WHERE crawl_id = $1 AND state <> 'done'`, [crawlId]);
+    const open = await crawl.harness.pool.query(`SELECT url FROM frontier WHERE crawl_id = $1 AND state <> 'done'`, [crawlId]);
     expect(open.rows).toEqual([]);
   });
 
   it("fetches and parses every page once: the failed burst's pages are answered from their fetch records", async () => {
+    const { log, harness, activities } = crawl;
     expect(new Set(log.map((entry) => entry.path)).size).toBe(FAILING_PAGES);
     expect(log).toHaveLength(FAILING_PAGES);
     const fetched = await harness.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM fetches WHERE crawl_id = $1 AND outcome = 'ok'`, [crawlId]);
@@ -343,7 +345,7 @@ describe('a pipelined burst that fails after its requests and its claim', () => 
   });
 
   it('keeps the host delay across the failure', () => {
-    const report = politenessReport(log, FAILING_DELAY_MS);
+    const report = politenessReport(crawl.log, FAILING_DELAY_MS);
     expect(report.overlaps).toEqual([]);
     expect(report.violations).toEqual([]);
   });
