@@ -15,8 +15,9 @@ import type { HostStatus } from '../../src/workflows/status.js';
 import type { HostPolitenessState } from '../../src/domain/politeness/index.js';
 import type { FetchBurstInput, FetchUrlInput } from '../../src/activities/contracts.js';
 
-// Enough that the busy host, fetching in bursts, is still at work when the storm ends.
-const PAGES = 300;
+// Enough that the busy host, fetching in pipelined bursts, is still at work when the storm ends
+// (with 300 it finished every URL mid-storm once under load, and the next signal found no run).
+const PAGES = 450;
 const web = flatWeb({ base: '127.61.0.1', hosts: 2, pagesPerHost: PAGES });
 const [BUSY_HOST, IDLE_HOST] = web.hosts as [string, string];
 
