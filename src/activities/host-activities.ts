@@ -83,7 +83,7 @@ export function createHostActivities(deps: ActivityDeps) {
       const poisonable = policy ? policy.countsTowardPoison : true;
       const dead = poisonable && Math.max(counted, outcome.attempts) >= POISON_ATTEMPT_LIMIT;
       const state: FrontierState = dead ? 'dead' : 'failed';
-      const changed = await settleFrontierEntry(client, {
+      const settled = await settleFrontierEntry(client, {
         crawlId: input.crawlId,
         fingerprint: input.fingerprint,
         generation: input.generation,
@@ -91,7 +91,7 @@ export function createHostActivities(deps: ActivityDeps) {
         outcome: outcome.failureType,
         attempts: Math.max(history.length, outcome.attempts),
       });
-      if (dead && changed) {
+      if (dead && settled !== undefined) {
         await moveToDeadLetters(client, {
           fingerprint: input.fingerprint,
           stage: outcome.stage,
@@ -138,7 +138,7 @@ export function createHostActivities(deps: ActivityDeps) {
           ]);
         }
       }
-      return { deadLettered: dead && changed };
+      return { deadLettered: dead && settled !== undefined };
     });
   }
 

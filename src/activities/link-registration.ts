@@ -17,7 +17,7 @@ import {
   type CanonicalUrl,
   type TrapAssessment,
 } from '../domain/url/index.js';
-import { registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { lowerFrontierDepths, registerFrontierEntries, type FrontierState, type NewFrontierEntry, type UrlIdentity } from '../storage/postgres/frontier-repository.js';
 import { counterShardOf } from '../storage/postgres/crawl-counters.js';
 import { recordLinks, type LinkEdge } from '../storage/postgres/document-repository.js';
 import type { PoolClient } from '../storage/postgres/pool.js';
@@ -25,6 +25,7 @@ import {
   addGrowthStats,
   addSeenStats,
   fingerprintsInFrontier,
+  frontierDepths,
   pathStatKey,
   readDepthContent,
   readGrowthStats,
@@ -92,6 +93,12 @@ export interface RegistrationResult {
   rejected: { url: string; reason: string }[];
   /** One per distinct canonical URL, in discovery order. */
   outcomes: { url: string; fingerprint: string; fate: UrlFate }[];
+  /**
+   * Known URLs this registration found by a shorter path than the one that first found them:
+   * their depth is now this registration's. Those already parsed registered their links too deep
+   * (registerAtShallowerDepth registers them again).
+   */
+  lowered: { fingerprint: string; state: FrontierState }[];
 }
 
 interface Candidate {
@@ -148,14 +155,18 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
   // Before depth and traps, so a URL the crawl already holds is never reported as refused.
   const filter = context.seenFilter;
   const plan = planSeenTest(filter, inScope.map((candidate) => candidate.fingerprint));
-  const verdict = settleSeenTest(plan, await fingerprintsInFrontier(client, crawlId, plan.toConfirm));
+  const confirmedDepths = await frontierDepths(client, crawlId, plan.toConfirm);
+  const verdict = settleSeenTest(plan, new Set(confirmedDepths.keys()));
   for (const fingerprint of verdict.seen) fates.set(fingerprint, { kind: 'known' });
   const unseen = new Set(verdict.unseen);
   const fresh: Candidate[] = [];
+  // Their identities are kept: a shorter path found later may admit them (registerAtShallowerDepth).
+  const tooDeep: UrlIdentity[] = [];
   for (const candidate of inScope) {
     if (!unseen.has(candidate.fingerprint)) continue;
     if (input.depth > config.maxDepth) {
       reject(candidate, 'depth', `depth ${input.depth} is beyond the crawl's maxDepth ${config.maxDepth}`);
+      tooDeep.push(identityOf(candidate));
       continue;
     }
     const refused = input.gate?.(candidate.url);
@@ -241,9 +252,16 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
     await recordContentGrowth(client, { crawlId, fingerprint: input.sourceFingerprint, normalizedHash: input.sourceContentHash });
   }
   await recordLinks(client, crawlId, edges);
-  const inserted = new Set(await registerFrontierEntries(client, crawlId, entries, { respectDiscoveryBudget: input.kind === 'link', shardKey: input.sourceFingerprint }));
+  const inserted = new Set(
+    await registerFrontierEntries(client, crawlId, entries, { respectDiscoveryBudget: input.kind === 'link', shardKey: input.sourceFingerprint, alsoIdentify: tooDeep }),
+  );
   const unplaced = entries.filter((entry) => !inserted.has(entry.fingerprint)).map((entry) => entry.fingerprint);
-  const present = unplaced.length === 0 ? new Set<string>() : await fingerprintsInFrontier(client, crawlId, unplaced);
+  const presentDepths = await frontierDepths(client, crawlId, unplaced);
+  const present = new Set(presentDepths.keys());
+  // Parses run out of breadth-first order (hosts side by side, bursts), so a page may have been
+  // found first by a longer path: its depth is the shortest path's (Heritrix's hop count would keep the first).
+  const deeper = [...confirmedDepths, ...presentDepths].filter(([, depth]) => depth > input.depth).map(([fingerprint]) => fingerprint);
+  const lowered = await lowerFrontierDepths(client, crawlId, deeper, input.depth);
   for (const entry of entries) {
     fates.set(entry.fingerprint, inserted.has(entry.fingerprint) ? { kind: 'registered' } : present.has(entry.fingerprint) ? { kind: 'known' } : { kind: 'over-budget' });
   }
@@ -301,7 +319,12 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
     edges: edges.length,
     rejected: rejections.map((rejection) => ({ url: rejection.url, reason: `${rejection.code}: ${rejection.reason}` })),
     outcomes: candidates.map((candidate) => ({ url: candidate.url.url, fingerprint: candidate.fingerprint, fate: fates.get(candidate.fingerprint) ?? { kind: 'known' } })),
+    lowered,
   };
+}
+
+function identityOf({ url, fingerprint }: Pick<Candidate, 'url' | 'fingerprint'>): UrlIdentity {
+  return { fingerprint, url: url.url, canonicalizationVersion: url.version, host: url.host, origin: url.origin };
 }
 
 /**

@@ -69,6 +69,19 @@ export interface LinkEdge {
   kind: 'link' | 'redirect' | 'canonical';
 }
 
+/**
+ * The URLs a page's followed links point to, from the link graph (`links` joined to `urls`), with
+ * their anchor text and rel. Targets without an identity row (refused before identities were kept) are absent.
+ */
+export async function followedLinkTargets(db: Queryable, source: string): Promise<{ url: string; anchorText: string | undefined; rel: string | undefined }[]> {
+  const result = await db.query<{ url: string; anchor_text: string | null; rel: string | null }>(
+    `SELECT u.url, l.anchor_text, l.rel FROM links l JOIN urls u ON u.fingerprint = l.target
+     WHERE l.source = $1 AND l.kind = 'link' ORDER BY l.target`,
+    [fingerprintToBytes(source)],
+  );
+  return result.rows.map((row) => ({ url: row.url, anchorText: row.anchor_text ?? undefined, rel: row.rel ?? undefined }));
+}
+
 export async function recordLinks(db: Queryable, crawlId: string, edges: readonly LinkEdge[]): Promise<void> {
   if (edges.length === 0) return;
   const unique = [...new Map(edges.map((edge) => [`${edge.source}/${edge.target}/${edge.kind}`, edge])).values()];

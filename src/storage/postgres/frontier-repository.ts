@@ -37,6 +37,27 @@ export interface ClaimedCrawlSettings {
   maxConcurrentFetchesPerHost: number;
 }
 
+/** A canonical URL's identity row (`urls`), shared by every crawl. */
+export type UrlIdentity = Pick<NewFrontierEntry, 'fingerprint' | 'url' | 'canonicalizationVersion' | 'host' | 'origin'>;
+
+/** Records URL identities, once per fingerprint, in key order (concurrent callers never deadlock). */
+export async function recordUrlIdentities(db: Queryable, identities: readonly UrlIdentity[]): Promise<void> {
+  if (identities.length === 0) return;
+  const unique = [...new Map(identities.map((identity) => [identity.fingerprint, identity])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
+  await db.query(
+    `INSERT INTO urls (fingerprint, url, canonicalization_version, host, origin)
+     SELECT * FROM unnest($1::bytea[], $2::text[], $3::smallint[], $4::text[], $5::text[])
+     ON CONFLICT (fingerprint) DO NOTHING`,
+    [
+      unique.map((identity) => fingerprintToBytes(identity.fingerprint)),
+      unique.map((identity) => identity.url),
+      unique.map((identity) => identity.canonicalizationVersion),
+      unique.map((identity) => identity.host),
+      unique.map((identity) => identity.origin),
+    ],
+  );
+}
+
 /**
  * Registers URLs in a crawl's frontier. Call it inside a transaction so that the discovery
  * budget is read and spent under the crawl row's lock. The primary key (crawl, fingerprint) makes the check and
@@ -56,23 +77,17 @@ export async function registerFrontierEntries(
      * for new URLs, and known ones are revisited by plan. The plan itself passes true.
      */
     includeFetched?: boolean;
+    /**
+     * URLs to record in `urls` beside the entries without entering the frontier: links refused
+     * beyond the crawl's maxDepth, which a shorter path found later may admit (registerAtShallowerDepth).
+     */
+    alsoIdentify?: readonly UrlIdentity[];
   },
 ): Promise<string[]> {
+  await recordUrlIdentities(db, [...entries, ...(options.alsoIdentify ?? [])]);
   if (entries.length === 0) return [];
   // Sorted: concurrent registrations then take row and index locks in the same order, never a deadlock.
   const unique = [...new Map(entries.map((entry) => [entry.fingerprint, entry])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
-  await db.query(
-    `INSERT INTO urls (fingerprint, url, canonicalization_version, host, origin)
-     SELECT * FROM unnest($1::bytea[], $2::text[], $3::smallint[], $4::text[], $5::text[])
-     ON CONFLICT (fingerprint) DO NOTHING`,
-    [
-      unique.map((entry) => fingerprintToBytes(entry.fingerprint)),
-      unique.map((entry) => entry.url),
-      unique.map((entry) => entry.canonicalizationVersion),
-      unique.map((entry) => entry.host),
-      unique.map((entry) => entry.origin),
-    ],
-  );
   // The discovery budget is soft: read without a lock, so concurrent pages may overshoot it by
   // their own links at most. Locking the crawl row here serialized every parse of the crawl.
   const budget = options.respectDiscoveryBudget
@@ -263,27 +278,52 @@ export async function claimHostWork(
 
 /**
  * Moves a dispatched URL to its next state. Only a URL still in flight moves, so repeating a
- * settlement changes nothing and the crawl's in-flight count stays exact.
+ * settlement changes nothing and the crawl's in-flight count stays exact. Returns the URL's depth
+ * when it moved (a parse compares it with the depth it registered links at: a shorter path may
+ * have lowered it meanwhile), undefined when nothing changed.
  */
 export async function settleFrontierEntry(
   db: Queryable,
   input: { crawlId: string; fingerprint: string; generation: number; state: FrontierState; outcome: string; attempts?: number },
-): Promise<boolean> {
+): Promise<{ depth: number } | undefined> {
   const leavingFlight = input.state !== 'dispatched' && input.state !== 'fetched';
-  const result = await db.query(
+  const result = await db.query<{ depth: number }>(
     `UPDATE frontier SET state = $4, outcome = $5, attempts = GREATEST(attempts, $6), updated_at = now(),
             generation = CASE WHEN $4 = 'queued' THEN NULL ELSE generation END,
             claim_token = CASE WHEN $4 = 'queued' THEN NULL ELSE claim_token END
      WHERE crawl_id = $1 AND fingerprint = $2 AND generation = $3 AND state IN ('dispatched', 'fetched')
-       AND NOT (state = $4)`,
+       AND NOT (state = $4)
+     RETURNING depth`,
     [input.crawlId, fingerprintToBytes(input.fingerprint), input.generation, input.state, input.outcome, input.attempts ?? 0],
   );
-  const changed = (result.rowCount ?? 0) > 0;
-  if (changed && leavingFlight) {
+  const settled = result.rows[0];
+  if (settled && leavingFlight) {
     // A URL returned to the queue gives its admission back; a settled one keeps counting against the budget.
     await addCrawlCounters(db, input.crawlId, counterShardOf(input.fingerprint), input.state === 'queued' ? { returned: 1 } : { settled: 1 });
   }
-  return changed;
+  return settled ? { depth: settled.depth } : undefined;
+}
+
+/**
+ * Lowers the depth of those of `fingerprints` this crawl holds deeper than `depth` (a shorter
+ * path from the seeds found them), locking rows in key order. Returns the lowered rows and their state.
+ */
+export async function lowerFrontierDepths(
+  db: Queryable,
+  crawlId: string,
+  fingerprints: readonly string[],
+  depth: number,
+): Promise<{ fingerprint: string; state: FrontierState }[]> {
+  if (fingerprints.length === 0) return [];
+  const result = await db.query<{ fingerprint: Buffer; state: FrontierState }>(
+    `UPDATE frontier f SET depth = $3, updated_at = now()
+     FROM (SELECT fingerprint FROM frontier WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[]) AND depth > $3
+           ORDER BY fingerprint FOR UPDATE) deeper
+     WHERE f.crawl_id = $1 AND f.fingerprint = deeper.fingerprint AND f.depth > $3
+     RETURNING f.fingerprint, f.state`,
+    [crawlId, fingerprints.map(fingerprintToBytes), depth],
+  );
+  return result.rows.map((row) => ({ fingerprint: fingerprintFromBytes(row.fingerprint), state: row.state }));
 }
 
 export interface FrontierEntryRecord {

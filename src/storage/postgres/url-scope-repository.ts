@@ -23,12 +23,17 @@ export async function endedCrawls(db: Queryable, crawlIds: readonly string[]): P
 
 /** The fingerprints among `fingerprints` that this crawl's frontier holds: the exact seen store. */
 export async function fingerprintsInFrontier(db: Queryable, crawlId: string, fingerprints: readonly string[]): Promise<Set<string>> {
-  if (fingerprints.length === 0) return new Set();
-  const result = await db.query<{ fingerprint: Buffer }>(
-    'SELECT fingerprint FROM frontier WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[])',
+  return new Set((await frontierDepths(db, crawlId, fingerprints)).keys());
+}
+
+/** Those of `fingerprints` that this crawl's frontier holds, with their depth. */
+export async function frontierDepths(db: Queryable, crawlId: string, fingerprints: readonly string[]): Promise<Map<string, number>> {
+  if (fingerprints.length === 0) return new Map();
+  const result = await db.query<{ fingerprint: Buffer; depth: number }>(
+    'SELECT fingerprint, depth FROM frontier WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[])',
     [crawlId, fingerprints.map(fingerprintToBytes)],
   );
-  return new Set(result.rows.map((row) => fingerprintFromBytes(row.fingerprint)));
+  return new Map(result.rows.map((row) => [fingerprintFromBytes(row.fingerprint), row.depth]));
 }
 
 export interface GrowthStats {
