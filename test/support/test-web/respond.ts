@@ -51,8 +51,14 @@ export function handleRequest(runtime: ServeRuntime, req: IncomingMessage, res: 
     bytesSent: 0,
     aborted: false,
   };
+  // The end is when the last byte went to the socket ('finish'): 'close' can come turns of a busy
+  // event loop later, and a late end would shorten the politeness gap measured to the next request.
+  let finishedAtMs: number | undefined;
+  res.once('finish', () => {
+    finishedAtMs = clockMs();
+  });
   res.once('close', () => {
-    entry.finishedAtMs = clockMs();
+    entry.finishedAtMs = finishedAtMs ?? clockMs();
     entry.status = res.statusCode;
     entry.aborted = !res.writableFinished;
     runtime.record(entry);

@@ -114,7 +114,7 @@ export interface RequestLogEntry {
   path: string;
   /** Epoch ms (sub-ms precision) when the request arrived. */
   startedAtMs: number;
-  /** Epoch ms when the response ended or the connection closed. */
+  /** Epoch ms when the response's last byte went to the socket, or when the connection closed before that. */
   finishedAtMs: number;
   status: number;
   userAgent?: string;
