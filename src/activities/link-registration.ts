@@ -261,7 +261,7 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
   // Parses run out of breadth-first order (hosts side by side, bursts), so a page may have been
   // found first by a longer path: its depth is the shortest path's (Heritrix's hop count would keep the first).
   const deeper = [...confirmedDepths, ...presentDepths].filter(([, depth]) => depth > input.depth).map(([fingerprint]) => fingerprint);
-  const lowered = await lowerFrontierDepths(client, crawlId, deeper, input.depth);
+  const lowered = await lowerFrontierDepths(client, crawlId, deeper, input.depth, priorityOfDiscovery({ depth: input.depth, trapPenalty: 0 }));
   for (const entry of entries) {
     fates.set(entry.fingerprint, inserted.has(entry.fingerprint) ? { kind: 'registered' } : present.has(entry.fingerprint) ? { kind: 'known' } : { kind: 'over-budget' });
   }

@@ -4,7 +4,11 @@
 // then lower /p's depth and register its links again, down the pages that lowers (/x, then /y).
 // Real stack; what was fetched comes from the server's log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { priorityOfDiscovery } from '../../src/activities/link-registration.js';
+import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
+import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
+import { lowerFrontierDepths, registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { renderHtmlPage, startTestWeb, type PageSpec, type TestWeb, type WebSpec } from '../support/test-web/index.js';
 
@@ -99,5 +103,57 @@ describe('depth is the shortest path from the seeds', () => {
   it('keeps the longer chain at its own depths', async () => {
     expect(await depthOf(web.url(HOST_A, '/c4'))).toBe(4);
     expect(await depthOf(web.url(HOST_B, '/'))).toBe(1);
+  });
+});
+
+describe('lowerFrontierDepths', () => {
+  let harness: Harness;
+  const crawlId = 'lower-depths';
+  const entry = (path: string, depth: number, demoted = false): NewFrontierEntry => {
+    const url = `http://127.68.0.9/${path}`;
+    return {
+      fingerprint: urlFingerprint(url),
+      url,
+      host: '127.68.0.9',
+      origin: 'http://127.68.0.9',
+      canonicalizationVersion: 1,
+      depth,
+      ...priorityOfDiscovery({ depth, trapPenalty: demoted ? 0.5 : 0 }),
+      ...(demoted ? { demotion: [{ code: 'path-repetition', action: 'demote', detail: 'test' }] } : {}),
+    };
+  };
+  const deep = entry('deep', 5);
+  const demoted = entry('demoted', 5, true);
+  const shallow = entry('shallow', 1);
+  const rowOf = async (fingerprint: string) =>
+    (
+      await harness.pool.query<{ depth: number; priority: number; tier: number }>('SELECT depth, priority, tier FROM frontier WHERE crawl_id = $1 AND fingerprint = $2', [
+        crawlId,
+        Buffer.from(fingerprint, 'hex'),
+      ])
+    ).rows[0];
+
+  beforeAll(async () => {
+    harness = await createHarness('lower-depths');
+    await createCrawl(harness.pool, { id: crawlId, config: resolveCrawlConfig({ allowPrivateNetworks: true }), seedHosts: ['127.68.0.9'] });
+    await registerFrontierEntries(harness.pool, crawlId, [deep, demoted, shallow], { respectDiscoveryBudget: false });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('lowers only deeper rows, raises the priority of those not demoted, and reports their state', async () => {
+    const atTwo = priorityOfDiscovery({ depth: 2, trapPenalty: 0 });
+    const lowered = await lowerFrontierDepths(harness.pool, crawlId, [deep.fingerprint, demoted.fingerprint, shallow.fingerprint], 2, atTwo);
+    expect(lowered.map((row) => row.fingerprint).sort()).toEqual([deep.fingerprint, demoted.fingerprint].sort());
+    expect(lowered.every((row) => row.state === 'queued')).toBe(true);
+    expect(await rowOf(deep.fingerprint)).toEqual({ depth: 2, priority: expect.closeTo(atTwo.priority, 5), tier: atTwo.tier });
+    expect(atTwo.priority).toBeGreaterThan(deep.priority);
+    // A trap's demotion stays: only its depth changes.
+    expect(await rowOf(demoted.fingerprint)).toEqual({ depth: 2, priority: expect.closeTo(demoted.priority, 5), tier: demoted.tier });
+    expect(await rowOf(shallow.fingerprint)).toEqual({ depth: 1, priority: expect.closeTo(shallow.priority, 5), tier: shallow.tier });
+    // Again: nothing is deeper now.
+    expect(await lowerFrontierDepths(harness.pool, crawlId, [deep.fingerprint, demoted.fingerprint], 2, atTwo)).toEqual([]);
   });
 });

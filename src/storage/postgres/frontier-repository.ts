@@ -306,22 +306,27 @@ export async function settleFrontierEntry(
 
 /**
  * Lowers the depth of those of `fingerprints` this crawl holds deeper than `depth` (a shorter
- * path from the seeds found them), locking rows in key order. Returns the lowered rows and their state.
+ * path from the seeds found them), locking rows in key order. A row not demoted as a trap takes
+ * the priority (and tier) of a URL discovered at that depth when it is higher. Returns the
+ * lowered rows and their state.
  */
 export async function lowerFrontierDepths(
   db: Queryable,
   crawlId: string,
   fingerprints: readonly string[],
   depth: number,
+  atDepth: { priority: number; tier: number },
 ): Promise<{ fingerprint: string; state: FrontierState }[]> {
   if (fingerprints.length === 0) return [];
   const result = await db.query<{ fingerprint: Buffer; state: FrontierState }>(
-    `UPDATE frontier f SET depth = $3, updated_at = now()
+    `UPDATE frontier f SET depth = $3, updated_at = now(),
+            priority = CASE WHEN f.demotion IS NULL AND $4::real > f.priority THEN $4::real ELSE f.priority END,
+            tier = CASE WHEN f.demotion IS NULL AND $4::real > f.priority THEN $5::smallint ELSE f.tier END
      FROM (SELECT fingerprint FROM frontier WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[]) AND depth > $3
            ORDER BY fingerprint FOR UPDATE) deeper
      WHERE f.crawl_id = $1 AND f.fingerprint = deeper.fingerprint AND f.depth > $3
      RETURNING f.fingerprint, f.state`,
-    [crawlId, fingerprints.map(fingerprintToBytes), depth],
+    [crawlId, fingerprints.map(fingerprintToBytes), depth, atDepth.priority, atDepth.tier],
   );
   return result.rows.map((row) => ({ fingerprint: fingerprintFromBytes(row.fingerprint), state: row.state }));
 }
