@@ -283,6 +283,19 @@ describe('recrawl cycles triggered by a Temporal Schedule', () => {
       const documents = await harness.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM documents WHERE fingerprint = $1', [row.fingerprint]);
       expect(documents.rows[0]!.n).toBe(2);
     }
+    // The indexes hold each URL's latest document only: a refetch's keys replace the first fetch's.
+    const staleKeys = await harness.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT fingerprint, generation, parser_version FROM simhash_blocks
+                                       UNION ALL SELECT fingerprint, generation, parser_version FROM minhash_bands) k
+       WHERE (k.generation, k.parser_version) <> (SELECT max(d.generation), max(d.parser_version) FROM documents d WHERE d.fingerprint = k.fingerprint)`,
+    );
+    expect(staleKeys.rows[0]!.n).toBe(0);
+    const indexed = await harness.pool.query<{ n: number }>(
+      `SELECT count(DISTINCT fingerprint)::int AS n FROM (SELECT fingerprint FROM simhash_blocks UNION ALL SELECT fingerprint FROM minhash_bands) k
+       WHERE fingerprint = ANY($1::bytea[])`,
+      [clusters.rows.map((row) => row.fingerprint)],
+    );
+    expect(indexed.rows[0]!.n).toBe(clusters.rows.length);
     // Demoted in the recrawl plan: value x 0.25 puts a member after its representative.
     const planned = await harness.pool.query<{ fingerprint: Buffer; priority: number; purpose: string }>('SELECT fingerprint, priority, purpose FROM frontier WHERE crawl_id = $1', [
       cycle.crawlId,

@@ -39,32 +39,36 @@ export async function lockIndexKeys(client: PoolClient, blocks: readonly Simhash
  * an older generation changes nothing). Returns whether `doc` is the indexed one afterwards.
  */
 export async function replaceIndexEntries(client: PoolClient, doc: IndexedDocument, blocks: readonly SimhashBlockKey[], bands: readonly MinhashBandKey[]): Promise<boolean> {
-  const fingerprint = fingerprintToBytes(doc.fingerprint);
-  const newer = await client.query(
-    `SELECT 1 FROM simhash_blocks WHERE fingerprint = $1 AND (generation, parser_version) > ($2, $3)
-     UNION ALL SELECT 1 FROM minhash_bands WHERE fingerprint = $1 AND (generation, parser_version) > ($2, $3) LIMIT 1`,
-    [fingerprint, doc.generation, doc.parserVersion],
+  // One statement (it runs once per parse): keys of the new document are upserted, the URL's
+  // other keys deleted. The two never touch the same row, which one statement must not do.
+  const result = await client.query<{ current: boolean }>(
+    `WITH newer AS (
+       SELECT 1 FROM simhash_blocks WHERE fingerprint = $1 AND (generation, parser_version) > ($2, $3)
+       UNION ALL SELECT 1 FROM minhash_bands WHERE fingerprint = $1 AND (generation, parser_version) > ($2, $3) LIMIT 1),
+     stale_blocks AS (
+       DELETE FROM simhash_blocks WHERE fingerprint = $1 AND NOT (block = ANY($4::smallint[])) AND NOT EXISTS (SELECT 1 FROM newer)),
+     stale_bands AS (
+       DELETE FROM minhash_bands WHERE fingerprint = $1 AND NOT (band = ANY($6::smallint[])) AND NOT EXISTS (SELECT 1 FROM newer)),
+     new_blocks AS (
+       INSERT INTO simhash_blocks (fingerprint, block, key, generation, parser_version)
+       SELECT $1, b, k, $2, $3 FROM unnest($4::smallint[], $5::int[]) AS e(b, k) WHERE NOT EXISTS (SELECT 1 FROM newer)
+       ON CONFLICT (fingerprint, block) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version),
+     new_bands AS (
+       INSERT INTO minhash_bands (fingerprint, band, key, generation, parser_version)
+       SELECT $1, b, k, $2, $3 FROM unnest($6::smallint[], $7::int[]) AS e(b, k) WHERE NOT EXISTS (SELECT 1 FROM newer)
+       ON CONFLICT (fingerprint, band) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version)
+     SELECT NOT EXISTS (SELECT 1 FROM newer) AS current`,
+    [
+      fingerprintToBytes(doc.fingerprint),
+      doc.generation,
+      doc.parserVersion,
+      blocks.map((key) => key.block),
+      blocks.map((key) => key.key),
+      bands.map((key) => key.band),
+      bands.map((key) => key.key),
+    ],
   );
-  if ((newer.rowCount ?? 0) > 0) return false;
-  await client.query('DELETE FROM simhash_blocks WHERE fingerprint = $1 AND (generation, parser_version) <> ($2, $3)', [fingerprint, doc.generation, doc.parserVersion]);
-  await client.query('DELETE FROM minhash_bands WHERE fingerprint = $1 AND (generation, parser_version) <> ($2, $3)', [fingerprint, doc.generation, doc.parserVersion]);
-  if (blocks.length > 0) {
-    await client.query(
-      `INSERT INTO simhash_blocks (fingerprint, block, key, generation, parser_version)
-       SELECT $1, b, k, $4, $5 FROM unnest($2::smallint[], $3::int[]) AS e(b, k)
-       ON CONFLICT (fingerprint, block) DO NOTHING`,
-      [fingerprint, blocks.map((key) => key.block), blocks.map((key) => key.key), doc.generation, doc.parserVersion],
-    );
-  }
-  if (bands.length > 0) {
-    await client.query(
-      `INSERT INTO minhash_bands (fingerprint, band, key, generation, parser_version)
-       SELECT $1, b, k, $4, $5 FROM unnest($2::smallint[], $3::int[]) AS e(b, k)
-       ON CONFLICT (fingerprint, band) DO NOTHING`,
-      [fingerprint, bands.map((key) => key.band), bands.map((key) => key.key), doc.generation, doc.parserVersion],
-    );
-  }
-  return true;
+  return result.rows[0]?.current === true;
 }
 
 /** A stored document that shares an index key with the one looked up. */
@@ -202,7 +206,9 @@ export async function upsertMembership(client: PoolClient, membership: NewMember
 
 /** A member whose content no longer resembles anything leaves its cluster (a representative stays one). */
 export async function leaveCluster(client: PoolClient, fingerprint: string): Promise<void> {
-  const bytes = fingerprintToBytes(fingerprint);
-  await client.query(`DELETE FROM near_duplicates WHERE fingerprint = $1 AND method <> 'representative'`, [bytes]);
-  await client.query('UPDATE urls SET near_duplicate_of = NULL WHERE fingerprint = $1 AND near_duplicate_of IS NOT NULL', [bytes]);
+  await client.query(
+    `WITH membership AS (DELETE FROM near_duplicates WHERE fingerprint = $1 AND method <> 'representative')
+     UPDATE urls SET near_duplicate_of = NULL WHERE fingerprint = $1 AND near_duplicate_of IS NOT NULL`,
+    [fingerprintToBytes(fingerprint)],
+  );
 }
