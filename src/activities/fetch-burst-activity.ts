@@ -127,7 +127,9 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
 
   /** A failed claim is reported by its absence, not thrown: the requests' outcomes must reach the workflow. */
   function claimBeside(host: string, claim: NonNullable<FetchBurstInput['claim']>): Promise<HostWorkItem[] | undefined> {
-    return claimHostWork(deps.pool, { host, maxItems: claim.maxItems, claimToken: claim.claimToken, random: Math.random }).catch((error: unknown) => {
+    // Each burst gets a token of its own, so on its first try no claim has used it yet.
+    const freshToken = Context.current().info.attempt === 1;
+    return claimHostWork(deps.pool, { host, maxItems: claim.maxItems, claimToken: claim.claimToken, random: Math.random, freshToken }).catch((error: unknown) => {
       log.warn('claim beside a fetch burst failed; the host workflow recovers it by its token', { host, error: String(error) });
       return undefined;
     });

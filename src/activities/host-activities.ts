@@ -26,6 +26,8 @@ export function createHostActivities(deps: ActivityDeps) {
       maxItems: input.maxItems,
       claimToken: input.claimToken ?? activityCallToken(),
       random: Math.random,
+      // A token of this call is new on its first try; a given token may carry a burst's claim.
+      freshToken: input.claimToken === undefined && Context.current().info.attempt === 1,
     });
     const host = await getHostRecord(deps.pool, input.host);
     if (items.length === 0 && input.releaseIfEmpty) {

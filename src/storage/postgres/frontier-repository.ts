@@ -148,6 +148,8 @@ interface ClaimRow {
   generation: number;
   attempts: number;
   purpose: string;
+  tier: number;
+  priority: number;
   config: { minHostDelayMs?: number; maxConcurrentFetchesPerHost?: number; politeness?: HostWorkItem['politeness'] };
 }
 
@@ -168,8 +170,10 @@ function toWorkItem(row: ClaimRow): HostWorkItem {
   };
 }
 
+const CLAIMED_COLUMNS = 'f.crawl_id, f.fingerprint, f.url, f.origin, f.depth, f.generation, f.attempts, f.purpose, f.tier, f.priority, c.config';
+
 const CLAIMED_ROWS_SQL = `
-  SELECT f.crawl_id, f.fingerprint, f.url, f.origin, f.depth, f.generation, f.attempts, f.purpose, c.config
+  SELECT ${CLAIMED_COLUMNS}
   FROM frontier f JOIN crawls c ON c.id = f.crawl_id
   WHERE f.claim_token = $1
   ORDER BY f.tier, f.priority DESC`;
@@ -191,10 +195,20 @@ const CLAIM_ROOM_SQL = `GREATEST(0, LEAST($2::int, c.host_claim_cap,
  */
 export async function claimHostWork(
   pool: Pool,
-  input: { host: string; maxItems: number; claimToken: string; random: () => number },
+  input: {
+    host: string;
+    maxItems: number;
+    claimToken: string;
+    random: () => number;
+    /** No claim can have used this token yet (a first try under a token of its own): skip looking for one. Default false. */
+    freshToken?: boolean;
+  },
 ): Promise<HostWorkItem[]> {
-  const previous = await pool.query<ClaimRow>(CLAIMED_ROWS_SQL, [input.claimToken]);
-  if (previous.rows.length > 0) return previous.rows.map(toWorkItem);
+  if (input.freshToken !== true) {
+    const previous = await pool.query<ClaimRow>(CLAIMED_ROWS_SQL, [input.claimToken]);
+    if (previous.rows.length > 0) return previous.rows.map(toWorkItem);
+  }
+  const claimed: ClaimRow[] = [];
 
   const client = await pool.connect();
   try {
@@ -248,7 +262,7 @@ export async function claimHostWork(
       // host share, whatever committed meanwhile), the budget is reserved, and the granted URLs
       // get a new fetch generation (000 §9.1; retries of this claim reuse it) and are dispatched.
       // Candidates come highest tier first: a smaller grant drops the lowest.
-      const dispatched = await client.query<{ fingerprint: Buffer }>(
+      const dispatched = await client.query<ClaimRow>(
         `WITH admission AS (SELECT * FROM crawl_admission WHERE crawl_id = $1 FOR UPDATE),
               room AS (SELECT ${CLAIM_ROOM_SQL} AS n FROM crawls c, admission a, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1 AND c.state = 'running'),
               picked AS (SELECT p.f AS fingerprint FROM unnest($3::bytea[]) WITH ORDINALITY AS p(f, i) WHERE p.i <= (SELECT COALESCE(max(n), 0) FROM room)),
@@ -258,12 +272,13 @@ export async function claimHostWork(
                 WHERE fingerprint IN (SELECT fingerprint FROM picked)
                 RETURNING fingerprint, fetch_generation)
          UPDATE frontier f SET state = 'dispatched', generation = g.fetch_generation, claim_token = $4, updated_at = now()
-         FROM generations g
-         WHERE f.crawl_id = $1 AND f.fingerprint = g.fingerprint
-         RETURNING f.fingerprint`,
+         FROM generations g, crawls c
+         WHERE f.crawl_id = $1 AND f.fingerprint = g.fingerprint AND c.id = $1
+         RETURNING ${CLAIMED_COLUMNS}`,
         [crawlId, candidates.length, candidates, input.claimToken],
       );
       remaining -= dispatched.rows.length;
+      claimed.push(...dispatched.rows);
     }
     await client.query('COMMIT');
   } catch (error) {
@@ -272,8 +287,8 @@ export async function claimHostWork(
   } finally {
     client.release();
   }
-  const claimed = await pool.query<ClaimRow>(CLAIMED_ROWS_SQL, [input.claimToken]);
-  return claimed.rows.map(toWorkItem);
+  // The order a retry reads them in (CLAIMED_ROWS_SQL).
+  return claimed.sort((a, b) => a.tier - b.tier || b.priority - a.priority).map(toWorkItem);
 }
 
 /**
