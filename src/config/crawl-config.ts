@@ -23,7 +23,7 @@ export interface CrawlConfig {
   userAgent: string;
   /** Stop admitting URLs once this many have been handed to host queues. Default 1,000. */
   maxPages: number;
-  /** Links deeper than this many hops from a seed are not registered. Default 5. */
+  /** URLs more than this many links from the seeds, by the shortest path found so far, are not registered. Default 5. */
   maxDepth: number;
   /** Minimum time between two requests to one host, in milliseconds. Default 1,000. */
   minHostDelayMs: number;
