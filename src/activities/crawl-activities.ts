@@ -15,7 +15,7 @@ import {
   publishCrawlControl,
   type CrawlRecordState,
 } from '../storage/postgres/crawl-repository.js';
-import { idleHostsWithWork, registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { countStaleLinkPages, idleHostsWithWork, registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { crawlHostCounts } from '../storage/postgres/host-repository.js';
 import type {
   FinishCrawlInput,
@@ -25,14 +25,19 @@ import type {
   RegisterSeedsInput,
   RegisterSeedsResult,
 } from './contracts.js';
+import type { CrawlContextCache } from './crawl-context.js';
 import type { ActivityDeps } from './deps.js';
+import { relinkStalePages } from './depth-relaxation.js';
 import { HostWaker } from './host-waker.js';
 import { priorityOfDiscovery } from './link-registration.js';
 
 /** Parse throughput is measured over this window for backpressure. */
 const BACKLOG_WINDOW_SECONDS = 30;
 
-export function createCrawlActivities(deps: ActivityDeps) {
+/** Pages whose links are registered again per tick (depth-relaxation.ts): one short transaction each. */
+const STALE_LINK_PAGES_PER_TICK = 50;
+
+export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCache) {
   const waker = new HostWaker(deps);
 
   async function registerSeeds(input: RegisterSeedsInput): Promise<RegisterSeedsResult> {
@@ -72,10 +77,11 @@ export function createCrawlActivities(deps: ActivityDeps) {
 
   async function frontierTick(input: FrontierTickInput): Promise<FrontierTickResult> {
     const nowMs = deps.now();
-    const [{ maxPages, ...counts }, backlog, hosts] = await Promise.all([
+    const [{ maxPages, ...counts }, backlog, hosts, staleLinkPages] = await Promise.all([
       frontierCounts(deps.pool, input.crawlId),
       parseBacklog(deps.pool, input.crawlId, BACKLOG_WINDOW_SECONDS),
       crawlHostCounts(deps.pool, input.crawlId),
+      countStaleLinkPages(deps.pool, input.crawlId),
     ]);
     const crawlState: CrawlRecordState = input.control.stopping ? 'stopping' : input.control.paused ? 'paused' : 'running';
     const decision = admissionDecision({
@@ -102,10 +108,14 @@ export function createCrawlActivities(deps: ActivityDeps) {
       hostsWoken = await waker.wake(hosts, input.crawlId, input.taskQueue);
     }
     await waker.reapLostHosts(input.crawlId);
+    // Pages a shorter path reached after they were parsed: what their links admit is woken next tick.
+    if (staleLinkPages > 0 && !input.control.stopping) {
+      await relinkStalePages(deps.pool, await crawls.get(input.crawlId), STALE_LINK_PAGES_PER_TICK, nowMs);
+    }
 
     const errors = await errorsByType(deps.pool, input.crawlId);
     const budgetSpent = counts.admitted >= maxPages;
-    const finished = counts.inFlight === 0 && (counts.queued === 0 || budgetSpent || input.control.stopping);
+    const finished = counts.inFlight === 0 && ((counts.queued === 0 && staleLinkPages === 0) || budgetSpent || input.control.stopping);
     return {
       counts,
       admission: {

@@ -2,15 +2,20 @@
  * A URL's depth is its shortest link distance from the seeds, so that maxDepth means what it
  * says whatever order pages are parsed in. Hosts are crawled side by side and bursts parse late,
  * so a page can be reached first by a longer path: registration then lowers a known URL's depth
- * when a shorter path finds it. A page already parsed at its old depth registered its links one
- * level too deep (some refused beyond maxDepth): here they are registered again, from the link
- * graph, at the page's new depth, and so on down the pages that lowers. Depth only falls, so the
- * work ends; each page is registered again at most once per depth it loses.
+ * when a shorter path finds it (lowerFrontierDepths). A page already parsed at its old depth
+ * registered its links one level too deep, and refused some beyond maxDepth: they are registered
+ * again, from the link graph, at the page's new depth.
+ *
+ * A page in flight learns its new depth when its own parse settles and relinks there. A page
+ * already parsed is marked, and the frontier tick relinks marked pages a few at a time, each in
+ * its own transaction, so a shorter path into a large site never makes one long transaction.
+ * Depth only falls, so the work ends; the crawl does not finish while pages are marked.
  */
 import { followedLinkTargets } from '../storage/postgres/document-repository.js';
-import type { PoolClient } from '../storage/postgres/pool.js';
+import { takeStaleLinkPage } from '../storage/postgres/frontier-repository.js';
+import { inTransaction, type Pool, type PoolClient } from '../storage/postgres/pool.js';
 import type { CrawlContext } from './crawl-context.js';
-import { registerDiscoveredUrls, type RegistrationResult } from './link-registration.js';
+import { registerDiscoveredUrls } from './link-registration.js';
 
 export interface ShallowerPage {
   fingerprint: string;
@@ -18,33 +23,38 @@ export interface ShallowerPage {
   depth: number;
 }
 
-/** The parsed pages among a registration's lowered URLs, at the depth it found them. */
-export function parsedPagesLowered(registration: RegistrationResult, depth: number): ShallowerPage[] {
-  return registration.lowered.filter((entry) => entry.state === 'done').map((entry) => ({ fingerprint: entry.fingerprint, depth }));
+/**
+ * Registers a page's followed links again at its new depth, inside the caller's transaction.
+ * Pages this lowers in turn are marked for the tick. Returns how many URLs it newly admitted.
+ */
+export async function relinkAtShallowerDepth(client: PoolClient, context: CrawlContext, page: ShallowerPage, nowMs: number): Promise<number> {
+  const targets = await followedLinkTargets(client, page.fingerprint);
+  if (targets.length === 0) return 0;
+  const registration = await registerDiscoveredUrls(client, context, {
+    sourceFingerprint: page.fingerprint,
+    depth: page.depth + 1,
+    urls: targets.map((target) => ({ absoluteUrl: target.url, anchorText: target.anchorText, rel: target.rel })),
+    kind: 'link',
+    nowMs,
+  });
+  return registration.registered;
 }
 
 /**
- * Registers again, inside the caller's transaction, the followed links of pages whose depth fell
- * after they were parsed. Returns how many URLs that newly admitted.
+ * Relinks up to `maxPages` marked pages of a crawl, the shallowest first, one transaction each.
+ * Returns how many pages it relinked and how many URLs that admitted.
  */
-export async function registerAtShallowerDepth(client: PoolClient, context: CrawlContext, pages: readonly ShallowerPage[], nowMs: number): Promise<number> {
-  const pending = [...pages];
-  const doneAtDepth = new Map<string, number>();
+export async function relinkStalePages(pool: Pool, context: CrawlContext, maxPages: number, nowMs: number): Promise<{ pages: number; registered: number }> {
+  let pages = 0;
   let registered = 0;
-  for (let page = pending.shift(); page !== undefined; page = pending.shift()) {
-    if ((doneAtDepth.get(page.fingerprint) ?? Infinity) <= page.depth) continue;
-    doneAtDepth.set(page.fingerprint, page.depth);
-    const targets = await followedLinkTargets(client, page.fingerprint);
-    if (targets.length === 0) continue;
-    const registration = await registerDiscoveredUrls(client, context, {
-      sourceFingerprint: page.fingerprint,
-      depth: page.depth + 1,
-      urls: targets.map((target) => ({ absoluteUrl: target.url, anchorText: target.anchorText, rel: target.rel })),
-      kind: 'link',
-      nowMs,
+  while (pages < maxPages) {
+    const admitted = await inTransaction(pool, async (client) => {
+      const page = await takeStaleLinkPage(client, context.record.id);
+      return page === undefined ? undefined : relinkAtShallowerDepth(client, context, page, nowMs);
     });
-    registered += registration.registered;
-    pending.push(...parsedPagesLowered(registration, page.depth + 1));
+    if (admitted === undefined) break;
+    pages += 1;
+    registered += admitted;
   }
-  return registered;
+  return { pages, registered };
 }

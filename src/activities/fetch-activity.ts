@@ -36,7 +36,6 @@ import type { CrawlContext, CrawlContextCache } from './crawl-context.js';
 import type { FetchFailureDetails, FetchUrlInput, FetchUrlResult } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
 import { recordVisit } from './change-detection.js';
-import { parsedPagesLowered, registerAtShallowerDepth } from './depth-relaxation.js';
 import { registerDiscoveredUrls, type RegistrationGate } from './link-registration.js';
 
 /** Response headers kept with the fetch record (000 §8: selected headers). */
@@ -281,7 +280,6 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
           ...(gate ? { gate } : {}),
           ...(input.purpose === 'sitemap' ? { purpose: 'sitemap' } : {}),
         });
-        await registerAtShallowerDepth(client, context, parsedPagesLowered(registration, input.depth), finishedAtMs);
         const fate = registration.outcomes[0]?.fate;
         if (fate?.kind === 'rejected') {
           outcomeDecision = fate.code.startsWith('out-of-scope') ? 'out-of-scope' : fate.code === 'robots-disallowed' ? 'robots-disallowed' : 'rejected';

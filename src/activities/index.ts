@@ -20,7 +20,7 @@ export function createActivities(deps: ActivityDeps) {
   const fetchUrlAttempt = createUrlFetcher(deps, crawls);
   const parseActivities = createParseActivities(deps, crawls);
   return {
-    ...createCrawlActivities(deps),
+    ...createCrawlActivities(deps, crawls),
     ...createHostActivities(deps),
     ...createRobotsActivities(deps, crawls),
     ...createFetchActivities(fetchUrlAttempt),

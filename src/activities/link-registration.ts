@@ -17,7 +17,7 @@ import {
   type CanonicalUrl,
   type TrapAssessment,
 } from '../domain/url/index.js';
-import { lowerFrontierDepths, registerFrontierEntries, type FrontierState, type NewFrontierEntry, type UrlIdentity } from '../storage/postgres/frontier-repository.js';
+import { lowerFrontierDepths, registerFrontierEntries, type NewFrontierEntry, type UrlIdentity } from '../storage/postgres/frontier-repository.js';
 import { counterShardOf } from '../storage/postgres/crawl-counters.js';
 import { recordLinks, type LinkEdge } from '../storage/postgres/document-repository.js';
 import type { PoolClient } from '../storage/postgres/pool.js';
@@ -93,12 +93,6 @@ export interface RegistrationResult {
   rejected: { url: string; reason: string }[];
   /** One per distinct canonical URL, in discovery order. */
   outcomes: { url: string; fingerprint: string; fate: UrlFate }[];
-  /**
-   * Known URLs this registration found by a shorter path than the one that first found them:
-   * their depth is now this registration's. Those already parsed registered their links too deep
-   * (registerAtShallowerDepth registers them again).
-   */
-  lowered: { fingerprint: string; state: FrontierState }[];
 }
 
 interface Candidate {
@@ -160,7 +154,7 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
   for (const fingerprint of verdict.seen) fates.set(fingerprint, { kind: 'known' });
   const unseen = new Set(verdict.unseen);
   const fresh: Candidate[] = [];
-  // Their identities are kept: a shorter path found later may admit them (registerAtShallowerDepth).
+  // Their identities are kept: a shorter path found later may admit them (depth-relaxation.ts).
   const tooDeep: UrlIdentity[] = [];
   for (const candidate of inScope) {
     if (!unseen.has(candidate.fingerprint)) continue;
@@ -261,7 +255,7 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
   // Parses run out of breadth-first order (hosts side by side, bursts), so a page may have been
   // found first by a longer path: its depth is the shortest path's (Heritrix's hop count would keep the first).
   const deeper = [...confirmedDepths, ...presentDepths].filter(([, depth]) => depth > input.depth).map(([fingerprint]) => fingerprint);
-  const lowered = await lowerFrontierDepths(client, crawlId, deeper, input.depth, priorityOfDiscovery({ depth: input.depth, trapPenalty: 0 }));
+  await lowerFrontierDepths(client, crawlId, deeper, input.depth, priorityOfDiscovery({ depth: input.depth, trapPenalty: 0 }));
   for (const entry of entries) {
     fates.set(entry.fingerprint, inserted.has(entry.fingerprint) ? { kind: 'registered' } : present.has(entry.fingerprint) ? { kind: 'known' } : { kind: 'over-budget' });
   }
@@ -319,7 +313,6 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
     edges: edges.length,
     rejected: rejections.map((rejection) => ({ url: rejection.url, reason: `${rejection.code}: ${rejection.reason}` })),
     outcomes: candidates.map((candidate) => ({ url: candidate.url.url, fingerprint: candidate.fingerprint, fate: fates.get(candidate.fingerprint) ?? { kind: 'known' } })),
-    lowered,
   };
 }
 

@@ -25,13 +25,13 @@ import type { CrawlContextCache } from './crawl-context.js';
 import type { ParseBatchInput, ParseBatchOutcome, ParseBatchResult, ParseDocumentInput, ParseDocumentResult } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
 import { recordVisit } from './change-detection.js';
-import { parsedPagesLowered, registerAtShallowerDepth } from './depth-relaxation.js';
+import { relinkAtShallowerDepth } from './depth-relaxation.js';
 import { registerDiscoveredUrls, type RegistrationResult } from './link-registration.js';
 import { listingEntriesOf, recordListingReading } from './listing-reading.js';
 import { clusterNearDuplicates } from './near-duplicates.js';
 import { readFetchedSitemap } from './sitemap-reading.js';
 
-const NOTHING_REGISTERED: RegistrationResult = { registered: 0, edges: 0, rejected: [], outcomes: [], lowered: [] };
+const NOTHING_REGISTERED: RegistrationResult = { registered: 0, edges: 0, rejected: [], outcomes: [] };
 
 /** Bump when extraction changes what it produces: documents are keyed by it (000 §7.1). */
 export const PARSER_VERSION = 1;
@@ -125,11 +125,12 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
         });
       }
       const settled = await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'ok' });
-      // Shorter paths found by this page, or to it since it was claimed (the settle waits for
-      // such a change to commit, so one of the two sees it): links registered too deep go again.
-      const shallower = parsedPagesLowered(registration, input.depth + 1);
-      if (settled !== undefined && settled.depth < input.depth) shallower.push({ fingerprint: input.fingerprint, depth: settled.depth });
-      const relinked = shallower.length === 0 ? 0 : await registerAtShallowerDepth(client, context, shallower, deps.now());
+      // A shorter path to this page found since it was claimed: its links go again at its new depth.
+      // The settle waits for such a lowering to commit, so either this sees it or it marked the page parsed.
+      const relinked =
+        settled !== undefined && settled.depth < input.depth
+          ? await relinkAtShallowerDepth(client, context, { fingerprint: input.fingerprint, depth: settled.depth }, deps.now())
+          : 0;
       return {
         title: document.title,
         linksFound: document.links.length,

@@ -8,7 +8,7 @@ import { priorityOfDiscovery } from '../../src/activities/link-registration.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
-import { lowerFrontierDepths, registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { lowerFrontierDepths, registerFrontierEntries, takeStaleLinkPage, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { renderHtmlPage, startTestWeb, type PageSpec, type TestWeb, type WebSpec } from '../support/test-web/index.js';
 
@@ -100,9 +100,11 @@ describe('depth is the shortest path from the seeds', () => {
     expect(fetched).toEqual([...['/', '/c1', '/c2', '/c3', '/c4', '/p', '/x', '/y'].map((path) => `${HOST_A}${path}`), `${HOST_B}/`].sort());
   });
 
-  it('keeps the longer chain at its own depths', async () => {
+  it('keeps the longer chain at its own depths, and finished with no page waiting to relink', async () => {
     expect(await depthOf(web.url(HOST_A, '/c4'))).toBe(4);
     expect(await depthOf(web.url(HOST_B, '/'))).toBe(1);
+    const stale = await harness.pool.query('SELECT 1 FROM frontier WHERE crawl_id = $1 AND links_stale', [crawlId]);
+    expect(stale.rows).toHaveLength(0);
   });
 });
 
@@ -125,6 +127,7 @@ describe('lowerFrontierDepths', () => {
   const deep = entry('deep', 5);
   const demoted = entry('demoted', 5, true);
   const shallow = entry('shallow', 1);
+  const parsed = entry('parsed', 5);
   const rowOf = async (fingerprint: string) =>
     (
       await harness.pool.query<{ depth: number; priority: number; tier: number }>('SELECT depth, priority, tier FROM frontier WHERE crawl_id = $1 AND fingerprint = $2', [
@@ -136,7 +139,8 @@ describe('lowerFrontierDepths', () => {
   beforeAll(async () => {
     harness = await createHarness('lower-depths');
     await createCrawl(harness.pool, { id: crawlId, config: resolveCrawlConfig({ allowPrivateNetworks: true }), seedHosts: ['127.68.0.9'] });
-    await registerFrontierEntries(harness.pool, crawlId, [deep, demoted, shallow], { respectDiscoveryBudget: false });
+    await registerFrontierEntries(harness.pool, crawlId, [deep, demoted, shallow, parsed], { respectDiscoveryBudget: false });
+    await harness.pool.query(`UPDATE frontier SET state = 'done' WHERE crawl_id = $1 AND fingerprint = $2`, [crawlId, Buffer.from(parsed.fingerprint, 'hex')]);
   });
 
   afterAll(async () => {
@@ -155,5 +159,14 @@ describe('lowerFrontierDepths', () => {
     expect(await rowOf(shallow.fingerprint)).toEqual({ depth: 1, priority: expect.closeTo(shallow.priority, 5), tier: shallow.tier });
     // Again: nothing is deeper now.
     expect(await lowerFrontierDepths(harness.pool, crawlId, [deep.fingerprint, demoted.fingerprint], 2, atTwo)).toEqual([]);
+    // Queued pages have not registered links yet: none waits for the tick.
+    expect(await takeStaleLinkPage(harness.pool, crawlId)).toBeUndefined();
+  });
+
+  it('marks a parsed page for its links to be registered again, once, at its new depth', async () => {
+    const atThree = priorityOfDiscovery({ depth: 3, trapPenalty: 0 });
+    expect(await lowerFrontierDepths(harness.pool, crawlId, [parsed.fingerprint], 3, atThree)).toEqual([{ fingerprint: parsed.fingerprint, state: 'done' }]);
+    expect(await takeStaleLinkPage(harness.pool, crawlId)).toEqual({ fingerprint: parsed.fingerprint, depth: 3 });
+    expect(await takeStaleLinkPage(harness.pool, crawlId)).toBeUndefined();
   });
 });

@@ -79,7 +79,7 @@ export async function registerFrontierEntries(
     includeFetched?: boolean;
     /**
      * URLs to record in `urls` beside the entries without entering the frontier: links refused
-     * beyond the crawl's maxDepth, which a shorter path found later may admit (registerAtShallowerDepth).
+     * beyond the crawl's maxDepth, which a shorter path found later may admit (depth-relaxation.ts).
      */
     alsoIdentify?: readonly UrlIdentity[];
   },
@@ -322,8 +322,9 @@ export async function settleFrontierEntry(
 /**
  * Lowers the depth of those of `fingerprints` this crawl holds deeper than `depth` (a shorter
  * path from the seeds found them), locking rows in key order. A row not demoted as a trap takes
- * the priority (and tier) of a URL discovered at that depth when it is higher. Returns the
- * lowered rows and their state.
+ * the priority (and tier) of a URL discovered at that depth when it is higher. A page already
+ * parsed is marked `links_stale`: its links wait for the frontier tick (takeStaleLinkPage).
+ * Returns the lowered rows and their state.
  */
 export async function lowerFrontierDepths(
   db: Queryable,
@@ -334,7 +335,7 @@ export async function lowerFrontierDepths(
 ): Promise<{ fingerprint: string; state: FrontierState }[]> {
   if (fingerprints.length === 0) return [];
   const result = await db.query<{ fingerprint: Buffer; state: FrontierState }>(
-    `UPDATE frontier f SET depth = $3, updated_at = now(),
+    `UPDATE frontier f SET depth = $3, updated_at = now(), links_stale = f.links_stale OR f.state = 'done',
             priority = CASE WHEN f.demotion IS NULL AND $4::real > f.priority THEN $4::real ELSE f.priority END,
             tier = CASE WHEN f.demotion IS NULL AND $4::real > f.priority THEN $5::smallint ELSE f.tier END
      FROM (SELECT fingerprint FROM frontier WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[]) AND depth > $3
@@ -344,6 +345,29 @@ export async function lowerFrontierDepths(
     [crawlId, fingerprints.map(fingerprintToBytes), depth, atDepth.priority, atDepth.tier],
   );
   return result.rows.map((row) => ({ fingerprint: fingerprintFromBytes(row.fingerprint), state: row.state }));
+}
+
+/**
+ * Takes one page of this crawl whose links were registered deeper than its depth (the shallowest
+ * first), clearing its mark in the caller's transaction. A page lowered again meanwhile is marked
+ * again. Undefined when none is waiting.
+ */
+export async function takeStaleLinkPage(db: Queryable, crawlId: string): Promise<{ fingerprint: string; depth: number } | undefined> {
+  const result = await db.query<{ fingerprint: Buffer; depth: number }>(
+    `UPDATE frontier f SET links_stale = false
+     FROM (SELECT fingerprint FROM frontier WHERE crawl_id = $1 AND links_stale ORDER BY depth LIMIT 1 FOR UPDATE SKIP LOCKED) page
+     WHERE f.crawl_id = $1 AND f.fingerprint = page.fingerprint
+     RETURNING f.fingerprint, f.depth`,
+    [crawlId],
+  );
+  const row = result.rows[0];
+  return row ? { fingerprint: fingerprintFromBytes(row.fingerprint), depth: row.depth } : undefined;
+}
+
+/** Pages of this crawl whose links wait to be registered again at a shallower depth. */
+export async function countStaleLinkPages(db: Queryable, crawlId: string): Promise<number> {
+  const result = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND links_stale', [crawlId]);
+  return result.rows[0]?.n ?? 0;
 }
 
 export interface FrontierEntryRecord {
