@@ -150,6 +150,7 @@ interface ClaimRow {
   purpose: string;
   tier: number;
   priority: number;
+  discovered_at: Date;
   config: { minHostDelayMs?: number; maxConcurrentFetchesPerHost?: number; politeness?: HostWorkItem['politeness'] };
 }
 
@@ -170,13 +171,17 @@ function toWorkItem(row: ClaimRow): HostWorkItem {
   };
 }
 
-const CLAIMED_COLUMNS = 'f.crawl_id, f.fingerprint, f.url, f.origin, f.depth, f.generation, f.attempts, f.purpose, f.tier, f.priority, c.config';
+const CLAIMED_COLUMNS = 'f.crawl_id, f.fingerprint, f.url, f.origin, f.depth, f.generation, f.attempts, f.purpose, f.tier, f.priority, f.discovered_at, c.config';
+
+/** A claim's rows in front-queue order (best tier, then priority, then first discovered), whichever statement returned them. */
+function inClaimOrder(a: ClaimRow, b: ClaimRow): number {
+  return a.tier - b.tier || b.priority - a.priority || a.discovered_at.getTime() - b.discovered_at.getTime() || Buffer.compare(a.fingerprint, b.fingerprint);
+}
 
 const CLAIMED_ROWS_SQL = `
   SELECT ${CLAIMED_COLUMNS}
   FROM frontier f JOIN crawls c ON c.id = f.crawl_id
-  WHERE f.claim_token = $1
-  ORDER BY f.tier, f.priority DESC`;
+  WHERE f.claim_token = $1`;
 
 /**
  * URLs a host claim may take now from crawl `c` (with its admission row `a` and summed counters
@@ -206,7 +211,7 @@ export async function claimHostWork(
 ): Promise<HostWorkItem[]> {
   if (input.freshToken !== true) {
     const previous = await pool.query<ClaimRow>(CLAIMED_ROWS_SQL, [input.claimToken]);
-    if (previous.rows.length > 0) return previous.rows.map(toWorkItem);
+    if (previous.rows.length > 0) return previous.rows.sort(inClaimOrder).map(toWorkItem);
   }
   const claimed: ClaimRow[] = [];
 
@@ -287,8 +292,7 @@ export async function claimHostWork(
   } finally {
     client.release();
   }
-  // The order a retry reads them in (CLAIMED_ROWS_SQL).
-  return claimed.sort((a, b) => a.tier - b.tier || b.priority - a.priority).map(toWorkItem);
+  return claimed.sort(inClaimOrder).map(toWorkItem);
 }
 
 /**
