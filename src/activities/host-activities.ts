@@ -85,7 +85,7 @@ export function createHostActivities(deps: ActivityDeps) {
       const poisonable = policy ? policy.countsTowardPoison : true;
       const dead = poisonable && Math.max(counted, outcome.attempts) >= POISON_ATTEMPT_LIMIT;
       const state: FrontierState = dead ? 'dead' : 'failed';
-      const settled = await settleFrontierEntry(client, {
+      const changed = await settleFrontierEntry(client, {
         crawlId: input.crawlId,
         fingerprint: input.fingerprint,
         generation: input.generation,
@@ -93,7 +93,7 @@ export function createHostActivities(deps: ActivityDeps) {
         outcome: outcome.failureType,
         attempts: Math.max(history.length, outcome.attempts),
       });
-      if (dead && settled !== undefined) {
+      if (dead && changed) {
         await moveToDeadLetters(client, {
           fingerprint: input.fingerprint,
           stage: outcome.stage,
@@ -140,7 +140,7 @@ export function createHostActivities(deps: ActivityDeps) {
           ]);
         }
       }
-      return { deadLettered: dead && settled !== undefined };
+      return { deadLettered: dead && changed };
     });
   }
 

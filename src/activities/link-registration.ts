@@ -215,11 +215,7 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
     }
     const { priority, tier } = priorityOfDiscovery({ depth: input.depth, trapPenalty: assessment.priorityPenalty });
     entries.push({
-      fingerprint: candidate.fingerprint,
-      url: url.url,
-      host: url.host,
-      origin: url.origin,
-      canonicalizationVersion: url.version,
+      ...identityOf(candidate),
       depth: input.depth,
       priority,
       tier,

@@ -25,7 +25,6 @@ import type { CrawlContextCache } from './crawl-context.js';
 import type { ParseBatchInput, ParseBatchOutcome, ParseBatchResult, ParseDocumentInput, ParseDocumentResult } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
 import { recordVisit } from './change-detection.js';
-import { relinkAtShallowerDepth } from './depth-relaxation.js';
 import { registerDiscoveredUrls, type RegistrationResult } from './link-registration.js';
 import { listingEntriesOf, recordListingReading } from './listing-reading.js';
 import { clusterNearDuplicates } from './near-duplicates.js';
@@ -124,17 +123,11 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
           minhash,
         });
       }
-      const settled = await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'ok' });
-      // A shorter path to this page found since it was claimed: its links go again at its new depth.
-      // The settle waits for such a lowering to commit, so either this sees it or it marked the page parsed.
-      const relinked =
-        settled !== undefined && settled.depth < input.depth
-          ? await relinkAtShallowerDepth(client, context, { fingerprint: input.fingerprint, depth: settled.depth }, deps.now())
-          : 0;
+      await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'ok' });
       return {
         title: document.title,
         linksFound: document.links.length,
-        linksRegistered: registration.registered + relinked,
+        linksRegistered: registration.registered,
         noindex: directives.noindex,
         nofollow: directives.nofollow,
       };

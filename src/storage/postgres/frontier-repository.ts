@@ -297,37 +297,35 @@ export async function claimHostWork(
 
 /**
  * Moves a dispatched URL to its next state. Only a URL still in flight moves, so repeating a
- * settlement changes nothing and the crawl's in-flight count stays exact. Returns the URL's depth
- * when it moved (a parse compares it with the depth it registered links at: a shorter path may
- * have lowered it meanwhile), undefined when nothing changed.
+ * settlement changes nothing and the crawl's in-flight count stays exact.
  */
 export async function settleFrontierEntry(
   db: Queryable,
   input: { crawlId: string; fingerprint: string; generation: number; state: FrontierState; outcome: string; attempts?: number },
-): Promise<{ depth: number } | undefined> {
+): Promise<boolean> {
   const leavingFlight = input.state !== 'dispatched' && input.state !== 'fetched';
-  const result = await db.query<{ depth: number }>(
+  const result = await db.query(
     `UPDATE frontier SET state = $4, outcome = $5, attempts = GREATEST(attempts, $6), updated_at = now(),
             generation = CASE WHEN $4 = 'queued' THEN NULL ELSE generation END,
             claim_token = CASE WHEN $4 = 'queued' THEN NULL ELSE claim_token END
      WHERE crawl_id = $1 AND fingerprint = $2 AND generation = $3 AND state IN ('dispatched', 'fetched')
-       AND NOT (state = $4)
-     RETURNING depth`,
+       AND NOT (state = $4)`,
     [input.crawlId, fingerprintToBytes(input.fingerprint), input.generation, input.state, input.outcome, input.attempts ?? 0],
   );
-  const settled = result.rows[0];
-  if (settled && leavingFlight) {
+  const changed = (result.rowCount ?? 0) > 0;
+  if (changed && leavingFlight) {
     // A URL returned to the queue gives its admission back; a settled one keeps counting against the budget.
     await addCrawlCounters(db, input.crawlId, counterShardOf(input.fingerprint), input.state === 'queued' ? { returned: 1 } : { settled: 1 });
   }
-  return settled ? { depth: settled.depth } : undefined;
+  return changed;
 }
 
 /**
  * Lowers the depth of those of `fingerprints` this crawl holds deeper than `depth` (a shorter
  * path from the seeds found them), locking rows in key order. A row not demoted as a trap takes
- * the priority (and tier) of a URL discovered at that depth when it is higher. A page already
- * parsed is marked `links_stale`: its links wait for the frontier tick (takeStaleLinkPage).
+ * the priority (and tier) of a URL discovered at that depth when it is higher. A URL claimed
+ * already (in flight or parsed) is marked `links_stale`: its parse registers, or registered, its
+ * links at the depth it was claimed at, so once parsed they wait for the frontier tick (takeStaleLinkPage).
  * Returns the lowered rows and their state.
  */
 export async function lowerFrontierDepths(
@@ -339,7 +337,7 @@ export async function lowerFrontierDepths(
 ): Promise<{ fingerprint: string; state: FrontierState }[]> {
   if (fingerprints.length === 0) return [];
   const result = await db.query<{ fingerprint: Buffer; state: FrontierState }>(
-    `UPDATE frontier f SET depth = $3, updated_at = now(), links_stale = f.links_stale OR f.state = 'done',
+    `UPDATE frontier f SET depth = $3, updated_at = now(), links_stale = f.links_stale OR f.state <> 'queued',
             priority = CASE WHEN f.demotion IS NULL AND $4::real > f.priority THEN $4::real ELSE f.priority END,
             tier = CASE WHEN f.demotion IS NULL AND $4::real > f.priority THEN $5::smallint ELSE f.tier END
      FROM (SELECT fingerprint FROM frontier WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[]) AND depth > $3
@@ -352,14 +350,14 @@ export async function lowerFrontierDepths(
 }
 
 /**
- * Takes one page of this crawl whose links were registered deeper than its depth (the shallowest
- * first), clearing its mark in the caller's transaction. A page lowered again meanwhile is marked
- * again. Undefined when none is waiting.
+ * Takes one parsed page of this crawl whose links were registered deeper than its depth (the
+ * shallowest first), clearing its mark in the caller's transaction. A page lowered again
+ * meanwhile is marked again; one still in flight waits for its parse. Undefined when none is waiting.
  */
 export async function takeStaleLinkPage(db: Queryable, crawlId: string): Promise<{ fingerprint: string; depth: number } | undefined> {
   const result = await db.query<{ fingerprint: Buffer; depth: number }>(
     `UPDATE frontier f SET links_stale = false
-     FROM (SELECT fingerprint FROM frontier WHERE crawl_id = $1 AND links_stale ORDER BY depth LIMIT 1 FOR UPDATE SKIP LOCKED) page
+     FROM (SELECT fingerprint FROM frontier WHERE crawl_id = $1 AND links_stale AND state = 'done' ORDER BY depth LIMIT 1 FOR UPDATE SKIP LOCKED) page
      WHERE f.crawl_id = $1 AND f.fingerprint = page.fingerprint
      RETURNING f.fingerprint, f.depth`,
     [crawlId],
@@ -368,9 +366,9 @@ export async function takeStaleLinkPage(db: Queryable, crawlId: string): Promise
   return row ? { fingerprint: fingerprintFromBytes(row.fingerprint), depth: row.depth } : undefined;
 }
 
-/** Pages of this crawl whose links wait to be registered again at a shallower depth. */
+/** Parsed pages of this crawl whose links wait to be registered again at a shallower depth. */
 export async function countStaleLinkPages(db: Queryable, crawlId: string): Promise<number> {
-  const result = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND links_stale', [crawlId]);
+  const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND links_stale AND state = 'done'`, [crawlId]);
   return result.rows[0]?.n ?? 0;
 }
 
