@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { bucketSettings, externalServicesFromEnv, type ExternalServices } from './external-services.js';
 import { findFreePorts, isPortOpen } from './free-port.js';
+import { startOnFreePorts } from './port-retry.js';
 import { ensureBucket, generateMinioCredentials, minioPaths, s3Client, startMinioServer } from './minio-server.js';
 import {
   configuredPostgresPort,
@@ -129,6 +130,10 @@ function serviceName(service: StackService): string {
   return { temporal: 'Temporal', postgres: 'Postgres', s3: 'MinIO', tools: 'tools' }[service];
 }
 
+function retryLine(service: StackService, takenPorts: readonly number[]): string {
+  return `${serviceName(service)} could not bind ${takenPorts.join(' or ')} (taken by another process since it was free); starting it on other ports`;
+}
+
 const upHint = 'Start the stack with `crawler stack up` (binaries: `npm run tools`).';
 
 /** The StackError for a service that did not come up; the message carries the log's last lines. */
@@ -170,36 +175,49 @@ async function ensureTemporal(ctx: Context): Promise<StackEndpoints['temporal']>
 
   const dir = join(ctx.dataDir, 'temporal');
   const recorded = ctx.state.temporal;
+  // A fresh server has only 'default' until start-up finishes; describe 'default' first, then ours.
+  const answering = async (record: NonNullable<StackState['temporal']>): Promise<void> => {
+    const pid = record.pid ?? 0;
+    const outcome = await waitUntil(() => temporalAnswers(`${host}:${record.port}`, 'default'), {
+      timeoutMs: ctx.startTimeoutMs,
+      abandonIf: () => !isProcessAlive(pid),
+    });
+    if (!outcome.ready) throw notReady('temporal', outcome, `${host}:${record.port}`, record.logFile);
+  };
   let record: NonNullable<StackState['temporal']>;
   if (recorded !== undefined && (await stillServing(recorded.pid, 'temporal', recorded.port))) {
     record = recorded;
     ctx.log(`Temporal dev server already running (pid ${recorded.pid}) on ${host}:${recorded.port}`);
+    await answering(record);
   } else {
     if (recorded?.pid !== undefined) await stopProcess(recorded.pid, { expectedProgram: 'temporal' });
     const binary = requireTool('temporal');
-    const [port, uiPort] = (await ctx.claimPorts(2, [recorded?.port, recorded?.uiPort])) as [number, number];
     mkdirSync(dir, { recursive: true });
-    ctx.log(`starting Temporal dev server on ${host}:${port} (UI http://${host}:${uiPort}) ...`);
-    const started = startTemporalDevServer({
-      binary,
-      dir,
-      port,
-      uiPort,
-      namespace,
-      searchAttributes: ctx.searchAttributes,
-      dynamicConfig: ctx.dynamicConfig,
+    record = await startOnFreePorts({
+      count: 2,
+      preferredPorts: [recorded?.port, recorded?.uiPort],
+      claimPorts: ctx.claimPorts,
+      logFile: temporalPaths(dir).logFile,
+      onRetry: (ports) => ctx.log(retryLine('temporal', ports)),
+      start: async ([port = 0, uiPort = 0]) => {
+        ctx.log(`starting Temporal dev server on ${host}:${port} (UI http://${host}:${uiPort}) ...`);
+        const started = startTemporalDevServer({
+          binary,
+          dir,
+          port,
+          uiPort,
+          namespace,
+          searchAttributes: ctx.searchAttributes,
+          dynamicConfig: ctx.dynamicConfig,
+        });
+        const attempt = { pid: started.pid, port, uiPort, namespace, logFile: started.logFile };
+        ctx.state.temporal = attempt;
+        await answering(attempt);
+        return attempt;
+      },
     });
-    record = { pid: started.pid, port, uiPort, namespace, logFile: started.logFile };
-    ctx.state.temporal = record;
   }
   const address = `${host}:${record.port}`;
-  const pid = record.pid ?? 0;
-  // A fresh server has only 'default' until start-up finishes; describe 'default' first, then ours.
-  const outcome = await waitUntil(() => temporalAnswers(address, 'default'), {
-    timeoutMs: ctx.startTimeoutMs,
-    abandonIf: () => !isProcessAlive(pid),
-  });
-  if (!outcome.ready) throw notReady('temporal', outcome, address, record.logFile);
   if (await ensureNamespace(address, namespace)) ctx.log(`registered Temporal namespace ${namespace}`);
   const added = await ensureSearchAttributes(address, namespace, ctx.searchAttributes);
   if (added.length > 0) ctx.log(`registered search attributes ${added.join(', ')}`);
@@ -219,25 +237,46 @@ async function ensurePostgres(ctx: Context): Promise<StackEndpoints['postgres']>
   // postmaster.pid, not our record, is the truth about a running cluster.
   const runningPid = readPidFile(paths.pidFile);
   const runningPort = configuredPostgresPort(dir);
+  const answering = async (port: number, pid: number): Promise<void> => {
+    const outcome = await waitUntil(() => postgresAnswers(postgresUrl(port, 'postgres')), {
+      timeoutMs: ctx.startTimeoutMs,
+      abandonIf: () => !isProcessAlive(pid),
+    });
+    if (!outcome.ready) throw notReady('postgres', outcome, `${host}:${port}`, paths.logFile);
+  };
   let port: number;
   if (runningPort !== undefined && (await stillServing(runningPid, 'postgres', runningPort))) {
     port = runningPort;
     ctx.state.postgres = { pid: runningPid, port, logFile: paths.logFile };
     ctx.log(`Postgres already running (pid ${runningPid}) on ${host}:${port}`);
+    await answering(port, runningPid ?? 0);
   } else {
     if (runningPid !== undefined) await stopProcess(runningPid, { signal: 'SIGINT', processGroup: false, expectedProgram: 'postgres' });
     const binDir = requirePostgresBinDir();
     const runAs = postgresRunAs();
-    [port] = (await ctx.claimPorts(1, [ctx.state.postgres?.port])) as [number];
-    ctx.log(`starting Postgres on ${host}:${port} ...`);
-    await initPostgresCluster({ binDir, dir, port, runAs });
-    const started = await startPostgresCluster({ binDir, dir, port, runAs, startTimeoutSeconds: Math.ceil(ctx.startTimeoutMs / 1000) });
-    ctx.state.postgres = { pid: started.pid, port, logFile: started.logFile };
+    port = await startOnFreePorts({
+      count: 1,
+      preferredPorts: [ctx.state.postgres?.port],
+      claimPorts: ctx.claimPorts,
+      logFile: paths.logFile,
+      onRetry: (ports) => ctx.log(retryLine('postgres', ports)),
+      start: async ([attemptPort = 0]) => {
+        ctx.log(`starting Postgres on ${host}:${attemptPort} ...`);
+        await initPostgresCluster({ binDir, dir, port: attemptPort, runAs });
+        const started = await startPostgresCluster({
+          binDir,
+          dir,
+          port: attemptPort,
+          runAs,
+          startTimeoutSeconds: Math.ceil(ctx.startTimeoutMs / 1000),
+        });
+        ctx.state.postgres = { pid: started.pid, port: attemptPort, logFile: started.logFile };
+        await answering(attemptPort, started.pid);
+        return attemptPort;
+      },
+    });
   }
   const adminUrl = postgresUrl(port, 'postgres');
-  const pid = ctx.state.postgres.pid ?? 0;
-  const outcome = await waitUntil(() => postgresAnswers(adminUrl), { timeoutMs: ctx.startTimeoutMs, abandonIf: () => !isProcessAlive(pid) });
-  if (!outcome.ready) throw notReady('postgres', outcome, `${host}:${port}`, paths.logFile);
   await ensurePostgresDatabase(adminUrl, postgresDatabase);
   return { url: postgresUrl(port), managed: true };
 }
@@ -255,31 +294,44 @@ async function ensureS3(ctx: Context): Promise<StackEndpoints['s3']> {
   const dir = join(ctx.dataDir, 'minio');
   const credentials = (ctx.state.minioCredentials ??= generateMinioCredentials());
   const recorded = ctx.state.minio;
+  const bucketReady = async (record: NonNullable<StackState['minio']>): Promise<void> => {
+    const client = s3Client({ endPoint: host, port: record.port, useSSL: false, ...credentials, region });
+    const pid = record.pid ?? 0;
+    const outcome = await waitUntil(
+      async () => {
+        if (await ensureBucket(client, bucket, region)) ctx.log(`created bucket ${bucket}`);
+        return true;
+      },
+      { timeoutMs: ctx.startTimeoutMs, abandonIf: () => !isProcessAlive(pid) },
+    );
+    if (!outcome.ready) throw notReady('s3', outcome, `${host}:${record.port}`, record.logFile);
+  };
   let record: NonNullable<StackState['minio']>;
   if (recorded !== undefined && (await stillServing(recorded.pid, 'minio', recorded.port))) {
     record = recorded;
     ctx.log(`MinIO already running (pid ${recorded.pid}) on ${host}:${recorded.port}`);
+    await bucketReady(record);
   } else {
     if (recorded?.pid !== undefined) await stopProcess(recorded.pid, { expectedProgram: 'minio' });
     const binary = requireTool('minio');
-    const [port, consolePort] = (await ctx.claimPorts(2, [recorded?.port, recorded?.consolePort])) as [number, number];
     mkdirSync(minioPaths(dir).objectsDir, { recursive: true });
-    ctx.log(`starting MinIO on ${host}:${port} (console http://${host}:${consolePort}) ...`);
-    const started = startMinioServer({ binary, dir, port, consolePort, ...credentials });
-    record = { pid: started.pid, port, consolePort, logFile: started.logFile };
-    ctx.state.minio = record;
+    record = await startOnFreePorts({
+      count: 2,
+      preferredPorts: [recorded?.port, recorded?.consolePort],
+      claimPorts: ctx.claimPorts,
+      logFile: minioPaths(dir).logFile,
+      onRetry: (ports) => ctx.log(retryLine('s3', ports)),
+      start: async ([port = 0, consolePort = 0]) => {
+        ctx.log(`starting MinIO on ${host}:${port} (console http://${host}:${consolePort}) ...`);
+        const started = startMinioServer({ binary, dir, port, consolePort, ...credentials });
+        const attempt = { pid: started.pid, port, consolePort, logFile: started.logFile };
+        ctx.state.minio = attempt;
+        await bucketReady(attempt);
+        return attempt;
+      },
+    });
   }
   const s3 = { endPoint: host, port: record.port, useSSL: false, ...credentials, bucket, region };
-  const client = s3Client(s3);
-  const pid = record.pid ?? 0;
-  const outcome = await waitUntil(
-    async () => {
-      if (await ensureBucket(client, bucket, region)) ctx.log(`created bucket ${bucket}`);
-      return true;
-    },
-    { timeoutMs: ctx.startTimeoutMs, abandonIf: () => !isProcessAlive(pid) },
-  );
-  if (!outcome.ready) throw notReady('s3', outcome, `${host}:${record.port}`, record.logFile);
   return { ...s3, managed: true, consoleUrl: `http://${host}:${record.consolePort}` };
 }
 
