@@ -19,6 +19,7 @@ import { stopStack } from '../src/stack/index.js';
 import { PRODUCT_TOKEN, type GenerateWebOptions } from '../test/support/test-web/index.js';
 import { DEFAULT_USER_AGENT } from '../src/config/crawl-config.js';
 import { defaultBenchDataDir, prepareBenchStack, type BenchStack } from './lib/bench-stack.js';
+import { clientGaps } from './lib/client-gaps.js';
 import { runCrawlee } from './lib/crawlee-run.js';
 import { runOurCrawl } from './lib/our-crawl.js';
 import type { ProcessFigures, TrackedProcess } from './lib/proc-sampler.js';
@@ -190,6 +191,8 @@ async function runScenario(stack: BenchStack, scenario: Scenario): Promise<Scena
         details = { kind: 'crawlee', run: run.result };
       }
       const webFigures: WebFigures = await web.figures(delayMs);
+      const gapSamples = webFigures.politeness.violationSamples;
+      const gaps = details.kind === 'ours' && gapSamples.length > 0 ? await clientGaps(details.run.databaseUrl, gapSamples, web.ready.port) : undefined;
       const pps = pagesPerSecond(pages, seconds);
       results.push({
         crawler,
@@ -200,6 +203,7 @@ async function runScenario(stack: BenchStack, scenario: Scenario): Promise<Scena
         politenessLimitShare: round(pps / politenessLimit, 3),
         complete,
         web: webFigures,
+        ...(gaps ? { clientGaps: gaps } : {}),
         processes,
         details,
       });

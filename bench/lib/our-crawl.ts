@@ -40,6 +40,8 @@ export interface OurCrawlOptions {
 export interface OurCrawlRun {
   crawlId: string;
   taskQueue: string;
+  /** The crawl's own database (kept after the run): its fetch records are our side of any gap the server flags. */
+  databaseUrl: string;
   summary: CrawlSummary;
   /** Crawl workflow start to its result, seconds. */
   wallSeconds: number;
@@ -194,6 +196,7 @@ export async function runOurCrawl(stack: BenchStack, options: OurCrawlOptions, a
     return {
       crawlId,
       taskQueue,
+      databaseUrl,
       summary,
       wallSeconds,
       timedOut,

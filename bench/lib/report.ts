@@ -1,5 +1,6 @@
 // The benchmark's report: one JSON object (--json) or the tables printed here.
 import type { GenerateWebOptions } from '../../test/support/test-web/index.js';
+import type { ClientGap } from './client-gaps.js';
 import type { CrawleeChildResult } from './crawlee-child.js';
 import type { OurCrawlRun } from './our-crawl.js';
 import type { ProcessFigures } from './proc-sampler.js';
@@ -19,6 +20,8 @@ export interface CrawlerResult {
   politenessLimitShare: number;
   complete: boolean;
   web: WebFigures;
+  /** Ours only: each sampled gap under the delay, as our fetch records measured it. */
+  clientGaps?: ClientGap[];
   processes: ProcessFigures[];
   details: { kind: 'ours'; run: OurCrawlRun } | { kind: 'crawlee'; run: CrawleeChildResult };
 }
@@ -92,6 +95,10 @@ function printComparison(scenario: ScenarioReport): void {
     const p = x.web.politeness;
     const kept = p.endToStartViolations === 0 && p.overlaps === 0;
     out(`  ${x.crawler} kept the ${scenario.delayMs} ms per-host delay: ${kept ? 'yes' : `NO (${p.endToStartViolations} gaps under the delay, ${p.overlaps} overlaps${p.worstHost ? `, worst host ${p.worstHost.host} with ${p.worstHost.violations}` : ''})`}`);
+    for (const gap of x.clientGaps ?? []) {
+      const ours = gap.clientGapMs === undefined ? `no fetch record for the ${gap.missing} request` : `${gap.clientGapMs} ms by our fetch records`;
+      out(`    gap on ${gap.host}: ${gap.serverGapMs} ms by the server's log, ${ours}`);
+    }
   }
 }
 

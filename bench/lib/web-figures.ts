@@ -40,8 +40,20 @@ export interface WebFigures {
     gaps: LatencySummary;
     /** Worst host's violation count (end-to-start). */
     worstHost?: { host: string; violations: number };
+    /** The first end-to-start violations, as the server logged them: what the crawler's own records are set beside. */
+    violationSamples: GapSample[];
   };
 }
+
+/** One end-to-start gap under the delay: the response before it and the request after it, server clock. */
+export interface GapSample {
+  host: string;
+  previous: { path: string; finishedAtMs: number };
+  next: { path: string; startedAtMs: number };
+  gapMs: number;
+}
+
+const MAX_GAP_SAMPLES = 20;
 
 export function webFigures(
   log: readonly RequestLogEntry[],
@@ -95,6 +107,12 @@ export function webFigures(
       gaps: latencySummary(allGaps),
       minGapMs: gaps.length === 0 ? Number.NaN : round(gaps.reduce((min, gap) => Math.min(min, gap), Infinity)),
       ...(worst ? { worstHost: { host: worst[0], violations: worst[1] } } : {}),
+      violationSamples: strict.violations.slice(0, MAX_GAP_SAMPLES).map((violation) => ({
+        host: violation.host,
+        previous: { path: violation.a.path, finishedAtMs: violation.a.finishedAtMs },
+        next: { path: violation.b.path, startedAtMs: violation.b.startedAtMs },
+        gapMs: round(violation.gapMs, 1),
+      })),
     },
   };
 }
