@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { dropSharedFigures, flushSharedFigures, holdSharedFigures } from './shared-figures.js';
 
@@ -11,6 +12,55 @@ export interface PoolOptions {
   maxConnections?: number;
   /** Application name shown in pg_stat_activity. Default 'crawler'. */
   applicationName?: string;
+  /**
+   * Parameterized statements are prepared once per connection and then only bound and run.
+   * Default: DATABASE_PREPARED_STATEMENTS (on unless 'off'). Turn off behind a pooler that
+   * cannot keep prepared statements (PgBouncer in transaction mode before 1.21, or with
+   * max_prepared_statements = 0).
+   */
+  preparedStatements?: boolean;
+}
+
+/** DATABASE_PREPARED_STATEMENTS: 'on' (default) or 'off'. */
+export function preparedStatementsFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env['DATABASE_PREPARED_STATEMENTS']?.trim().toLowerCase();
+  if (value === undefined || value === '' || value === 'on') return true;
+  if (value === 'off') return false;
+  throw new Error(`DATABASE_PREPARED_STATEMENTS='${env['DATABASE_PREPARED_STATEMENTS']}' is neither 'on' nor 'off'; set one of them, or unset it for 'on'`);
+}
+
+const statementNames = new Map<string, string>();
+
+/** A name per statement text: our SQL is static, so the set of names is bounded by the code. */
+function statementNameOf(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `crawler_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * A client that names every parameterized statement, so Postgres parses and analyses each once
+ * per connection instead of on every call (the claim, registration and counter statements run
+ * dozens of times per page). node-postgres keeps the per-connection record of what it prepared.
+ */
+class PreparingClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const [config, values] = args;
+    if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
+      args[0] = { name: statementNameOf(config), text: config, values };
+      args.splice(1, 1);
+    } else if (isUnnamedConfig(config) && (config.values?.length ?? 0) > 0) {
+      args[0] = { ...config, name: statementNameOf(config.text) };
+    }
+    return (super.query as (...rest: unknown[]) => never)(...args);
+  }
+}
+
+function isUnnamedConfig(config: unknown): config is { text: string; values?: unknown[]; name?: undefined } {
+  return typeof config === 'object' && config !== null && typeof (config as { text?: unknown }).text === 'string' && (config as { name?: unknown }).name === undefined && !('submit' in config);
 }
 
 // bigint columns (counters, simhash) arrive as strings by default; the values we keep there fit
@@ -23,6 +73,7 @@ export function createPool(options: PoolOptions): Pool {
     max: options.maxConnections ?? 10,
     application_name: options.applicationName ?? 'crawler',
     idleTimeoutMillis: 30_000,
+    ...((options.preparedStatements ?? preparedStatementsFromEnv()) ? { Client: PreparingClient } : {}),
   });
   // An idle client losing its server must not crash the worker; the next query reconnects.
   pool.on('error', () => undefined);

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPool, inTransaction, preparedStatementsFromEnv, type Pool } from '../../src/storage/postgres/pool.js';
+import { freshDatabase } from '../support/stack-context.js';
+
+const lookup = 'SELECT $1::int + 1 AS n';
+
+/** What the one connection of `pool` has prepared, by statement text. */
+async function preparedOn(pool: Pool): Promise<string[]> {
+  const result = await pool.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements ORDER BY statement');
+  return result.rows.map((row) => row.statement);
+}
+
+describe('the Postgres pool', () => {
+  let databaseUrl: string;
+  beforeAll(async () => {
+    databaseUrl = await freshDatabase('postgres_pool');
+  });
+
+  describe('with prepared statements (the default)', () => {
+    let pool: Pool;
+    beforeAll(() => {
+      pool = createPool({ connectionString: databaseUrl, maxConnections: 1 });
+    });
+    afterAll(() => pool.end());
+
+    it('prepares a parameterized statement once per connection and answers every call', async () => {
+      for (let i = 0; i < 3; i++) expect((await pool.query<{ n: number }>(lookup, [i])).rows[0]?.n).toBe(i + 1);
+      expect(await preparedOn(pool)).toEqual([lookup]);
+    });
+
+    it('prepares statements given as config objects, and inside transactions, under one name per text', async () => {
+      const other = 'SELECT $1::text AS t';
+      const t = await inTransaction(pool, async (client) => {
+        await client.query(lookup, [5]);
+        return (await client.query<{ t: string }>({ text: other, values: ['x'] })).rows[0]?.t;
+      });
+      expect(t).toBe('x');
+      expect(await preparedOn(pool)).toEqual([other, lookup].sort());
+    });
+
+    it('leaves statements without parameters and explicitly named ones alone', async () => {
+      await pool.query('SELECT 1');
+      await pool.query({ name: 'chosen_by_caller', text: 'SELECT $1::int AS n', values: [1] });
+      const prepared = await pool.query<{ name: string }>('SELECT name FROM pg_prepared_statements');
+      const names = prepared.rows.map((row) => row.name);
+      expect(names).toContain('chosen_by_caller');
+      expect(names.filter((name) => name.startsWith('crawler_'))).toHaveLength(2);
+    });
+  });
+
+  it('prepares nothing with preparedStatements: false (a pooler that cannot keep them)', async () => {
+    const pool = createPool({ connectionString: databaseUrl, maxConnections: 1, preparedStatements: false });
+    try {
+      expect((await pool.query<{ n: number }>(lookup, [1])).rows[0]?.n).toBe(2);
+      expect(await preparedOn(pool)).toEqual([]);
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
+describe('DATABASE_PREPARED_STATEMENTS', () => {
+  it('is on unless set to off, and a value that is neither names itself', () => {
+    expect(preparedStatementsFromEnv({})).toBe(true);
+    expect(preparedStatementsFromEnv({ DATABASE_PREPARED_STATEMENTS: 'on' })).toBe(true);
+    expect(preparedStatementsFromEnv({ DATABASE_PREPARED_STATEMENTS: ' OFF ' })).toBe(false);
+    expect(() => preparedStatementsFromEnv({ DATABASE_PREPARED_STATEMENTS: 'no' })).toThrow(/DATABASE_PREPARED_STATEMENTS='no' is neither 'on' nor 'off'/);
+  });
+});
