@@ -140,6 +140,8 @@ export type FetchUrlResult =
       finalUrl: string;
       startedAtMs: number;
       finishedAtMs: number;
+      /** The response's X-Robots-Tag (as kept with the fetch record), for the parse. */
+      xRobotsTag?: string;
     }
   | { kind: 'not-modified'; status: 304; startedAtMs: number; finishedAtMs: number }
   | {
@@ -232,6 +234,13 @@ export interface ParseDocumentInput {
   contentType: string | undefined;
   /** The frontier entry's purpose: 'sitemap' bodies go to the sitemap reader. Absent: a page. */
   purpose?: string;
+  /**
+   * The fetch's start (its record's fetched_at) and X-Robots-Tag, from the fetch result, so the
+   * parse need not read the fetch record. Absent in histories from before they were carried: the
+   * parse reads the record then.
+   */
+  fetchedAtMs?: number;
+  xRobotsTag?: string;
 }
 export interface ParseBatchInput {
   /** Bodies of one host's burst, parsed side by side. */

@@ -28,7 +28,7 @@ import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl,
 import { HttpFetchError, type BodySink, type FetchResponseHead } from '../http/index.js';
 import { bodyKeyFor } from '../storage/object-store/body-store.js';
 import { attemptsSinceLastSuccess, recordAttempt } from '../storage/postgres/attempt-repository.js';
-import { getFetch, getUrlValidators, recordBody, recordFetch, updateUrlAfterFetch, type FetchRecord } from '../storage/postgres/fetch-repository.js';
+import { readFetchPreflight, recordBody, recordFetch, updateUrlAfterFetch, type FetchRecord } from '../storage/postgres/fetch-repository.js';
 import { getFrontierEntry, settleFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { getRobotsEntry } from '../storage/postgres/robots-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
@@ -68,12 +68,11 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
     }
     if (crawlState === 'paused') return { kind: 'skipped', reason: 'crawl-paused', atMs: deps.now() };
 
-    // Redelivered after the work was done: answer from the record, fetch nothing.
-    const recorded = await getFetch(deps.pool, input.fingerprint, input.generation);
-    if (recorded) return resultFromRecord(recorded, input);
-
     const url = canonicalizeUrl(input.url, context.canonicalizeOptions);
-    const robots = await getRobotsEntry(deps.pool, url.origin);
+    const preflight = await readFetchPreflight(deps.pool, { fingerprint: input.fingerprint, generation: input.generation, origin: url.origin });
+    // Redelivered after the work was done: answer from the record, fetch nothing.
+    if (preflight.recorded) return resultFromRecord(preflight.recorded, input);
+    const robots = preflight.robots;
     // An unreachable robots.txt still disallows when its retry time has passed: the URL waits
     // (RobotsUnreachable) and the host workflow refreshes the file before the URL's next attempt.
     const stillUnreachable = robots?.policy.kind === 'disallow-all' && robots.unreachableSinceMs !== undefined;
@@ -95,7 +94,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
 
     // A sitemap is always read whole: a 304 would leave the recrawl planner without a reading
     // dated after its last visits, and 'unchanged' signals need one (signalClaim).
-    const validators = input.purpose === 'sitemap' ? { etag: null, lastModified: null } : await getUrlValidators(deps.pool, input.fingerprint);
+    const validators = input.purpose === 'sitemap' ? { etag: null, lastModified: null } : preflight.validators;
     const conditional: Record<string, string> = {};
     if (validators.etag) conditional['if-none-match'] = validators.etag;
     if (validators.lastModified) conditional['if-modified-since'] = validators.lastModified;
@@ -236,6 +235,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
         finalUrl: url.url,
         startedAtMs,
         finishedAtMs,
+        ...xRobotsTagOf(baseRecord.headers),
       };
     } finally {
       await spool.discard();
@@ -388,6 +388,7 @@ function resultFromRecord(record: FetchRecord, input: FetchUrlInput): FetchUrlRe
         finalUrl: record.finalUrl,
         startedAtMs: atMs,
         finishedAtMs,
+        ...xRobotsTagOf(record.headers),
       };
     case 'not-modified':
       return { kind: 'not-modified', status: 304, startedAtMs: atMs, finishedAtMs };
@@ -405,6 +406,12 @@ function resultFromRecord(record: FetchRecord, input: FetchUrlInput): FetchUrlRe
         details: [{ startedAtMs: atMs, finishedAtMs, requested: false, ...(record.status === null ? {} : { status: record.status }) } satisfies FetchFailureDetails],
       });
   }
+}
+
+/** The kept X-Robots-Tag header, carried to the parse so it need not read the fetch record. */
+function xRobotsTagOf(headers: Record<string, string>): { xRobotsTag?: string } {
+  const value = headers['x-robots-tag'];
+  return value === undefined ? {} : { xRobotsTag: value };
 }
 
 /** A sitemap is always read (the reader judges its body); a page, when it is HTML. */

@@ -41,13 +41,13 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
     if (input.purpose === 'sitemap') return readFetchedSitemap(deps, context, input);
     const config = context.record.config;
     const token = productTokenOf(config.userAgent);
-    const [bytes, fetch] = await Promise.all([deps.bodies.getBody(input.bodyKey), getFetch(deps.pool, input.fingerprint, input.generation)]);
+    const [bytes, fetch] = await Promise.all([deps.bodies.getBody(input.bodyKey), fetchFactsOf(input)]);
     const decoded = decodeCharset(bytes, input.contentType);
     // Crawls stored before changeFields existed have none.
     const changeFields = config.changeFields ?? {};
     const listingPage = isListingPage(config, input.url);
     const document = extractHtmlDocument(decoded.text, input.finalUrl, { productToken: token, changeFields, listingEntries: listingPage });
-    const xRobotsTag = fetch?.headers['x-robots-tag'];
+    const xRobotsTag = fetch?.xRobotsTag;
     const directives = robotsDirectives(document.metaRobots, xRobotsTag, token);
 
     const normalized = normalizeTextForHash(document.mainText);
@@ -64,7 +64,7 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
       ? []
       : document.links.filter((link) => link.absoluteUrl !== undefined && (config.followNofollowLinks || !link.nofollow));
     const listingEntries = listingPage ? listingEntriesOf(document.listingEntries, context) : undefined;
-    const readAtMs = fetch?.fetchedAt.getTime() ?? deps.now();
+    const readAtMs = fetch?.fetchedAtMs ?? deps.now();
 
     return inTransaction(deps.pool, async (client) => {
       // A signal sweep only reads: its crawl fetches the sweep's sitemaps and listings, nothing they link to.
@@ -132,6 +132,13 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
         nofollow: directives.nofollow,
       };
     });
+  }
+
+  /** What the parse needs of the fetch: carried in its input, or read from the record in histories from before. */
+  async function fetchFactsOf(input: ParseDocumentInput): Promise<{ fetchedAtMs: number; xRobotsTag: string | undefined } | undefined> {
+    if (input.fetchedAtMs !== undefined) return { fetchedAtMs: input.fetchedAtMs, xRobotsTag: input.xRobotsTag };
+    const record = await getFetch(deps.pool, input.fingerprint, input.generation);
+    return record && { fetchedAtMs: record.fetchedAt.getTime(), xRobotsTag: record.headers['x-robots-tag'] };
   }
 
   /**

@@ -680,6 +680,8 @@ function parseInputOf(item: HostWorkItem, fetched: FetchedResult): ParseDocument
     depth: item.depth,
     bodyKey: fetched.bodyKey,
     contentType: fetched.contentType,
+    fetchedAtMs: fetched.startedAtMs,
+    ...(fetched.xRobotsTag === undefined ? {} : { xRobotsTag: fetched.xRobotsTag }),
     // An activity's input is not part of replay's command matching: adding it keeps old histories valid.
     ...(item.purpose === 'sitemap' ? { purpose: item.purpose } : {}),
   };

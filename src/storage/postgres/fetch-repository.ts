@@ -1,3 +1,4 @@
+import type { RobotsCacheEntry } from '../../domain/robots/index.js';
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import { type Pool, type PoolClient } from './pool.js';
 
@@ -131,12 +132,32 @@ export interface UrlValidators {
   lastModified: string | null;
 }
 
-export async function getUrlValidators(db: Queryable, fingerprint: string): Promise<UrlValidators> {
-  const result = await db.query<{ etag: string | null; last_modified: string | null }>(
-    'SELECT etag, last_modified FROM urls WHERE fingerprint = $1',
-    [fingerprintToBytes(fingerprint)],
+/** What a fetch reads before its request. */
+export interface FetchPreflight {
+  /** This fetch's record when it was already done (a redelivered activity answers from it). */
+  recorded?: FetchRecord;
+  /** The origin's robots.txt entry, shared by every worker. */
+  robots?: RobotsCacheEntry;
+  /** The URL's validators, for a conditional request. */
+  validators: UrlValidators;
+}
+
+/** An earlier record of this fetch, the origin's robots entry and the URL's validators, in one statement. */
+export async function readFetchPreflight(db: Queryable, input: { fingerprint: string; generation: number; origin: string }): Promise<FetchPreflight> {
+  const result = await db.query<FetchRow & { robots_entry: RobotsCacheEntry | null; url_etag: string | null; url_last_modified: string | null }>(
+    `SELECT f.*, r.entry AS robots_entry, u.etag AS url_etag, u.last_modified AS url_last_modified
+       FROM (VALUES (1)) AS one (x)
+       LEFT JOIN fetches f ON f.fingerprint = $1 AND f.generation = $2
+       LEFT JOIN robots_cache r ON r.origin = $3
+       LEFT JOIN urls u ON u.fingerprint = $1`,
+    [fingerprintToBytes(input.fingerprint), input.generation, input.origin],
   );
-  return { etag: result.rows[0]?.etag ?? null, lastModified: result.rows[0]?.last_modified ?? null };
+  const row = result.rows[0]!;
+  return {
+    ...(row.fingerprint === null ? {} : { recorded: toRecord(row) }),
+    ...(row.robots_entry === null ? {} : { robots: row.robots_entry }),
+    validators: { etag: row.url_etag, lastModified: row.url_last_modified },
+  };
 }
 
 /** The URL record's latest state after a fetch; validators are kept only from successful responses. */
