@@ -192,6 +192,22 @@ const CLAIM_ROOM_SQL = `GREATEST(0, LEAST($2::int, c.host_claim_cap,
                    c.max_pages - (a.admitted - s.returned)::int))`;
 
 /**
+ * The running crawls with URLs queued on host $1, each with its claim room (at most $2; read
+ * without a lock, the grant is exact) and its queued URLs by tier: what a claim needs to choose
+ * candidates, in one statement.
+ */
+const CLAIMABLE_CRAWLS_SQL = `
+  SELECT q.crawl_id, q.tiers, q.counts, ${CLAIM_ROOM_SQL} AS room
+  FROM (SELECT crawl_id, array_agg(tier) AS tiers, array_agg(n) AS counts
+          FROM (SELECT crawl_id, tier, count(*)::int AS n FROM frontier WHERE host = $1 AND state = 'queued' GROUP BY crawl_id, tier) AS t
+         GROUP BY crawl_id) AS q
+  JOIN crawls c ON c.id = q.crawl_id AND c.state = 'running'
+  JOIN crawl_admission a ON a.crawl_id = q.crawl_id
+  CROSS JOIN LATERAL (SELECT COALESCE(sum(settled), 0)::bigint AS settled, COALESCE(sum(returned), 0)::bigint AS returned
+                        FROM crawl_counters WHERE crawl_id = q.crawl_id) AS s
+  ORDER BY q.crawl_id`;
+
+/**
  * Claims up to `maxItems` queued URLs of one host, across the crawls that have room. Admission
  * (the crawl's in-flight limit scaled by its backpressure factor, its page budget, and the
  * host's share, `host_claim_cap`) is reserved atomically on the crawl's admission row. Tiers are drawn with a
@@ -218,33 +234,20 @@ export async function claimHostWork(
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const crawls = await client.query<{ crawl_id: string }>(
-      `SELECT DISTINCT f.crawl_id FROM frontier f JOIN crawls c ON c.id = f.crawl_id
-       WHERE f.host = $1 AND f.state = 'queued' AND c.state = 'running'`,
-      [input.host],
-    );
+    const crawls = await client.query<{ crawl_id: string; room: number; tiers: number[]; counts: number[] }>(CLAIMABLE_CRAWLS_SQL, [input.host, input.maxItems]);
     let remaining = input.maxItems;
-    for (const { crawl_id: crawlId } of crawls.rows) {
+    for (const { crawl_id: crawlId, room: roomNow, tiers, counts } of crawls.rows) {
       if (remaining <= 0) break;
       // The room, read without a lock, sizes the selection; the grant below is exact. The admission
       // row's lock is taken last and held only to COMMIT, so claims of one crawl queue on it for a
       // few statements; nothing else locks it (inserts referencing the crawl lock the crawl row).
-      const estimate = await client.query<{ room: number }>(
-        `SELECT ${CLAIM_ROOM_SQL} AS room FROM crawls c JOIN crawl_admission a ON a.crawl_id = c.id, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1 AND c.state = 'running'`,
-        [
-          crawlId,
-          remaining,
-        ],
-      );
-      const room = Number(estimate.rows[0]?.room ?? 0);
+      const room = Math.min(Number(roomNow), remaining);
       if (room <= 0) continue;
 
-      const available = await client.query<{ tier: number; n: number }>(
-        `SELECT tier, count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND host = $2 AND state = 'queued' GROUP BY tier`,
-        [crawlId, input.host],
-      );
       const availableByTier = Array.from({ length: TIER_COUNT }, () => 0);
-      for (const row of available.rows) availableByTier[Math.min(TIER_COUNT - 1, row.tier)]! += row.n;
+      tiers.forEach((tier, index) => {
+        availableByTier[Math.min(TIER_COUNT - 1, tier)]! += counts[index] ?? 0;
+      });
       const perTier = chooseTierCounts(availableByTier, room, input.random);
 
       const candidates: Buffer[] = [];

@@ -1,0 +1,74 @@
+// A host's claim on Postgres: which crawls it serves (running ones with URLs queued on the host),
+// how much each grants (the host's share, the in-flight limit, the page budget), that tiers are
+// drawn from what each crawl holds, and that a retried claim returns what the first one took.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
+import { urlFingerprint } from '../../src/domain/url/index.js';
+import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
+import { claimHostWork, registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { createHarness, type Harness } from '../support/crawler-harness.js';
+
+const HOST = '127.70.0.1';
+
+const entry = (path: string, tier: number): NewFrontierEntry => {
+  const url = `http://${HOST}/${path}`;
+  return { fingerprint: urlFingerprint(url), url, host: HOST, origin: `http://${HOST}`, canonicalizationVersion: 1, depth: 1, priority: 10 - tier, tier };
+};
+
+describe('claimHostWork', () => {
+  let harness: Harness;
+  let tokens = 0;
+  const claim = (maxItems: number, claimToken = `claim-${++tokens}`) => claimHostWork(harness.pool, { host: HOST, maxItems, claimToken, random: () => 0.5, freshToken: true });
+  const stateOf = async (crawlId: string) =>
+    (await harness.pool.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM frontier WHERE crawl_id = $1 GROUP BY state ORDER BY state', [crawlId])).rows;
+
+  beforeAll(async () => {
+    harness = await createHarness('claim-host-work');
+    const config = resolveCrawlConfig({ allowPrivateNetworks: true, maxPages: 100 });
+    for (const id of ['crawl-a', 'crawl-b', 'crawl-paused']) await createCrawl(harness.pool, { id, config, seedHosts: [HOST] });
+    await harness.pool.query(`UPDATE crawls SET state = 'paused' WHERE id = 'crawl-paused'`);
+    await registerFrontierEntries(harness.pool, 'crawl-a', [entry('a0', 0), entry('a1', 0), entry('a2', 0), entry('a3', 2), entry('a4', 2)], { respectDiscoveryBudget: false });
+    await registerFrontierEntries(harness.pool, 'crawl-b', [entry('b0', 1), entry('b1', 1)], { respectDiscoveryBudget: false });
+    await registerFrontierEntries(harness.pool, 'crawl-paused', [entry('p0', 0)], { respectDiscoveryBudget: false });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('grants each running crawl at most its host share, best tier first, and never a paused crawl', async () => {
+    await harness.pool.query(`UPDATE crawls SET host_claim_cap = 2 WHERE id = 'crawl-a'`);
+    const items = await claim(10);
+    const byCrawl = (crawlId: string) => items.filter((item) => item.crawlId === crawlId).map((item) => item.url.split('/').pop());
+    // Host share 2 for crawl A: with this random draw both come from tier 0 (3 there, 2 in tier 2);
+    // crawl B has no cap: both of its URLs.
+    expect(byCrawl('crawl-a')).toHaveLength(2);
+    expect(byCrawl('crawl-a').every((path) => ['a0', 'a1', 'a2'].includes(path!))).toBe(true);
+    expect(byCrawl('crawl-b').sort()).toEqual(['b0', 'b1']);
+    expect(byCrawl('crawl-paused')).toEqual([]);
+    expect(await stateOf('crawl-paused')).toEqual([{ state: 'queued', n: 1 }]);
+    // Every claimed URL got a fetch generation and left the queue.
+    expect(items.every((item) => item.generation > 0)).toBe(true);
+    expect(await stateOf('crawl-b')).toEqual([{ state: 'dispatched', n: 2 }]);
+  });
+
+  it('answers a retried claim with what the first try took, and takes nothing more', async () => {
+    const first = await claim(1, 'retried-claim');
+    expect(first).toHaveLength(1);
+    const again = await claimHostWork(harness.pool, { host: HOST, maxItems: 1, claimToken: 'retried-claim', random: () => 0.5 });
+    expect(again).toEqual(first);
+  });
+
+  it('stops at the in-flight limit and the page budget, and at maxItems', async () => {
+    await harness.pool.query(`UPDATE crawls SET host_claim_cap = 100, max_in_flight = 4 WHERE id = 'crawl-a'`);
+    // Crawl A has 3 in flight (2 + the retried claim's 1): room for one more under a limit of 4.
+    const limited = await claim(10);
+    expect(limited).toHaveLength(1);
+    await harness.pool.query(`UPDATE crawls SET max_in_flight = 100, max_pages = 4 WHERE id = 'crawl-a'`);
+    expect(await claim(10)).toEqual([]);
+    await harness.pool.query(`UPDATE crawls SET max_pages = 100 WHERE id = 'crawl-a'`);
+    expect(await claim(0)).toEqual([]);
+    expect(await claim(1)).toHaveLength(1);
+    expect(await stateOf('crawl-a')).toEqual([{ state: 'dispatched', n: 5 }]);
+  });
+});
