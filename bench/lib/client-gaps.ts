@@ -10,6 +10,8 @@ export interface ClientGap {
   host: string;
   /** End-to-start gap the server logged, ms. */
   serverGapMs: number;
+  /** The same from the clock read just before the previous response's last write: the most the gap can have been. */
+  serverGapFromLastWriteMs?: number;
   /** The same gap by our fetch records (next request's start minus the previous body's end), ms; absent when either has no record. */
   clientGapMs?: number;
   /** Which request had no fetch record (robots.txt fetches are kept in robots_cache, without timings). */
@@ -49,7 +51,11 @@ export async function clientGaps(databaseUrl: string, samples: readonly GapSampl
     // A URL fetched more than once (a retry): the record nearest the server's moment is that request.
     const previous = nearest(byUrl.get(urlOf(sample.host, sample.previous.path)), (t) => t.endedAtMs, sample.previous.finishedAtMs);
     const next = nearest(byUrl.get(urlOf(sample.host, sample.next.path)), (t) => t.startedAtMs, sample.next.startedAtMs);
-    const gap: ClientGap = { host: sample.host, serverGapMs: sample.gapMs };
+    const gap: ClientGap = {
+      host: sample.host,
+      serverGapMs: sample.gapMs,
+      ...(sample.gapFromLastWriteMs === undefined ? {} : { serverGapFromLastWriteMs: sample.gapFromLastWriteMs }),
+    };
     if (previous && next) gap.clientGapMs = round(next.startedAtMs - previous.endedAtMs, 1);
     else gap.missing = !previous && !next ? 'both' : previous ? 'next' : 'previous';
     return gap;

@@ -95,9 +95,11 @@ function printComparison(scenario: ScenarioReport): void {
     const p = x.web.politeness;
     const kept = p.endToStartViolations === 0 && p.overlaps === 0;
     out(`  ${x.crawler} kept the ${scenario.delayMs} ms per-host delay: ${kept ? 'yes' : `NO (${p.endToStartViolations} gaps under the delay, ${p.overlaps} overlaps${p.worstHost ? `, worst host ${p.worstHost.host} with ${p.worstHost.violations}` : ''})`}`);
+    if (p.endToStartViolations > 0) out(`    of the gaps under the delay, ${p.endToStartCertainViolations} are under it even from the server's last write (certain); the others only by its end stamp`);
     for (const gap of x.clientGaps ?? []) {
       const ours = gap.clientGapMs === undefined ? `no fetch record for the ${gap.missing} request` : `${gap.clientGapMs} ms by our fetch records`;
-      out(`    gap on ${gap.host}: ${gap.serverGapMs} ms by the server's log, ${ours}`);
+      const lastWrite = gap.serverGapFromLastWriteMs === undefined ? '' : ` (${gap.serverGapFromLastWriteMs} ms from its last write)`;
+      out(`    gap on ${gap.host}: ${gap.serverGapMs} ms by the server's log${lastWrite}, ${ours}`);
     }
   }
 }

@@ -27,6 +27,12 @@ export interface WebFigures {
     minDelayMs: number;
     /** Gaps from the end of one response to the next arrival shorter than the delay (the contract we keep). */
     endToStartViolations: number;
+    /**
+     * Of those, the ones under the delay even from the clock read just before the response's last
+     * write (the earliest the end can have been): certain. The others are under the delay only by
+     * the server's end stamp, read in a callback a descheduled process runs late.
+     */
+    endToStartCertainViolations: number;
     /** Gaps between arrivals shorter than the delay (the looser reading, e.g. Crawlee's). */
     startToStartViolations: number;
     /** Two requests to one host in flight at once. */
@@ -51,6 +57,8 @@ export interface GapSample {
   previous: { path: string; finishedAtMs: number };
   next: { path: string; startedAtMs: number };
   gapMs: number;
+  /** The same gap from the clock read just before the previous response's last write: the most it can be. */
+  gapFromLastWriteMs?: number;
 }
 
 const MAX_GAP_SAMPLES = 20;
@@ -102,6 +110,7 @@ export function webFigures(
     politeness: {
       minDelayMs,
       endToStartViolations: strict.violations.length,
+      endToStartCertainViolations: strict.violations.filter((violation) => (violation.gapFromLastWriteMs ?? violation.gapMs) < minDelayMs).length,
       startToStartViolations: loose.violations.length,
       overlaps: strict.overlaps.length,
       gaps: latencySummary(allGaps),
@@ -112,6 +121,7 @@ export function webFigures(
         previous: { path: violation.a.path, finishedAtMs: violation.a.finishedAtMs },
         next: { path: violation.b.path, startedAtMs: violation.b.startedAtMs },
         gapMs: round(violation.gapMs, 1),
+        ...(violation.gapFromLastWriteMs === undefined ? {} : { gapFromLastWriteMs: round(violation.gapFromLastWriteMs, 1) }),
       })),
     },
   };

@@ -251,7 +251,11 @@ describe('startTestWeb: the request log', () => {
     expect(entry?.startedAtMs).toBeGreaterThanOrEqual(before - 1);
     // Timers run on a millisecond loop clock, so allow one millisecond of rounding.
     expect((entry?.finishedAtMs ?? 0) - (entry?.startedAtMs ?? 0)).toBeGreaterThanOrEqual(149);
+    // The clock read before the last write brackets the end with the one read after it.
+    expect(entry?.lastWriteAtMs).toBeGreaterThanOrEqual((entry?.startedAtMs ?? 0) + 149);
+    expect(entry?.lastWriteAtMs).toBeLessThanOrEqual(entry?.finishedAtMs ?? 0);
     expect(head).toMatchObject({ method: 'HEAD', status: 200, bytesSent: 0 });
+    expect(head?.lastWriteAtMs).toBeLessThanOrEqual(head?.finishedAtMs ?? 0);
   });
 
   it('clearLog empties it; requestsByHost groups and orders by arrival', async () => {
@@ -459,6 +463,14 @@ describe('politenessReport', () => {
     expect(report.minGapMsByHost.get('h1')).toBe(480);
     expect(report.minGapMsByHost.get('h2')).toBe(-300);
     expect(report.minGapMsByHost.has('h3')).toBe(false);
+  });
+
+  it('gives each end-to-start violation its gap from the last write, the most the true gap can be', () => {
+    const log = [{ ...entry('h', 0, 112), lastWriteAtMs: 100 }, entry('h', 1105, 1200), entry('h', 1210, 1300, '/unstamped')];
+    const [late, unstamped] = politenessReport(log, 1000).violations;
+    expect(late).toMatchObject({ gapMs: 993, gapFromLastWriteMs: 1005 });
+    expect(unstamped?.gapFromLastWriteMs).toBeUndefined();
+    expect(politenessReport(log, 1000, { measure: 'start-to-start' }).violations.every((v) => v.gapFromLastWriteMs === undefined)).toBe(true);
   });
 
   it('measures start-to-start when asked, and honours a tolerance', () => {

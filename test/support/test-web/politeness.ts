@@ -18,6 +18,12 @@ export interface PolitenessViolation {
   a: RequestLogEntry;
   b: RequestLogEntry;
   gapMs: number;
+  /**
+   * End-to-start only: the gap from the clock read just before `a`'s last write, the longest the
+   * true gap can be. Under the delay too: the violation is certain; at or above it, the gap is
+   * under the delay only by the uncertainty of the server's end stamp.
+   */
+  gapFromLastWriteMs?: number;
 }
 
 /** Two requests to one host in flight at once: `b` arrived before `a` had finished. */
@@ -65,7 +71,10 @@ export function politenessReport(log: readonly RequestLogEntry[], minDelayMs: nu
       if (a) {
         const gapMs = measure === 'start-to-start' ? b.startedAtMs - a.startedAtMs : b.startedAtMs - a.finishedAtMs;
         minGap = Math.min(minGap, gapMs);
-        if (gapMs < threshold) report.violations.push({ host, a, b, gapMs });
+        if (gapMs < threshold) {
+          const fromLastWrite = measure === 'end-to-start' && a.lastWriteAtMs !== undefined ? { gapFromLastWriteMs: b.startedAtMs - a.lastWriteAtMs } : {};
+          report.violations.push({ host, a, b, gapMs, ...fromLastWrite });
+        }
       }
       if (latest && b.startedAtMs < latest.finishedAtMs) {
         report.overlaps.push({ host, a: latest, b, overlapMs: Math.min(latest.finishedAtMs, b.finishedAtMs) - b.startedAtMs });

@@ -33,6 +33,20 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/** Reads the clock just before every write and end call, whatever path writes the response. */
+function stampWrites(res: ServerResponse, entry: RequestLogEntry): void {
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.write = ((...args: unknown[]) => {
+    entry.lastWriteAtMs = clockMs();
+    return write(...args);
+  }) as ServerResponse['write'];
+  res.end = ((...args: unknown[]) => {
+    entry.lastWriteAtMs = clockMs();
+    return end(...args);
+  }) as ServerResponse['end'];
+}
+
 /** Serves one request and logs it when the response ends, however it ends. */
 export function handleRequest(runtime: ServeRuntime, req: IncomingMessage, res: ServerResponse): void {
   const startedAtMs = clockMs();
@@ -53,6 +67,7 @@ export function handleRequest(runtime: ServeRuntime, req: IncomingMessage, res: 
   };
   // The end is when the last byte went to the socket ('finish'): 'close' can come turns of a busy
   // event loop later, and a late end would shorten the politeness gap measured to the next request.
+  stampWrites(res, entry);
   let finishedAtMs: number | undefined;
   res.once('finish', () => {
     finishedAtMs = clockMs();

@@ -116,6 +116,13 @@ export interface RequestLogEntry {
   startedAtMs: number;
   /** Epoch ms when the response's last byte went to the socket, or when the connection closed before that. */
   finishedAtMs: number;
+  /**
+   * Epoch ms read just before the response's last write call: the earliest its last bytes can
+   * have left. `finishedAtMs` is read in a callback after the write, which a descheduled server
+   * process runs late (10-20 ms on a busy machine): the true end lies between the two.
+   * Absent when nothing was written.
+   */
+  lastWriteAtMs?: number;
   status: number;
   userAgent?: string;
   ifNoneMatch?: string;
