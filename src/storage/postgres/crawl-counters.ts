@@ -32,7 +32,13 @@ export async function addCrawlCounters(db: Queryable, crawlId: string, shard: nu
      ON CONFLICT (crawl_id, shard) DO UPDATE SET settled = c.settled + EXCLUDED.settled,
        returned = c.returned + EXCLUDED.returned, discovered = c.discovered + EXCLUDED.discovered`,
     [crawlId, shard, settled, returned, discovered],
+    sumCounterParams,
   );
+}
+
+/** Two bumps of one counter row in a transaction: one write of their sums. */
+function sumCounterParams(held: unknown[], next: unknown[]): unknown[] {
+  return [held[0], held[1], ...[2, 3, 4].map((index) => (held[index] as number) + (next[index] as number))];
 }
 
 /** SQL for a crawl's summed counters, for use inside a larger statement (one snapshot). */

@@ -20,6 +20,7 @@ interface FigureWrite {
   order: string;
   sql: string;
   params: unknown[];
+  combine?: (held: unknown[], next: unknown[]) => unknown[];
 }
 
 const pendingByClient = new WeakMap<object, FigureWrite[]>();
@@ -31,11 +32,25 @@ const pendingByClient = new WeakMap<object, FigureWrite[]>();
  * them, and each holds them only for the moment before it commits. Elsewhere it runs at once.
  *
  * @param order `FIGURE_ORDER` of the table, then the row's key (fixed width where it is a number).
+ * @param combine folds a second bump of the same row (same order and statement) in this
+ *   transaction into the held one's parameters, so the row is written once (a parse registers
+ *   links and settles its page on one counter row).
  */
-export async function bumpSharedFigure(db: Queryable, order: string, sql: string, params: unknown[]): Promise<void> {
+export async function bumpSharedFigure(
+  db: Queryable,
+  order: string,
+  sql: string,
+  params: unknown[],
+  combine?: (held: unknown[], next: unknown[]) => unknown[],
+): Promise<void> {
   const pending = pendingByClient.get(db);
-  if (pending) pending.push({ order, sql, params });
-  else await db.query(sql, params);
+  if (!pending) {
+    await db.query(sql, params);
+    return;
+  }
+  const held = combine ? pending.find((write) => write.order === order && write.sql === sql && write.combine === combine) : undefined;
+  if (held) held.params = combine!(held.params, params);
+  else pending.push({ order, sql, params, ...(combine ? { combine } : {}) });
 }
 
 /** `inTransaction` calls this after BEGIN. */

@@ -32,6 +32,35 @@ describe('shared figures', () => {
     expect(statements).toEqual(['BEGIN', 'entity write', 'another entity write', 'counters 2', 'counters 7', 'rejections 2', 'seen 3', 'depth', 'COMMIT']);
   });
 
+  it('writes a row bumped twice in a transaction once, combined, when the caller says how', async () => {
+    const writes: { sql: string; params: unknown[] }[] = [];
+    const client = {
+      query: async (sql: string, params: unknown[] = []) => {
+        writes.push({ sql, params });
+        return { rows: [], rowCount: 0 };
+      },
+      release: () => undefined,
+    };
+    const pool = { connect: async () => client, query: client.query } as unknown as Pool;
+    const sum = (held: unknown[], next: unknown[]) => [(held[0] as number) + (next[0] as number)];
+    await inTransaction(pool, async (tx) => {
+      await bumpSharedFigure(tx, `${FIGURE_ORDER.crawlCounters}|c|00001`, 'counters', [1], sum);
+      await bumpSharedFigure(tx, `${FIGURE_ORDER.crawlCounters}|c|00002`, 'counters', [10], sum);
+      await bumpSharedFigure(tx, `${FIGURE_ORDER.crawlCounters}|c|00001`, 'counters', [2], sum);
+      // Without a combine, two bumps stay two writes.
+      await bumpSharedFigure(tx, `${FIGURE_ORDER.seenStats}|c|00001`, 'seen', [1]);
+      await bumpSharedFigure(tx, `${FIGURE_ORDER.seenStats}|c|00001`, 'seen', [1]);
+    });
+    expect(writes).toEqual([
+      { sql: 'BEGIN', params: [] },
+      { sql: 'counters', params: [3] },
+      { sql: 'counters', params: [10] },
+      { sql: 'seen', params: [1] },
+      { sql: 'seen', params: [1] },
+      { sql: 'COMMIT', params: [] },
+    ]);
+  });
+
   it('a failed transaction writes none of them', async () => {
     const { pool, statements } = recordingPool();
     await expect(
