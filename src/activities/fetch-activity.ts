@@ -1,15 +1,10 @@
 /**
  * Fetches one URL: robots verdict from the shared cache, one HTTP request through undici (no
- * retries, no redirects followed there), the body spooled gzipped to disk and stored once in
- * MinIO under its SHA-256, and the outcome recorded in Postgres under (fingerprint, generation).
+ * retries, no redirects followed there), the body spooled gzipped (in memory, or on disk past a
+ * limit: body-spool.ts) and stored once in MinIO under its SHA-256, and the outcome recorded in
+ * Postgres under (fingerprint, generation).
  * Every failure leaves as an ApplicationFailure of one named type; Temporal owns the retries.
  */
-import { createWriteStream } from 'node:fs';
-import { mkdir, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { createGzip } from 'node:zlib';
-import { once } from 'node:events';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import {
   FAILURE_POLICIES,
@@ -25,13 +20,14 @@ import { parseRetryAfter } from '../domain/politeness/index.js';
 import { changeKey } from '../domain/recrawl/index.js';
 import { isRobotsFresh, productTokenOf, robotsVerdictFor } from '../domain/robots/index.js';
 import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl, decideRedirect, isSkippedContentType } from '../domain/url/index.js';
-import { HttpFetchError, type BodySink, type FetchResponseHead } from '../http/index.js';
+import { HttpFetchError, type FetchResponseHead } from '../http/index.js';
 import { bodyKeyFor } from '../storage/object-store/body-store.js';
 import { attemptsSinceLastSuccess, recordAttempt } from '../storage/postgres/attempt-repository.js';
 import { readFetchPreflight, recordBody, recordFetch, updateUrlAfterFetch, type FetchRecord } from '../storage/postgres/fetch-repository.js';
 import { getFrontierEntry, settleFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { getRobotsEntry } from '../storage/postgres/robots-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
+import { BodySpool } from './body-spool.js';
 import type { CrawlContext, CrawlContextCache } from './crawl-context.js';
 import type { FetchFailureDetails, FetchUrlInput, FetchUrlResult } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
@@ -101,7 +97,17 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
 
     const config = context.record.config;
     const http = deps.http({ userAgent: config.userAgent, allowPrivateNetworks: config.allowPrivateNetworks });
-    const spool = new BodySpool(deps.spoolDir);
+    let lastHeartbeatMs = 0;
+    const spool = new BodySpool({
+      dir: deps.spoolDir,
+      onChunk: () => {
+        const now = Date.now();
+        if (now - lastHeartbeatMs > HEARTBEAT_EVERY_MS) {
+          lastHeartbeatMs = now;
+          Context.current().heartbeat();
+        }
+      },
+    });
     const acceptedTypes = input.purpose === 'sitemap' ? SITEMAP_CONTENT_TYPES : DEFAULT_ACCEPTED_CONTENT_TYPES;
     const startedAtMs = deps.now();
     let head: FetchResponseHead;
@@ -197,10 +203,11 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
     if (!spool.used) {
       throw await failure(input, attemptNumber, 'UnsupportedContentType', `content type ${contentType ?? '(none)'} is not crawled`, { ...timing, status: head.status });
     }
-    const storedBytes = await spool.finish();
+    const storedBytes = spool.size;
+    const stored = spool.contents();
     const parse = isParsed(input.purpose, contentType);
     try {
-      const { key, created } = await deps.bodies.putGzipFileIfAbsent(body.sha256, spool.filePath, storedBytes);
+      const { key, created } = await deps.bodies.putGzipIfAbsent(body.sha256, stored);
       await inTransaction(deps.pool, async (client) => {
         await recordBody(client, { sha256: body.sha256, objectKey: key, bytes: body.bytes, storedBytes });
         await recordFetch(client, { ...baseRecord, outcome: 'ok', rawHash: body.sha256, bodyKey: key, bytes: body.bytes, redirectLocation: null });
@@ -223,7 +230,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
       });
       // The object was there before our reference committed: `crawler bodies prune` may have deleted
       // it in between (it deletes under the lock recordBody takes), so it must exist now.
-      if (!created) await deps.bodies.putGzipFileIfAbsent(body.sha256, spool.filePath, storedBytes);
+      if (!created) await deps.bodies.putGzipIfAbsent(body.sha256, stored);
       return {
         kind: 'fetched',
         status: head.status,
@@ -433,62 +440,3 @@ function keptHeaders(headers: Record<string, string>): Record<string, string> {
   return kept;
 }
 
-/**
- * The decoded body on its way to the object store: gzipped into a spool file as it arrives, so
- * memory stays flat whatever the body size, and heartbeating so a stalled worker is noticed.
- */
-class BodySpool {
-  readonly filePath: string;
-  used = false;
-  private gzip?: ReturnType<typeof createGzip>;
-  private done?: Promise<void>;
-
-  constructor(private readonly dir: string) {
-    this.filePath = path.join(dir, `${randomUUID()}.gz`);
-  }
-
-  sink(): BodySink {
-    this.used = true;
-    let lastHeartbeatMs = 0;
-    let opened: Promise<void> | undefined;
-    const open = async (): Promise<void> => {
-      await mkdir(this.dir, { recursive: true });
-      const file = createWriteStream(this.filePath);
-      this.gzip = createGzip();
-      this.gzip.pipe(file);
-      this.done = once(file, 'close').then(() => undefined);
-    };
-    return {
-      write: async (chunk) => {
-        opened ??= open();
-        await opened;
-        if (!this.gzip!.write(chunk)) await once(this.gzip!, 'drain');
-        const now = Date.now();
-        if (now - lastHeartbeatMs > HEARTBEAT_EVERY_MS) {
-          lastHeartbeatMs = now;
-          Context.current().heartbeat();
-        }
-      },
-      end: async () => {
-        opened ??= open();
-        await opened;
-        this.gzip!.end();
-        await this.done;
-      },
-      abort: async () => {
-        this.gzip?.destroy();
-      },
-    };
-  }
-
-  /** Bytes of the gzipped spool file. */
-  async finish(): Promise<number> {
-    await this.done;
-    return (await stat(this.filePath)).size;
-  }
-
-  async discard(): Promise<void> {
-    this.gzip?.destroy();
-    await rm(this.filePath, { force: true });
-  }
-}

@@ -15,6 +15,9 @@ export interface BodyStoreOptions {
   region?: string;
 }
 
+/** A gzipped body to store: in memory, or in a file of `storedBytes` bytes. */
+export type GzippedBody = { bytes: Buffer } | { filePath: string; storedBytes: number };
+
 /** Content-addressed key: one object per distinct decoded body, whoever fetched it. */
 export function bodyKeyFor(sha256Hex: string): string {
   if (!/^[0-9a-f]{64}$/.test(sha256Hex)) throw new Error(`not a SHA-256 hex digest: ${sha256Hex}`);
@@ -62,14 +65,13 @@ export class BodyStore {
     }
   }
 
-  /** Uploads an already-gzipped file under the body's key unless that object exists. */
-  async putGzipFileIfAbsent(sha256Hex: string, gzipFilePath: string, storedBytes: number): Promise<{ key: string; created: boolean }> {
+  /** Uploads an already-gzipped body under its key unless that object exists. */
+  async putGzipIfAbsent(sha256Hex: string, body: GzippedBody): Promise<{ key: string; created: boolean }> {
     const key = bodyKeyFor(sha256Hex);
     if (await this.exists(key)) return { key, created: false };
-    await this.client.putObject(this.bucket, key, createReadStream(gzipFilePath), storedBytes, {
-      'Content-Type': 'application/octet-stream',
-      'Content-Encoding': 'gzip',
-    });
+    const metadata = { 'Content-Type': 'application/octet-stream', 'Content-Encoding': 'gzip' };
+    if ('bytes' in body) await this.client.putObject(this.bucket, key, body.bytes, body.bytes.length, metadata);
+    else await this.client.putObject(this.bucket, key, createReadStream(body.filePath), body.storedBytes, metadata);
     return { key, created: true };
   }
 

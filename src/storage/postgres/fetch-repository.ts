@@ -107,7 +107,7 @@ export async function recordFetch(db: Queryable, record: Omit<FetchRecord, 'fetc
  * Records a stored body. Call it in the transaction that records the fetch pointing at the body:
  * it takes the body's shared retention lock, so `crawler bodies prune` (which deletes under the
  * exclusive lock and re-checks references first) either finishes before this transaction, and the
- * caller must then make sure the object exists (see BodyStore.putGzipFileIfAbsent), or sees the
+ * caller must then make sure the object exists (see BodyStore.putGzipIfAbsent), or sees the
  * committed fetch and keeps the body.
  */
 export async function recordBody(db: Queryable, input: { sha256: string; objectKey: string; bytes: number; storedBytes: number }): Promise<void> {

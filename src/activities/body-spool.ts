@@ -1,0 +1,120 @@
+/**
+ * Where a fetched body waits, gzipped, between the response and the object store: in memory up
+ * to a limit, then in a file. Most pages are small, and a file per page cost a dozen file-system
+ * calls (each a thread-pool round trip) for bytes that fit in a few kilobytes.
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createGzip, type Gzip } from 'node:zlib';
+import { once } from 'node:events';
+import type { BodySink } from '../http/index.js';
+import type { GzippedBody } from '../storage/object-store/body-store.js';
+
+export interface BodySpoolOptions {
+  /** Folder for bodies that outgrow memory (created when first needed). */
+  dir: string;
+  /** Gzipped bytes kept in memory before the body moves to a file. Default 256 KiB. */
+  memoryLimitBytes?: number;
+  /** Called after each chunk written (the fetch heartbeats from it). */
+  onChunk?: () => void;
+}
+
+export const DEFAULT_SPOOL_MEMORY_LIMIT_BYTES = 256 * 1024;
+
+export class BodySpool {
+  /** True once the HTTP layer asked for a sink (the response is one we keep). */
+  used = false;
+  private gzip?: Gzip;
+  private readonly chunks: Buffer[] = [];
+  private bufferedBytes = 0;
+  private file?: { path: string; stream: WriteStream; closed: Promise<void> };
+  private spilling?: Promise<void>;
+  private ended?: Promise<void>;
+  private storedBytes = 0;
+
+  constructor(private readonly options: BodySpoolOptions) {}
+
+  sink(): BodySink {
+    this.used = true;
+    const gzip = (this.gzip = createGzip());
+    gzip.on('data', (data: Buffer) => this.take(data));
+    this.ended = once(gzip, 'end').then(() => undefined);
+    // Awaited by end(); a body aborted before it must not leave an unhandled rejection behind.
+    this.ended.catch(() => undefined);
+    return {
+      write: async (chunk) => {
+        if (!gzip.write(chunk)) await once(gzip, 'drain');
+        if (this.spilling) await this.spilling;
+        this.options.onChunk?.();
+      },
+      end: async () => {
+        gzip.end();
+        await this.ended;
+        if (this.spilling) await this.spilling;
+        if (this.file) {
+          this.file.stream.end();
+          await this.file.closed;
+        }
+      },
+      abort: async () => {
+        gzip.destroy();
+      },
+    };
+  }
+
+  /** The gzipped body, once the sink has ended. */
+  contents(): GzippedBody {
+    return this.file ? { filePath: this.file.path, storedBytes: this.storedBytes } : { bytes: Buffer.concat(this.chunks, this.bufferedBytes) };
+  }
+
+  /** Gzipped bytes of the body, once the sink has ended. */
+  get size(): number {
+    return this.storedBytes;
+  }
+
+  async discard(): Promise<void> {
+    this.gzip?.destroy();
+    this.chunks.length = 0;
+    if (this.spilling) await this.spilling.catch(() => undefined);
+    if (this.file) {
+      this.file.stream.destroy();
+      await rm(this.file.path, { force: true });
+    }
+  }
+
+  private take(data: Buffer): void {
+    this.storedBytes += data.length;
+    if (this.file) {
+      this.writeToFile(data);
+      return;
+    }
+    this.chunks.push(data);
+    this.bufferedBytes += data.length;
+    if (this.bufferedBytes > (this.options.memoryLimitBytes ?? DEFAULT_SPOOL_MEMORY_LIMIT_BYTES) && !this.spilling) this.spilling = this.spill();
+  }
+
+  /** Moves what memory holds to a file; later output goes straight there. */
+  private async spill(): Promise<void> {
+    await mkdir(this.options.dir, { recursive: true });
+    const filePath = path.join(this.options.dir, `${randomUUID()}.gz`);
+    const stream = createWriteStream(filePath);
+    const closed = once(stream, 'close').then(() => undefined);
+    closed.catch(() => undefined);
+    this.file = { path: filePath, stream, closed };
+    // Output that arrived while the folder was made is still in memory, in order: it goes first.
+    const held = this.chunks.splice(0);
+    this.bufferedBytes = 0;
+    for (const chunk of held) this.writeToFile(chunk);
+  }
+
+  private writeToFile(data: Buffer): void {
+    const { stream } = this.file!;
+    // Backpressure: the gzip stream stops producing until the file takes what it has.
+    if (!stream.write(data)) {
+      this.gzip?.pause();
+      stream.once('drain', () => this.gzip?.resume());
+    }
+  }
+}
