@@ -109,20 +109,20 @@ export async function addGrowthStats(
  * once (a replayed parse counts nothing); a page with no text counts without new content.
  */
 export async function recordContentGrowth(db: Queryable, input: { crawlId: string; fingerprint: string; normalizedHash: string | null }): Promise<void> {
-  const first = await db.query<{ host: string; depth: number }>(
-    'UPDATE frontier SET content_counted = true WHERE crawl_id = $1 AND fingerprint = $2 AND NOT content_counted RETURNING host, depth',
-    [input.crawlId, fingerprintToBytes(input.fingerprint)],
+  // One statement: the page is counted once, and only then is its hash offered to the crawl's set.
+  const first = await db.query<{ host: string; depth: number; is_new: boolean }>(
+    `WITH page AS (
+       UPDATE frontier SET content_counted = true WHERE crawl_id = $1 AND fingerprint = $2 AND NOT content_counted RETURNING host, depth),
+     fresh AS (
+       INSERT INTO crawl_content_hashes (crawl_id, normalized_hash)
+       SELECT $1, $3::bytea FROM page WHERE $3::bytea IS NOT NULL
+       ON CONFLICT DO NOTHING RETURNING 1)
+     SELECT host, depth, EXISTS (SELECT 1 FROM fresh) AS is_new FROM page`,
+    [input.crawlId, fingerprintToBytes(input.fingerprint), input.normalizedHash === null ? null : Buffer.from(input.normalizedHash, 'hex')],
   );
   const page = first.rows[0];
   if (!page) return;
-  let isNew = false;
-  if (input.normalizedHash !== null) {
-    const inserted = await db.query(
-      'INSERT INTO crawl_content_hashes (crawl_id, normalized_hash) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-      [input.crawlId, Buffer.from(input.normalizedHash, 'hex')],
-    );
-    isNew = (inserted.rowCount ?? 0) > 0;
-  }
+  const isNew = page.is_new;
   await bumpSharedFigure(
     db,
     `${FIGURE_ORDER.depthStats}|${input.crawlId}|${page.host}|${String(page.depth).padStart(10, '0')}`,
