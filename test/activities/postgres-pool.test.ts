@@ -48,6 +48,24 @@ describe('the Postgres pool', () => {
     });
   });
 
+  it('a prepared statement that names its columns survives a migration adding one; one reading * does not', async () => {
+    const pool = createPool({ connectionString: databaseUrl, maxConnections: 1 });
+    try {
+      await pool.query('CREATE TABLE evolving (id int PRIMARY KEY, name text)');
+      await pool.query("INSERT INTO evolving VALUES (1, 'one')");
+      const named = 'SELECT id, name FROM evolving WHERE id = $1';
+      const star = 'SELECT * FROM evolving WHERE id = $1';
+      await pool.query(named, [1]);
+      await pool.query(star, [1]);
+      await pool.query('ALTER TABLE evolving ADD COLUMN added int');
+      expect((await pool.query(named, [1])).rows).toEqual([{ id: 1, name: 'one' }]);
+      // Why repositories never read a table with *: workers still running when a migration lands.
+      await expect(pool.query(star, [1])).rejects.toThrow(/cached plan must not change result type/);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('prepares nothing with preparedStatements: false (a pooler that cannot keep them)', async () => {
     const pool = createPool({ connectionString: databaseUrl, maxConnections: 1, preparedStatements: false });
     try {

@@ -71,7 +71,7 @@ export async function listDeadLetters(db: Queryable, input: { crawlId?: string; 
   const result = await db.query<{
     fingerprint: Buffer; stage: Stage; crawl_id: string; url: string; failure_type: string; attempts: number; history: unknown; dead_at: Date; requeued_at: Date | null;
   }>(
-    `SELECT * FROM dead_letters WHERE ($1::text IS NULL OR crawl_id = $1) AND ($2 OR requeued_at IS NULL) ORDER BY dead_at DESC LIMIT $3`,
+    `SELECT fingerprint, stage, crawl_id, url, failure_type, attempts, history, dead_at, requeued_at FROM dead_letters WHERE ($1::text IS NULL OR crawl_id = $1) AND ($2 OR requeued_at IS NULL) ORDER BY dead_at DESC LIMIT $3`,
     [input.crawlId ?? null, input.includeRequeued ?? false, input.limit],
   );
   return result.rows.map((row) => ({

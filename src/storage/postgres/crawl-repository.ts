@@ -32,6 +32,9 @@ interface CrawlRow {
   admit_factor: number;
 }
 
+/** CrawlRow's columns, named: a prepared statement's result type must not change when a migration adds a column. */
+const CRAWL_COLUMNS = 'id, kind, state, config, seed_hosts, created_at, finished_at, max_in_flight, admit_factor';
+
 const toRecord = (row: CrawlRow): CrawlRecord => ({
   id: row.id,
   kind: row.kind,
@@ -64,12 +67,12 @@ export async function addSeedHosts(db: Queryable, crawlId: string, hosts: string
 }
 
 export async function getCrawl(db: Queryable, id: string): Promise<CrawlRecord | undefined> {
-  const result = await db.query<CrawlRow>('SELECT * FROM crawls WHERE id = $1', [id]);
+  const result = await db.query<CrawlRow>(`SELECT ${CRAWL_COLUMNS} FROM crawls WHERE id = $1`, [id]);
   return result.rows[0] ? toRecord(result.rows[0]) : undefined;
 }
 
 export async function listCrawls(db: Queryable, limit = 50): Promise<CrawlRecord[]> {
-  const result = await db.query<CrawlRow>('SELECT * FROM crawls ORDER BY created_at DESC LIMIT $1', [limit]);
+  const result = await db.query<CrawlRow>(`SELECT ${CRAWL_COLUMNS} FROM crawls ORDER BY created_at DESC LIMIT $1`, [limit]);
   return result.rows.map(toRecord);
 }
 

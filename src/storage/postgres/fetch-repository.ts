@@ -45,6 +45,10 @@ interface FetchRow {
   request_headers?: Record<string, string> | null;
 }
 
+/** FetchRow's columns, named: a prepared statement's result type must not change when a migration adds a column. */
+const FETCH_COLUMNS = `fingerprint, generation, crawl_id, url, final_url, fetched_at, status, outcome, content_type, headers,
+  raw_hash, body_key, bytes, wire_bytes, timings, redirect_location, request_headers`;
+
 const toRecord = (row: FetchRow): FetchRecord => ({
   fingerprint: fingerprintFromBytes(row.fingerprint),
   generation: row.generation,
@@ -66,7 +70,7 @@ const toRecord = (row: FetchRow): FetchRecord => ({
 });
 
 export async function getFetch(db: Queryable, fingerprint: string, generation: number): Promise<FetchRecord | undefined> {
-  const result = await db.query<FetchRow>('SELECT * FROM fetches WHERE fingerprint = $1 AND generation = $2', [fingerprintToBytes(fingerprint), generation]);
+  const result = await db.query<FetchRow>(`SELECT ${FETCH_COLUMNS} FROM fetches WHERE fingerprint = $1 AND generation = $2`, [fingerprintToBytes(fingerprint), generation]);
   return result.rows[0] ? toRecord(result.rows[0]) : undefined;
 }
 
@@ -147,7 +151,7 @@ export async function readFetchPreflight(db: Queryable, input: { fingerprint: st
   const result = await db.query<FetchRow & { robots_entry: RobotsCacheEntry | null; url_etag: string | null; url_last_modified: string | null }>(
     `SELECT f.*, r.entry AS robots_entry, u.etag AS url_etag, u.last_modified AS url_last_modified
        FROM (VALUES (1)) AS one (x)
-       LEFT JOIN fetches f ON f.fingerprint = $1 AND f.generation = $2
+       LEFT JOIN (SELECT ${FETCH_COLUMNS} FROM fetches WHERE fingerprint = $1 AND generation = $2) AS f ON true
        LEFT JOIN robots_cache r ON r.origin = $3
        LEFT JOIN urls u ON u.fingerprint = $1`,
     [fingerprintToBytes(input.fingerprint), input.generation, input.origin],
@@ -190,7 +194,7 @@ export async function updateUrlAfterFetch(
 
 export async function listFetches(db: Queryable, input: { crawlId?: string; afterFetchedAt?: Date; limit: number }): Promise<FetchRecord[]> {
   const result = await db.query<FetchRow>(
-    `SELECT * FROM fetches WHERE ($1::text IS NULL OR crawl_id = $1) ORDER BY fetched_at, fingerprint, generation LIMIT $2`,
+    `SELECT ${FETCH_COLUMNS} FROM fetches WHERE ($1::text IS NULL OR crawl_id = $1) ORDER BY fetched_at, fingerprint, generation LIMIT $2`,
     [input.crawlId ?? null, input.limit],
   );
   return result.rows.map(toRecord);
@@ -201,7 +205,7 @@ export async function* iterateFetches(db: Queryable, crawlId: string | undefined
   let cursor: { fetchedAt: Date; fingerprint: Buffer; generation: number } | undefined;
   for (;;) {
     const result = await db.query<FetchRow>(
-      `SELECT * FROM fetches
+      `SELECT ${FETCH_COLUMNS} FROM fetches
        WHERE ($1::text IS NULL OR crawl_id = $1)
          AND ($2::timestamptz IS NULL OR (fetched_at, fingerprint, generation) > ($2, $3, $4))
        ORDER BY fetched_at, fingerprint, generation LIMIT $5`,

@@ -271,7 +271,7 @@ export async function claimHostWork(
       // get a new fetch generation (000 §9.1; retries of this claim reuse it) and are dispatched.
       // Candidates come highest tier first: a smaller grant drops the lowest.
       const dispatched = await client.query<ClaimRow>(
-        `WITH admission AS (SELECT * FROM crawl_admission WHERE crawl_id = $1 FOR UPDATE),
+        `WITH admission AS (SELECT crawl_id, admitted FROM crawl_admission WHERE crawl_id = $1 FOR UPDATE),
               room AS (SELECT ${CLAIM_ROOM_SQL} AS n FROM crawls c, admission a, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1 AND c.state = 'running'),
               picked AS (SELECT p.f AS fingerprint FROM unnest($3::bytea[]) WITH ORDINALITY AS p(f, i) WHERE p.i <= (SELECT COALESCE(max(n), 0) FROM room)),
               reserved AS (UPDATE crawl_admission SET admitted = admitted + (SELECT count(*) FROM picked) WHERE crawl_id = $1 AND EXISTS (SELECT 1 FROM picked)),

@@ -173,7 +173,7 @@ export async function getRecrawlCycle(db: Queryable, crawlId: string): Promise<R
     plan: Record<string, unknown>;
     summary: Record<string, unknown> | null;
     finished_at: Date | null;
-  }>('SELECT * FROM recrawl_cycles WHERE crawl_id = $1', [crawlId]);
+  }>('SELECT crawl_id, workflow_id, schedule_id, planned_at, budget, plan, summary, finished_at FROM recrawl_cycles WHERE crawl_id = $1', [crawlId]);
   const row = result.rows[0];
   if (!row) return undefined;
   return {
