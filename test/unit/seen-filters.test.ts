@@ -89,7 +89,7 @@ describe('CrawlContextCache: filters of crawls that ended on another worker are 
     // Answers the two queries the cache makes: one crawl by id, and which crawls still run.
     const pool = {
       query: async (sql: string, params: unknown[]) => {
-        if (sql.startsWith('SELECT * FROM crawls WHERE id = $1')) return { rows: [row(params[0] as string)] };
+        if (/FROM crawls WHERE id = \$1/.test(sql)) return { rows: [row(params[0] as string)] };
         const ids = params[0] as string[];
         return { rows: ids.filter((id) => !['finished', 'stopped'].includes(states.get(id) ?? 'finished')).map((id) => ({ id })) };
       },
