@@ -465,9 +465,11 @@ describe('politenessReport', () => {
     expect(report.minGapMsByHost.has('h3')).toBe(false);
   });
 
-  it('gives each end-to-start violation its gap from the last write, the most the true gap can be', () => {
+  it('ends a response at its last write by default, and at its finish stamp when asked, with both gaps', () => {
     const log = [{ ...entry('h', 0, 112), lastWriteAtMs: 100 }, entry('h', 1105, 1200), entry('h', 1210, 1300, '/unstamped')];
-    const [late, unstamped] = politenessReport(log, 1000).violations;
+    // From the last write the first gap is 1005 ms: not a violation; the second has no last-write stamp.
+    expect(politenessReport(log, 1000).violations.map((v) => v.b.path)).toEqual(['/unstamped']);
+    const [late, unstamped] = politenessReport(log, 1000, { endStamp: 'finish' }).violations;
     expect(late).toMatchObject({ gapMs: 993, gapFromLastWriteMs: 1005 });
     expect(unstamped?.gapFromLastWriteMs).toBeUndefined();
     expect(politenessReport(log, 1000, { measure: 'start-to-start' }).violations.every((v) => v.gapFromLastWriteMs === undefined)).toBe(true);
