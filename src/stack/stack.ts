@@ -146,6 +146,17 @@ function notReady(service: StackService, outcome: Exclude<WaitOutcome, { ready: 
   );
 }
 
+/** Probes a started service until it answers; gives up when its process exits (`pid`) or at the start timeout. */
+async function untilAnswering(
+  ctx: Context,
+  service: StackService,
+  probe: () => Promise<boolean>,
+  started: { pid: number; endpoint: string; logFile: string },
+): Promise<void> {
+  const outcome = await waitUntil(probe, { timeoutMs: ctx.startTimeoutMs, abandonIf: () => !isProcessAlive(started.pid) });
+  if (!outcome.ready) throw notReady(service, outcome, started.endpoint, started.logFile);
+}
+
 function unreachable(service: StackService, variable: string, endpoint: string, outcome: Exclude<WaitOutcome, { ready: true }>): StackError {
   return new StackError(`External ${serviceName(service)} at ${endpoint} (from ${variable}) did not answer: ${describeError(outcome.lastError)}`, {
     code: 'STACK_UNREACHABLE',
@@ -176,14 +187,12 @@ async function ensureTemporal(ctx: Context): Promise<StackEndpoints['temporal']>
   const dir = join(ctx.dataDir, 'temporal');
   const recorded = ctx.state.temporal;
   // A fresh server has only 'default' until start-up finishes; describe 'default' first, then ours.
-  const answering = async (record: NonNullable<StackState['temporal']>): Promise<void> => {
-    const pid = record.pid ?? 0;
-    const outcome = await waitUntil(() => temporalAnswers(`${host}:${record.port}`, 'default'), {
-      timeoutMs: ctx.startTimeoutMs,
-      abandonIf: () => !isProcessAlive(pid),
+  const answering = (record: NonNullable<StackState['temporal']>): Promise<void> =>
+    untilAnswering(ctx, 'temporal', () => temporalAnswers(`${host}:${record.port}`, 'default'), {
+      pid: record.pid ?? 0,
+      endpoint: `${host}:${record.port}`,
+      logFile: record.logFile,
     });
-    if (!outcome.ready) throw notReady('temporal', outcome, `${host}:${record.port}`, record.logFile);
-  };
   let record: NonNullable<StackState['temporal']>;
   if (recorded !== undefined && (await stillServing(recorded.pid, 'temporal', recorded.port))) {
     record = recorded;
@@ -237,13 +246,8 @@ async function ensurePostgres(ctx: Context): Promise<StackEndpoints['postgres']>
   // postmaster.pid, not our record, is the truth about a running cluster.
   const runningPid = readPidFile(paths.pidFile);
   const runningPort = configuredPostgresPort(dir);
-  const answering = async (port: number, pid: number): Promise<void> => {
-    const outcome = await waitUntil(() => postgresAnswers(postgresUrl(port, 'postgres')), {
-      timeoutMs: ctx.startTimeoutMs,
-      abandonIf: () => !isProcessAlive(pid),
-    });
-    if (!outcome.ready) throw notReady('postgres', outcome, `${host}:${port}`, paths.logFile);
-  };
+  const answering = (port: number, pid: number): Promise<void> =>
+    untilAnswering(ctx, 'postgres', () => postgresAnswers(postgresUrl(port, 'postgres')), { pid, endpoint: `${host}:${port}`, logFile: paths.logFile });
   let port: number;
   if (runningPort !== undefined && (await stillServing(runningPid, 'postgres', runningPort))) {
     port = runningPort;
@@ -294,17 +298,13 @@ async function ensureS3(ctx: Context): Promise<StackEndpoints['s3']> {
   const dir = join(ctx.dataDir, 'minio');
   const credentials = (ctx.state.minioCredentials ??= generateMinioCredentials());
   const recorded = ctx.state.minio;
-  const bucketReady = async (record: NonNullable<StackState['minio']>): Promise<void> => {
+  const bucketReady = (record: NonNullable<StackState['minio']>): Promise<void> => {
     const client = s3Client({ endPoint: host, port: record.port, useSSL: false, ...credentials, region });
-    const pid = record.pid ?? 0;
-    const outcome = await waitUntil(
-      async () => {
-        if (await ensureBucket(client, bucket, region)) ctx.log(`created bucket ${bucket}`);
-        return true;
-      },
-      { timeoutMs: ctx.startTimeoutMs, abandonIf: () => !isProcessAlive(pid) },
-    );
-    if (!outcome.ready) throw notReady('s3', outcome, `${host}:${record.port}`, record.logFile);
+    const probe = async (): Promise<boolean> => {
+      if (await ensureBucket(client, bucket, region)) ctx.log(`created bucket ${bucket}`);
+      return true;
+    };
+    return untilAnswering(ctx, 's3', probe, { pid: record.pid ?? 0, endpoint: `${host}:${record.port}`, logFile: record.logFile });
   };
   let record: NonNullable<StackState['minio']>;
   if (recorded !== undefined && (await stillServing(recorded.pid, 'minio', recorded.port))) {

@@ -50,6 +50,18 @@ async function startListener(
   return port;
 }
 
+/** Free ports, counting the claims made. */
+function countingClaims(): { claim: (count: number) => Promise<number[]>; count: () => number } {
+  let claims = 0;
+  return {
+    claim: (count) => {
+      claims++;
+      return findFreePorts(count);
+    },
+    count: () => claims,
+  };
+}
+
 describe('startOnFreePorts', () => {
   it('starts again on another port when the one it was given is taken before the service binds it', async () => {
     const logFile = join(root, 'taken.log');
@@ -94,37 +106,19 @@ describe('startOnFreePorts', () => {
 
   it('throws a failure that is not about ports without trying again', async () => {
     const logFile = join(root, 'crash.log');
-    let claims = 0;
-    const failing = startOnFreePorts({
-      count: 1,
-      preferredPorts: [],
-      claimPorts: async (count) => {
-        claims++;
-        return findFreePorts(count);
-      },
-      logFile,
-      start: ([attemptPort = 0]) => startListener(attemptPort, logFile, "console.error('configuration is broken'); process.exit(3)"),
-    });
+    const claims = countingClaims();
+    const failing = startOnFreePorts({ count: 1, preferredPorts: [], claimPorts: claims.claim, logFile, start: ([attemptPort = 0]) => startListener(attemptPort, logFile, "console.error('configuration is broken'); process.exit(3)") });
     await expect(failing).rejects.toThrow(/exited while starting/);
-    expect(claims).toBe(1);
+    expect(claims.count()).toBe(1);
   });
 
   it('does not read an old bind failure left in the log by an earlier run as this attempt’s', async () => {
     const logFile = join(root, 'old.log');
     appendFileSync(logFile, 'FATAL Unable to start the server: Specified port is already in use\n');
-    let claims = 0;
-    const failing = startOnFreePorts({
-      count: 1,
-      preferredPorts: [],
-      claimPorts: async (count) => {
-        claims++;
-        return findFreePorts(count);
-      },
-      logFile,
-      start: ([attemptPort = 0]) => startListener(attemptPort, logFile, 'process.exit(1)'),
-    });
+    const claims = countingClaims();
+    const failing = startOnFreePorts({ count: 1, preferredPorts: [], claimPorts: claims.claim, logFile, start: ([attemptPort = 0]) => startListener(attemptPort, logFile, 'process.exit(1)') });
     await expect(failing).rejects.toBeInstanceOf(StackError);
-    expect(claims).toBe(1);
+    expect(claims.count()).toBe(1);
   });
 
   it('gives up after maxAttempts, with the last failure', async () => {
