@@ -23,8 +23,8 @@ import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl,
 import { HttpFetchError, type FetchResponseHead } from '../http/index.js';
 import { bodyKeyFor } from '../storage/object-store/body-store.js';
 import { attemptsSinceLastSuccess, recordAttempt } from '../storage/postgres/attempt-repository.js';
-import { readFetchPreflight, recordBody, recordFetch, updateUrlAfterFetch, type FetchRecord } from '../storage/postgres/fetch-repository.js';
-import { getFrontierEntry, settleFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { readFetchPreflight, recordFetch, recordFetchedBody, updateUrlAfterFetch, type FetchRecord } from '../storage/postgres/fetch-repository.js';
+import { getFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { getRobotsEntry } from '../storage/postgres/robots-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import { BodySpool } from './body-spool.js';
@@ -208,10 +208,10 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
     const parse = isParsed(input.purpose, contentType);
     try {
       const { key, created } = await deps.bodies.putGzipIfAbsent(body.sha256, stored);
-      await inTransaction(deps.pool, async (client) => {
-        await recordBody(client, { sha256: body.sha256, objectKey: key, bytes: body.bytes, storedBytes });
-        await recordFetch(client, { ...baseRecord, outcome: 'ok', rawHash: body.sha256, bodyKey: key, bytes: body.bytes, redirectLocation: null });
-        await updateUrlAfterFetch(client, {
+      const records = {
+        body: { sha256: body.sha256, objectKey: key, bytes: body.bytes, storedBytes },
+        fetch: { ...baseRecord, outcome: 'ok', rawHash: body.sha256, bodyKey: key, bytes: body.bytes, redirectLocation: null },
+        url: {
           fingerprint: input.fingerprint,
           state: 'ok',
           status: head.status,
@@ -221,15 +221,21 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
           lastModified: head.headers['last-modified'] ?? null,
           rawHash: body.sha256,
           bytes: body.bytes,
-        });
-        if (!parse) {
+        },
+        frontier: { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation },
+      };
+      if (parse) {
+        // The common case, one round trip: the parse records the page's visit.
+        await recordFetchedBody(deps.pool, records);
+      } else {
+        await inTransaction(deps.pool, async (client) => {
+          await recordFetchedBody(client, records);
           // Nothing parses this body: its bytes are its content.
           await recordVisit(client, { fingerprint: input.fingerprint, generation: input.generation, crawlId: input.crawlId, observedAtMs: startedAtMs, content: { kind: 'content', changeKey: changeKey('r', body.sha256) } });
-        }
-        await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'fetched', outcome: 'ok' });
-      });
+        });
+      }
       // The object was there before our reference committed: `crawler bodies prune` may have deleted
-      // it in between (it deletes under the lock recordBody takes), so it must exist now.
+      // it in between (it deletes under the lock recordFetchedBody takes), so it must exist now.
       if (!created) await deps.bodies.putGzipIfAbsent(body.sha256, stored);
       return {
         kind: 'fetched',

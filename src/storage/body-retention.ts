@@ -11,7 +11,7 @@
  *    (bodyRetentionLockKey): check again that no fetch references it, that its row and its object
  *    are older than the cutoff, then delete the row and the object, then commit.
  * 3. The fetch path takes the same lock, shared, in the transaction that records the fetch
- *    (recordBody), and after committing makes sure an object it did not upload itself exists,
+ *    (recordFetchedBody), and after committing makes sure an object it did not upload itself exists,
  *    uploading it again if a prune removed it in between.
  *
  * A fetch that commits before step 2's check is seen by it and keeps its body; one that commits

@@ -1,5 +1,5 @@
 import type { RobotsCacheEntry } from '../../domain/robots/index.js';
-import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
+import { SETTLE_FRONTIER_SQL, fingerprintFromBytes, fingerprintToBytes, settleFrontierParams } from './frontier-repository.js';
 import { type Pool, type PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
@@ -78,33 +78,38 @@ export async function getFetch(db: Queryable, fingerprint: string, generation: n
  * Records a fetch once per (fingerprint, generation): a retried or redelivered activity finds
  * the first record and changes nothing. Returns whether this call created it.
  */
-export async function recordFetch(db: Queryable, record: Omit<FetchRecord, 'fetchedAt'> & { fetchedAt: Date }): Promise<boolean> {
-  const result = await db.query(
-    `INSERT INTO fetches (fingerprint, generation, crawl_id, url, final_url, fetched_at, status, outcome, content_type,
+export async function recordFetch(db: Queryable, record: NewFetchRecord): Promise<boolean> {
+  const result = await db.query(INSERT_FETCH_SQL, insertFetchParams(record));
+  return (result.rowCount ?? 0) > 0;
+}
+
+type NewFetchRecord = Omit<FetchRecord, 'fetchedAt'> & { fetchedAt: Date };
+
+const INSERT_FETCH_SQL = `INSERT INTO fetches (fingerprint, generation, crawl_id, url, final_url, fetched_at, status, outcome, content_type,
                           headers, raw_hash, body_key, bytes, wire_bytes, timings, redirect_location, request_headers)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-     ON CONFLICT (fingerprint, generation) DO NOTHING`,
-    [
-      fingerprintToBytes(record.fingerprint),
-      record.generation,
-      record.crawlId,
-      record.url,
-      record.finalUrl,
-      record.fetchedAt,
-      record.status,
-      record.outcome,
-      record.contentType,
-      JSON.stringify(record.headers),
-      record.rawHash ? Buffer.from(record.rawHash, 'hex') : null,
-      record.bodyKey,
-      record.bytes,
-      record.wireBytes,
-      JSON.stringify(record.timings),
-      record.redirectLocation,
-      record.requestHeaders ? JSON.stringify(record.requestHeaders) : null,
-    ],
-  );
-  return (result.rowCount ?? 0) > 0;
+     ON CONFLICT (fingerprint, generation) DO NOTHING`;
+
+function insertFetchParams(record: NewFetchRecord): unknown[] {
+  return [
+    fingerprintToBytes(record.fingerprint),
+    record.generation,
+    record.crawlId,
+    record.url,
+    record.finalUrl,
+    record.fetchedAt,
+    record.status,
+    record.outcome,
+    record.contentType,
+    JSON.stringify(record.headers),
+    record.rawHash ? Buffer.from(record.rawHash, 'hex') : null,
+    record.bodyKey,
+    record.bytes,
+    record.wireBytes,
+    JSON.stringify(record.timings),
+    record.redirectLocation,
+    record.requestHeaders ? JSON.stringify(record.requestHeaders) : null,
+  ];
 }
 
 /**
@@ -114,12 +119,56 @@ export async function recordFetch(db: Queryable, record: Omit<FetchRecord, 'fetc
  * caller must then make sure the object exists (see BodyStore.putGzipIfAbsent), or sees the
  * committed fetch and keeps the body.
  */
-export async function recordBody(db: Queryable, input: { sha256: string; objectKey: string; bytes: number; storedBytes: number }): Promise<void> {
-  await db.query('SELECT pg_advisory_xact_lock_shared($1)', [bodyRetentionLockKey(input.sha256)]);
-  await db.query(
-    `INSERT INTO bodies (sha256, object_key, bytes, stored_bytes) VALUES ($1, $2, $3, $4) ON CONFLICT (sha256) DO NOTHING`,
-    [Buffer.from(input.sha256, 'hex'), input.objectKey, input.bytes, input.storedBytes],
-  );
+export async function recordBody(db: Queryable, input: StoredBody): Promise<void> {
+  await db.query(RETENTION_LOCK_SQL, [bodyRetentionLockKey(input.sha256)]);
+  await db.query(INSERT_BODY_SQL, insertBodyParams(input));
+}
+
+interface StoredBody {
+  sha256: string;
+  objectKey: string;
+  bytes: number;
+  storedBytes: number;
+}
+
+const RETENTION_LOCK_SQL = 'SELECT pg_advisory_xact_lock_shared($1)';
+const INSERT_BODY_SQL = `INSERT INTO bodies (sha256, object_key, bytes, stored_bytes) VALUES ($1, $2, $3, $4) ON CONFLICT (sha256) DO NOTHING`;
+
+function insertBodyParams(input: StoredBody): unknown[] {
+  return [Buffer.from(input.sha256, 'hex'), input.objectKey, input.bytes, input.storedBytes];
+}
+
+/**
+ * A fetched body's records in one statement, one round trip instead of seven (a transaction of
+ * six statements): the body (under its retention lock, as recordBody), the fetch record, the URL
+ * record and the frontier entry moved to 'fetched'. One statement is one transaction. Its parts
+ * touch different rows and none reads what another writes, so one snapshot serves them all. The
+ * caller makes sure the object exists after it, as after recordBody. Repeating it changes nothing.
+ */
+export async function recordFetchedBody(
+  db: Queryable,
+  input: { body: StoredBody; fetch: NewFetchRecord; url: UrlAfterFetch; frontier: { crawlId: string; fingerprint: string; generation: number } },
+): Promise<void> {
+  const parts: [name: string, sql: string, params: unknown[]][] = [
+    ['retention_lock', RETENTION_LOCK_SQL, [bodyRetentionLockKey(input.body.sha256)]],
+    ['new_body', INSERT_BODY_SQL, insertBodyParams(input.body)],
+    ['new_fetch', INSERT_FETCH_SQL, insertFetchParams(input.fetch)],
+    ['fetched_url', UPDATE_URL_AFTER_FETCH_SQL, updateUrlAfterFetchParams(input.url)],
+    ['fetched_entry', SETTLE_FRONTIER_SQL, settleFrontierParams({ ...input.frontier, state: 'fetched', outcome: 'ok' })],
+  ];
+  const params: unknown[] = [];
+  const ctes = parts.map(([name, sql, partParams]) => {
+    const shifted = shiftParameters(sql, params.length);
+    params.push(...partParams);
+    return `${name} AS (${shifted})`;
+  });
+  // Reading the lock makes Postgres take it first; the writes run when the main query is done.
+  await db.query(`WITH ${ctes.join(',\n     ')}\n     SELECT 1 FROM retention_lock`, params);
+}
+
+/** `$n` becomes `$(n + offset)`: a statement's parameters placed after another's. */
+export function shiftParameters(sql: string, offset: number): string {
+  return offset === 0 ? sql : sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
 }
 
 /**
@@ -165,31 +214,43 @@ export async function readFetchPreflight(db: Queryable, input: { fingerprint: st
 }
 
 /** The URL record's latest state after a fetch; validators are kept only from successful responses. */
-export async function updateUrlAfterFetch(
-  db: Queryable,
-  input: { fingerprint: string; state: string; status: number | null; fetchedAt: Date; success: boolean; etag?: string | null; lastModified?: string | null; rawHash?: string | null; bytes?: number | null },
-): Promise<void> {
-  await db.query(
-    `UPDATE urls SET state = $2, last_status = $3, last_fetch_at = $4,
+interface UrlAfterFetch {
+  fingerprint: string;
+  state: string;
+  status: number | null;
+  fetchedAt: Date;
+  success: boolean;
+  etag?: string | null;
+  lastModified?: string | null;
+  rawHash?: string | null;
+  bytes?: number | null;
+}
+
+export async function updateUrlAfterFetch(db: Queryable, input: UrlAfterFetch): Promise<void> {
+  await db.query(UPDATE_URL_AFTER_FETCH_SQL, updateUrlAfterFetchParams(input));
+}
+
+const UPDATE_URL_AFTER_FETCH_SQL = `UPDATE urls SET state = $2, last_status = $3, last_fetch_at = $4,
        last_success_at = CASE WHEN $5 THEN $4 ELSE last_success_at END,
        etag = CASE WHEN $5 AND $6::text IS NOT NULL THEN $6 WHEN $5 AND $9 THEN NULL ELSE etag END,
        last_modified = CASE WHEN $5 AND $7::text IS NOT NULL THEN $7 WHEN $5 AND $9 THEN NULL ELSE last_modified END,
        last_raw_hash = COALESCE($8, last_raw_hash),
        last_bytes = COALESCE($10, last_bytes)
-     WHERE fingerprint = $1`,
-    [
-      fingerprintToBytes(input.fingerprint),
-      input.state,
-      input.status,
-      input.fetchedAt,
-      input.success,
-      input.etag ?? null,
-      input.lastModified ?? null,
-      input.rawHash ? Buffer.from(input.rawHash, 'hex') : null,
-      input.rawHash !== undefined && input.rawHash !== null,
-      input.bytes ?? null,
-    ],
-  );
+     WHERE fingerprint = $1`;
+
+function updateUrlAfterFetchParams(input: UrlAfterFetch): unknown[] {
+  return [
+    fingerprintToBytes(input.fingerprint),
+    input.state,
+    input.status,
+    input.fetchedAt,
+    input.success,
+    input.etag ?? null,
+    input.lastModified ?? null,
+    input.rawHash ? Buffer.from(input.rawHash, 'hex') : null,
+    input.rawHash !== undefined && input.rawHash !== null,
+    input.bytes ?? null,
+  ];
 }
 
 export async function listFetches(db: Queryable, input: { crawlId?: string; afterFetchedAt?: Date; limit: number }): Promise<FetchRecord[]> {

@@ -298,6 +298,17 @@ export async function claimHostWork(
   return claimed.sort(inClaimOrder).map(toWorkItem);
 }
 
+/** Moves one in-flight URL to $4 (with outcome $5 and attempts $6); settleFrontierParams orders them. */
+export const SETTLE_FRONTIER_SQL = `UPDATE frontier SET state = $4, outcome = $5, attempts = GREATEST(attempts, $6), updated_at = now(),
+            generation = CASE WHEN $4 = 'queued' THEN NULL ELSE generation END,
+            claim_token = CASE WHEN $4 = 'queued' THEN NULL ELSE claim_token END
+     WHERE crawl_id = $1 AND fingerprint = $2 AND generation = $3 AND state IN ('dispatched', 'fetched')
+       AND NOT (state = $4)`;
+
+export function settleFrontierParams(input: { crawlId: string; fingerprint: string; generation: number; state: FrontierState; outcome: string; attempts?: number }): unknown[] {
+  return [input.crawlId, fingerprintToBytes(input.fingerprint), input.generation, input.state, input.outcome, input.attempts ?? 0];
+}
+
 /**
  * Moves a dispatched URL to its next state. Only a URL still in flight moves, so repeating a
  * settlement changes nothing and the crawl's in-flight count stays exact.
@@ -307,14 +318,7 @@ export async function settleFrontierEntry(
   input: { crawlId: string; fingerprint: string; generation: number; state: FrontierState; outcome: string; attempts?: number },
 ): Promise<boolean> {
   const leavingFlight = input.state !== 'dispatched' && input.state !== 'fetched';
-  const result = await db.query(
-    `UPDATE frontier SET state = $4, outcome = $5, attempts = GREATEST(attempts, $6), updated_at = now(),
-            generation = CASE WHEN $4 = 'queued' THEN NULL ELSE generation END,
-            claim_token = CASE WHEN $4 = 'queued' THEN NULL ELSE claim_token END
-     WHERE crawl_id = $1 AND fingerprint = $2 AND generation = $3 AND state IN ('dispatched', 'fetched')
-       AND NOT (state = $4)`,
-    [input.crawlId, fingerprintToBytes(input.fingerprint), input.generation, input.state, input.outcome, input.attempts ?? 0],
-  );
+  const result = await db.query(SETTLE_FRONTIER_SQL, settleFrontierParams(input));
   const changed = (result.rowCount ?? 0) > 0;
   if (changed && leavingFlight) {
     // A URL returned to the queue gives its admission back; a settled one keeps counting against the budget.
