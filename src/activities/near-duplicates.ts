@@ -18,7 +18,6 @@ import {
 import {
   clusterMemberships,
   leaveCluster,
-  lockIndexKeys,
   minhashCandidates,
   replaceIndexEntries,
   simhashCandidates,
@@ -67,7 +66,6 @@ export async function clusterNearDuplicates(client: PoolClient, doc: ParsedIdent
   const short = doc.minhash !== null;
   const blocks = !short && doc.simhash !== null ? simhashBlockKeys(doc.simhash) : [];
   const bands = short ? minhashBandKeys(doc.minhash!) : [];
-  await lockIndexKeys(client, blocks, bands);
   const current = await replaceIndexEntries(client, doc, blocks, bands);
   if (!current) return { status: 'superseded' };
   if (blocks.length === 0 && bands.length === 0) {

@@ -17,32 +17,38 @@ export interface IndexedDocument {
 }
 
 /**
- * Takes transaction-scoped locks on the index keys a document will be written and looked up
- * under, in one global order (no deadlocks). Two documents within distance 3 share a SimHash block
- * (or, when short, likely a band), so their lookups run one after the other and the second sees the
- * first: concurrent parses of two copies still cluster them.
+ * The index keys a document will be written and looked up under, as advisory lock keys in one
+ * global order (no deadlocks). Two documents within distance 3 share a SimHash block (or, when
+ * short, likely a band), so their lookups run one after the other and the second sees the first:
+ * concurrent parses of two copies still cluster them.
  */
-export async function lockIndexKeys(client: PoolClient, blocks: readonly SimhashBlockKey[], bands: readonly MinhashBandKey[]): Promise<void> {
+function indexLockKeys(blocks: readonly SimhashBlockKey[], bands: readonly MinhashBandKey[]): { classes: number[]; keys: number[] } {
   const keys = [
     ...blocks.map((key) => [SIMHASH_LOCK_CLASS + key.block, key.key] as const),
     ...bands.map((key) => [MINHASH_LOCK_CLASS + key.band, key.key] as const),
   ].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  if (keys.length === 0) return;
-  await client.query(
-    `SELECT pg_advisory_xact_lock(c, k) FROM (SELECT * FROM unnest($1::int[], $2::int[]) AS l(c, k) ORDER BY c, k) AS ordered`,
-    [keys.map((key) => key[0]), keys.map((key) => key[1])],
-  );
+  return { classes: keys.map((key) => key[0]), keys: keys.map((key) => key[1]) };
 }
 
 /**
- * Makes `doc` the URL's indexed document unless a newer one is indexed already (a late replay of
- * an older generation changes nothing). Returns whether `doc` is the indexed one afterwards.
+ * Takes the locks on the document's index keys (held to the end of the transaction), then makes
+ * `doc` the URL's indexed document unless a newer one is indexed already (a late replay of an
+ * older generation changes nothing). Returns whether `doc` is the indexed one afterwards. The
+ * caller looks up candidates after it, in a statement of its own: its snapshot then shows every
+ * document indexed under these keys by transactions that held them before.
+ *
+ * One statement: the main query reads the locks first, the writes run after it. The statement's
+ * snapshot predates its lock waits, which is sound because the parse holds the URL's row lock
+ * (recordVisit) already: no other parse of this URL can commit in between.
  */
 export async function replaceIndexEntries(client: PoolClient, doc: IndexedDocument, blocks: readonly SimhashBlockKey[], bands: readonly MinhashBandKey[]): Promise<boolean> {
-  // One statement (it runs once per parse): keys of the new document are upserted, the URL's
-  // other keys deleted. The two never touch the same row, which one statement must not do.
+  // Keys of the new document are upserted, the URL's other keys deleted. The two never touch the
+  // same row, which one statement must not do.
+  const locks = indexLockKeys(blocks, bands);
   const result = await client.query<{ current: boolean }>(
-    `WITH newer AS (
+    `WITH key_locks AS (
+       SELECT pg_advisory_xact_lock(c, k) FROM (SELECT * FROM unnest($8::int[], $9::int[]) AS l(c, k) ORDER BY c, k) AS ordered),
+     newer AS (
        SELECT 1 FROM simhash_blocks WHERE fingerprint = $1 AND (generation, parser_version) > ($2, $3)
        UNION ALL SELECT 1 FROM minhash_bands WHERE fingerprint = $1 AND (generation, parser_version) > ($2, $3) LIMIT 1),
      stale_blocks AS (
@@ -57,7 +63,7 @@ export async function replaceIndexEntries(client: PoolClient, doc: IndexedDocume
        INSERT INTO minhash_bands (fingerprint, band, key, generation, parser_version)
        SELECT $1, b, k, $2, $3 FROM unnest($6::smallint[], $7::int[]) AS e(b, k) WHERE NOT EXISTS (SELECT 1 FROM newer)
        ON CONFLICT (fingerprint, band) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version)
-     SELECT NOT EXISTS (SELECT 1 FROM newer) AS current`,
+     SELECT NOT EXISTS (SELECT 1 FROM newer) AS current FROM (SELECT count(*) FROM key_locks) AS taken`,
     [
       fingerprintToBytes(doc.fingerprint),
       doc.generation,
@@ -66,6 +72,8 @@ export async function replaceIndexEntries(client: PoolClient, doc: IndexedDocume
       blocks.map((key) => key.key),
       bands.map((key) => key.band),
       bands.map((key) => key.key),
+      locks.classes,
+      locks.keys,
     ],
   );
   return result.rows[0]?.current === true;
