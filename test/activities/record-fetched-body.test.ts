@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
-import { bodyRetentionLockKey, getFetch, recordFetchedBody, shiftParameters } from '../../src/storage/postgres/fetch-repository.js';
+import { bodyRetentionLockKey, getFetch, recordFetchedBody } from '../../src/storage/postgres/fetch-repository.js';
 import { fingerprintToBytes, registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 
@@ -67,11 +67,6 @@ describe('recordFetchedBody', () => {
 
   afterAll(async () => {
     await harness?.close();
-  });
-
-  it('shifts a statement’s parameters past another’s', () => {
-    expect(shiftParameters('a = $1 AND b = $2 OR c = $10', 3)).toBe('a = $4 AND b = $5 OR c = $13');
-    expect(shiftParameters('a = $1', 0)).toBe('a = $1');
   });
 
   it('writes the body, the fetch, the URL and moves the entry to fetched; a repeat changes nothing', async () => {

@@ -1,6 +1,7 @@
 import type { RobotsCacheEntry } from '../../domain/robots/index.js';
 import { SETTLE_FRONTIER_SQL, fingerprintFromBytes, fingerprintToBytes, settleFrontierParams } from './frontier-repository.js';
 import { type Pool, type PoolClient } from './pool.js';
+import { composeStatement } from './statement-composition.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -149,26 +150,18 @@ export async function recordFetchedBody(
   db: Queryable,
   input: { body: StoredBody; fetch: NewFetchRecord; url: UrlAfterFetch; frontier: { crawlId: string; fingerprint: string; generation: number } },
 ): Promise<void> {
-  const parts: [name: string, sql: string, params: unknown[]][] = [
-    ['retention_lock', RETENTION_LOCK_SQL, [bodyRetentionLockKey(input.body.sha256)]],
-    ['new_body', INSERT_BODY_SQL, insertBodyParams(input.body)],
-    ['new_fetch', INSERT_FETCH_SQL, insertFetchParams(input.fetch)],
-    ['fetched_url', UPDATE_URL_AFTER_FETCH_SQL, updateUrlAfterFetchParams(input.url)],
-    ['fetched_entry', SETTLE_FRONTIER_SQL, settleFrontierParams({ ...input.frontier, state: 'fetched', outcome: 'ok' })],
-  ];
-  const params: unknown[] = [];
-  const ctes = parts.map(([name, sql, partParams]) => {
-    const shifted = shiftParameters(sql, params.length);
-    params.push(...partParams);
-    return `${name} AS (${shifted})`;
-  });
-  // Reading the lock makes Postgres take it first; the writes run when the main query is done.
-  await db.query(`WITH ${ctes.join(',\n     ')}\n     SELECT 1 FROM retention_lock`, params);
-}
-
-/** `$n` becomes `$(n + offset)`: a statement's parameters placed after another's. */
-export function shiftParameters(sql: string, offset: number): string {
-  return offset === 0 ? sql : sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+  const statement = composeStatement(
+    [
+      { name: 'retention_lock', sql: RETENTION_LOCK_SQL, params: [bodyRetentionLockKey(input.body.sha256)] },
+      { name: 'new_body', sql: INSERT_BODY_SQL, params: insertBodyParams(input.body) },
+      { name: 'new_fetch', sql: INSERT_FETCH_SQL, params: insertFetchParams(input.fetch) },
+      { name: 'fetched_url', sql: UPDATE_URL_AFTER_FETCH_SQL, params: updateUrlAfterFetchParams(input.url) },
+      { name: 'fetched_entry', sql: SETTLE_FRONTIER_SQL, params: settleFrontierParams({ ...input.frontier, state: 'fetched', outcome: 'ok' }) },
+    ],
+    // Reading the lock makes Postgres take it first; the writes run when the main query is done.
+    'SELECT 1 FROM retention_lock',
+  );
+  await db.query(statement.text, statement.values);
 }
 
 /**
