@@ -22,9 +22,8 @@ import {
   hostChangeRates,
   insertObservation,
   lockUrlEvidence,
-  observationExists,
   recentObservations,
-  saveUrlEvidence,
+  recordObservation,
 } from '../storage/postgres/observation-repository.js';
 import type { PoolClient } from '../storage/postgres/pool.js';
 
@@ -65,9 +64,9 @@ export interface VisitVerdict {
 
 /** Runs inside the caller's transaction (the parse's or the 304's), so the report and the record it belongs to commit together. */
 export async function recordVisit(client: PoolClient, report: VisitReport): Promise<VisitVerdict> {
-  const locked = await lockUrlEvidence(client, report.fingerprint);
+  const locked = await lockUrlEvidence(client, report.fingerprint, report.generation);
   if (!locked) return { verdict: 'unknown-url' };
-  if (await observationExists(client, report.fingerprint, report.generation)) return { verdict: 'replayed' };
+  if (locked.observed) return { verdict: 'replayed' };
 
   const observed = observeVisit(locked.evidence, report.observedAtMs, report.content);
   const changeKey = report.content.kind === 'content' ? report.content.changeKey : null;
@@ -106,26 +105,30 @@ export async function recordVisit(client: PoolClient, report: VisitReport): Prom
   }
   const nextFetchAtMs = report.observedAtMs + nextRecrawlDelayDays(ratePerDay) * MS_PER_DAY;
 
-  await insertObservation(client, {
-    fingerprint: report.fingerprint,
-    generation: report.generation,
-    crawlId: report.crawlId,
-    observedAt: new Date(report.observedAtMs),
-    verdict: observed.verdict,
-    source: report.content.kind === 'content' ? 'content' : 'not-modified',
-    intervalDays: observed.observation?.intervalDays ?? null,
-    changeKey,
-    ratePerDay,
-  });
+  await recordObservation(
+    client,
+    {
+      fingerprint: report.fingerprint,
+      generation: report.generation,
+      crawlId: report.crawlId,
+      observedAt: new Date(report.observedAtMs),
+      verdict: observed.verdict,
+      source: report.content.kind === 'content' ? 'content' : 'not-modified',
+      intervalDays: observed.observation?.intervalDays ?? null,
+      changeKey,
+      ratePerDay,
+    },
+    {
+      fingerprint: report.fingerprint,
+      evidence: observed.evidence,
+      ratePerDay,
+      rateMethod,
+      nextFetchAt: new Date(nextFetchAtMs),
+      normalizedHash: report.normalizedHash ?? null,
+    },
+  );
+  // Reads only the evidence locked above and the origin's readings, not what was just written.
   if (observed.verdict === 'changed' || observed.verdict === 'unchanged') await checkSignalClaims(client, locked, report.observedAtMs, observed.verdict);
-  await saveUrlEvidence(client, {
-    fingerprint: report.fingerprint,
-    evidence: observed.evidence,
-    ratePerDay,
-    rateMethod,
-    nextFetchAt: new Date(nextFetchAtMs),
-    normalizedHash: report.normalizedHash ?? null,
-  });
   return { verdict: observed.verdict, ratePerDay, nextFetchAtMs };
 }
 

@@ -7,6 +7,7 @@ import type { ChangeObservation, PageSignals, UrlChangeEvidence } from '../../do
 import { pageSignalsOf, SIGNAL_COLUMNS, type SignalColumns } from './cheap-signal-repository.js';
 import { fingerprintToBytes } from './frontier-repository.js';
 import type { PoolClient } from './pool.js';
+import { composeStatement } from './statement-composition.js';
 
 export interface LockedUrlEvidence {
   host: string;
@@ -16,6 +17,8 @@ export interface LockedUrlEvidence {
   evidence: UrlChangeEvidence;
   ratePerDay: number | null;
   rateMethod: string | null;
+  /** This visit (fingerprint, generation) is recorded already: a replay. */
+  observed: boolean;
 }
 
 interface EvidenceRow extends SignalColumns {
@@ -30,15 +33,23 @@ interface EvidenceRow extends SignalColumns {
   last_changed_at: Date | null;
   change_rate_per_day: number | null;
   change_rate_method: string | null;
+  observed: boolean;
 }
 
-/** The URL's evidence, with its row locked until the transaction ends; undefined for an unknown URL. */
-export async function lockUrlEvidence(client: PoolClient, fingerprint: string): Promise<LockedUrlEvidence | undefined> {
+/**
+ * The URL's evidence, with its row locked until the transaction ends, and whether this visit is
+ * recorded already; undefined for an unknown URL. The look-up shares the statement's snapshot,
+ * taken before any wait for the row: a report of the same visit committed during that wait is
+ * missed here, and its insert then fails on the observation's key (the activity retries and finds
+ * it). Callers serialize replays before this anyway (the document's or the fetch's own key).
+ */
+export async function lockUrlEvidence(client: PoolClient, fingerprint: string, generation: number): Promise<LockedUrlEvidence | undefined> {
   const result = await client.query<EvidenceRow>(
     `SELECT host, origin, ${SIGNAL_COLUMNS}, last_observed_at, last_change_key, change_observations, changes_observed, observed_days, change_streak,
-            last_changed_at, change_rate_per_day, change_rate_method
+            last_changed_at, change_rate_per_day, change_rate_method,
+            EXISTS (SELECT 1 FROM url_observations o WHERE o.fingerprint = $1 AND o.generation = $2) AS observed
      FROM urls WHERE fingerprint = $1 FOR UPDATE`,
-    [fingerprintToBytes(fingerprint)],
+    [fingerprintToBytes(fingerprint), generation],
   );
   const row = result.rows[0];
   if (!row) return undefined;
@@ -57,12 +68,8 @@ export async function lockUrlEvidence(client: PoolClient, fingerprint: string): 
     },
     ratePerDay: row.change_rate_per_day,
     rateMethod: row.change_rate_method,
+    observed: row.observed,
   };
-}
-
-export async function observationExists(client: PoolClient, fingerprint: string, generation: number): Promise<boolean> {
-  const result = await client.query('SELECT 1 FROM url_observations WHERE fingerprint = $1 AND generation = $2', [fingerprintToBytes(fingerprint), generation]);
-  return (result.rowCount ?? 0) > 0;
 }
 
 /** The URL's most recent compared visits, oldest first: the window the rate is estimated from. */
@@ -101,40 +108,63 @@ export interface ObservationRow {
 
 /** Records one visit's observation once per (fingerprint, generation); returns whether this call did. */
 export async function insertObservation(client: PoolClient, row: ObservationRow): Promise<boolean> {
-  const result = await client.query(
-    `INSERT INTO url_observations (fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (fingerprint, generation) DO NOTHING`,
-    [fingerprintToBytes(row.fingerprint), row.generation, row.crawlId, row.observedAt, row.verdict, row.source, row.intervalDays, row.changeKey, row.ratePerDay],
-  );
+  const result = await client.query(`${INSERT_OBSERVATION_SQL} ON CONFLICT (fingerprint, generation) DO NOTHING`, insertObservationParams(row));
   return (result.rowCount ?? 0) > 0;
 }
 
-/** Writes the evidence, the estimate and the next due time back to the URL record. */
-export async function saveUrlEvidence(
-  client: PoolClient,
-  input: { fingerprint: string; evidence: UrlChangeEvidence; ratePerDay: number; rateMethod: string; nextFetchAt: Date; normalizedHash?: string | null },
-): Promise<void> {
-  const { evidence } = input;
-  await client.query(
-    `UPDATE urls SET last_observed_at = $2, last_change_key = $3, change_observations = $4, changes_observed = $5,
+export interface SavedUrlEvidence {
+  fingerprint: string;
+  evidence: UrlChangeEvidence;
+  ratePerDay: number;
+  rateMethod: string;
+  nextFetchAt: Date;
+  normalizedHash?: string | null;
+}
+
+/**
+ * Records one visit's observation and writes the evidence, the estimate and the next due time
+ * back to the URL record, in one statement (two tables; neither part reads the other's rows). A
+ * repeat fails on the observation's key rather than count a visit twice (see lockUrlEvidence).
+ */
+export async function recordObservation(client: PoolClient, row: ObservationRow, saved: SavedUrlEvidence): Promise<void> {
+  const statement = composeStatement(
+    [
+      { name: 'observation', sql: INSERT_OBSERVATION_SQL, params: insertObservationParams(row) },
+      { name: 'evidence', sql: SAVE_URL_EVIDENCE_SQL, params: saveUrlEvidenceParams(saved) },
+    ],
+    'SELECT 1',
+  );
+  await client.query(statement.text, statement.values);
+}
+
+const INSERT_OBSERVATION_SQL = `INSERT INTO url_observations (fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+
+function insertObservationParams(row: ObservationRow): unknown[] {
+  return [fingerprintToBytes(row.fingerprint), row.generation, row.crawlId, row.observedAt, row.verdict, row.source, row.intervalDays, row.changeKey, row.ratePerDay];
+}
+
+const SAVE_URL_EVIDENCE_SQL = `UPDATE urls SET last_observed_at = $2, last_change_key = $3, change_observations = $4, changes_observed = $5,
        observed_days = $6, change_streak = $7, last_changed_at = $8, change_rate_per_day = $9, change_rate_method = $10,
        next_fetch_at = $11, last_normalized_hash = COALESCE($12, last_normalized_hash),
        -- The listing entry current at this visit: a later, different entry says the item changed since.
        listing_digest_at_visit = listing_digest
-     WHERE fingerprint = $1`,
-    [
-      fingerprintToBytes(input.fingerprint),
-      evidence.lastObservedAtMs === null ? null : new Date(evidence.lastObservedAtMs),
-      evidence.lastChangeKey,
-      evidence.observations,
-      evidence.changes,
-      evidence.observedDays,
-      evidence.changeStreak,
-      evidence.lastChangedAtMs === null ? null : new Date(evidence.lastChangedAtMs),
-      input.ratePerDay,
-      input.rateMethod,
-      input.nextFetchAt,
-      input.normalizedHash ? Buffer.from(input.normalizedHash, 'hex') : null,
-    ],
-  );
+     WHERE fingerprint = $1`;
+
+function saveUrlEvidenceParams(input: SavedUrlEvidence): unknown[] {
+  const { evidence } = input;
+  return [
+    fingerprintToBytes(input.fingerprint),
+    evidence.lastObservedAtMs === null ? null : new Date(evidence.lastObservedAtMs),
+    evidence.lastChangeKey,
+    evidence.observations,
+    evidence.changes,
+    evidence.observedDays,
+    evidence.changeStreak,
+    evidence.lastChangedAtMs === null ? null : new Date(evidence.lastChangedAtMs),
+    input.ratePerDay,
+    input.rateMethod,
+    input.nextFetchAt,
+    input.normalizedHash ? Buffer.from(input.normalizedHash, 'hex') : null,
+  ];
 }
