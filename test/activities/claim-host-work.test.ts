@@ -71,4 +71,50 @@ describe('claimHostWork', () => {
     expect(await claim(1)).toHaveLength(1);
     expect(await stateOf('crawl-a')).toEqual([{ state: 'dispatched', n: 5 }]);
   });
+
+  it('grants exactly the in-flight limit to claims racing for it, and takes tiers past the last one', async () => {
+    const host = '127.70.0.2';
+    const config = resolveCrawlConfig({ allowPrivateNetworks: true, maxPages: 100 });
+    await createCrawl(harness.pool, { id: 'crawl-race', config, seedHosts: [host] });
+    await harness.pool.query(`UPDATE crawls SET max_in_flight = 5, host_claim_cap = 100 WHERE id = 'crawl-race'`);
+    const entries = Array.from({ length: 20 }, (_, i) => {
+      const url = `http://${host}/r${i}`;
+      // Half of them demoted past the last tier (tier 5 of 4).
+      return { fingerprint: urlFingerprint(url), url, host, origin: `http://${host}`, canonicalizationVersion: 1, depth: 1, priority: 1, tier: i % 2 === 0 ? 0 : 5 };
+    });
+    await registerFrontierEntries(harness.pool, 'crawl-race', entries, { respectDiscoveryBudget: false });
+    // The claims all select their candidates while another transaction holds the admission row,
+    // then meet at it: each must grant from what the ones before it reserved, not from its snapshot.
+    const holder = await harness.pool.connect();
+    let racing: Awaited<ReturnType<typeof claimHostWork>>[];
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT admitted FROM crawl_admission WHERE crawl_id = 'crawl-race' FOR UPDATE`);
+      const claims = Array.from({ length: 4 }, (_, i) => claimHostWork(harness.pool, { host, maxItems: 3, claimToken: `race-${i}`, random: () => 0.999, freshToken: true }));
+      for (let polls = 0; ; polls++) {
+        expect(polls, 'no claim waited for the admission row').toBeLessThan(500);
+        // A transaction keeps its first view of pg_stat_activity unless told to look again.
+        await holder.query('SELECT pg_stat_clear_snapshot()');
+        const waiting = await holder.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+        if (waiting.rows[0]!.n >= 2) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await holder.query('COMMIT');
+      racing = await Promise.all(claims);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+    }
+    expect(racing.flat()).toHaveLength(5);
+    expect(new Set(racing.flat().map((item) => item.url)).size).toBe(5);
+    expect(await stateOf('crawl-race')).toEqual([
+      { state: 'dispatched', n: 5 },
+      { state: 'queued', n: 15 },
+    ]);
+    // Room for all: the demoted ones are claimed too, once tier 0 is empty.
+    await harness.pool.query(`UPDATE crawls SET max_in_flight = 100 WHERE id = 'crawl-race'`);
+    const rest = await claimHostWork(harness.pool, { host, maxItems: 20, claimToken: 'race-rest', random: () => 0.5, freshToken: true });
+    expect(rest).toHaveLength(15);
+    expect(await stateOf('crawl-race')).toEqual([{ state: 'dispatched', n: 20 }]);
+  });
 });

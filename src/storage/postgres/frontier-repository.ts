@@ -207,6 +207,43 @@ const CLAIMABLE_CRAWLS_SQL = `
                         FROM crawl_counters WHERE crawl_id = q.crawl_id) AS s
   ORDER BY q.crawl_id`;
 
+/** Above any tier a URL is given (tiers are smallints). */
+const MAX_TIER = 32_767;
+
+/**
+ * One crawl's part of a host claim, in one statement: the host's queued URLs of crawl $1 and host
+ * $2, $5[i] of them from tiers $3[i]..$4[i] (best first, then by priority; rows another claim holds
+ * are skipped, never waited for), then, under the admission row's lock (the only wait, held to the
+ * statement's end), the exact grant: page budget, in-flight limit, host share, whatever committed
+ * meanwhile. The budget is reserved, the granted URLs get a new fetch generation (000 §9.1;
+ * retries of the claim find them by token $6) and are dispatched. A smaller grant drops the lowest
+ * tiers' candidates first.
+ */
+const CLAIM_FROM_CRAWL_SQL = `
+  WITH candidates AS (
+         SELECT pick.fingerprint, t.ord, pick.priority, pick.discovered_at
+         FROM unnest($3::int[], $4::int[], $5::int[]) WITH ORDINALITY AS t(lo, hi, want, ord)
+         CROSS JOIN LATERAL (
+           SELECT fingerprint, priority, discovered_at FROM frontier
+           WHERE crawl_id = $1 AND host = $2 AND state = 'queued' AND tier BETWEEN t.lo AND t.hi
+           ORDER BY priority DESC, discovered_at
+           LIMIT t.want
+           FOR UPDATE SKIP LOCKED) AS pick),
+       ranked AS (SELECT fingerprint, row_number() OVER (ORDER BY ord, priority DESC, discovered_at) AS i FROM candidates),
+       admission AS (SELECT crawl_id, admitted FROM crawl_admission WHERE crawl_id = $1 AND EXISTS (SELECT 1 FROM ranked) FOR UPDATE),
+       room AS (SELECT ${CLAIM_ROOM_SQL.replaceAll('$2::int', '(SELECT count(*) FROM ranked)::int')} AS n
+                FROM crawls c, admission a, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1 AND c.state = 'running'),
+       picked AS (SELECT fingerprint FROM ranked WHERE i <= (SELECT COALESCE(max(n), 0) FROM room)),
+       reserved AS (UPDATE crawl_admission SET admitted = admitted + (SELECT count(*) FROM picked) WHERE crawl_id = $1 AND EXISTS (SELECT 1 FROM picked)),
+       generations AS (
+         UPDATE urls SET fetch_generation = fetch_generation + 1
+         WHERE fingerprint IN (SELECT fingerprint FROM picked)
+         RETURNING fingerprint, fetch_generation)
+  UPDATE frontier f SET state = 'dispatched', generation = g.fetch_generation, claim_token = $6, updated_at = now()
+  FROM generations g, crawls c
+  WHERE f.crawl_id = $1 AND f.fingerprint = g.fingerprint AND c.id = $1
+  RETURNING ${CLAIMED_COLUMNS}`;
+
 /**
  * Claims up to `maxItems` queued URLs of one host, across the crawls that have room. Admission
  * (the crawl's in-flight limit scaled by its backpressure factor, its page budget, and the
@@ -230,70 +267,35 @@ export async function claimHostWork(
     if (previous.rows.length > 0) return previous.rows.sort(inClaimOrder).map(toWorkItem);
   }
   const claimed: ClaimRow[] = [];
+  // Read without a lock; each crawl's grant below is exact. Each crawl's claim is one statement (a
+  // transaction of its own): a claim that fails part way keeps what it took under its token, and
+  // its retry returns that.
+  const crawls = await pool.query<{ crawl_id: string; room: number; tiers: number[]; counts: number[] }>(CLAIMABLE_CRAWLS_SQL, [input.host, input.maxItems]);
+  let remaining = input.maxItems;
+  for (const { crawl_id: crawlId, room: roomNow, tiers, counts } of crawls.rows) {
+    if (remaining <= 0) break;
+    // The room read above sizes the selection; the statement's grant is exact.
+    const room = Math.min(Number(roomNow), remaining);
+    if (room <= 0) continue;
 
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const crawls = await client.query<{ crawl_id: string; room: number; tiers: number[]; counts: number[] }>(CLAIMABLE_CRAWLS_SQL, [input.host, input.maxItems]);
-    let remaining = input.maxItems;
-    for (const { crawl_id: crawlId, room: roomNow, tiers, counts } of crawls.rows) {
-      if (remaining <= 0) break;
-      // The room, read without a lock, sizes the selection; the grant below is exact. The admission
-      // row's lock is taken last and held only to COMMIT, so claims of one crawl queue on it for a
-      // few statements; nothing else locks it (inserts referencing the crawl lock the crawl row).
-      const room = Math.min(Number(roomNow), remaining);
-      if (room <= 0) continue;
-
-      const availableByTier = Array.from({ length: TIER_COUNT }, () => 0);
-      tiers.forEach((tier, index) => {
-        availableByTier[Math.min(TIER_COUNT - 1, tier)]! += counts[index] ?? 0;
-      });
-      const perTier = chooseTierCounts(availableByTier, room, input.random);
-
-      const candidates: Buffer[] = [];
-      for (let tier = 0; tier < perTier.length; tier += 1) {
-        const want = perTier[tier] ?? 0;
-        if (want <= 0) continue;
-        const rows = await client.query<{ fingerprint: Buffer }>(
-          `SELECT fingerprint FROM frontier
-           WHERE crawl_id = $1 AND host = $2 AND state = 'queued' AND tier ${tier === TIER_COUNT - 1 ? '>=' : '='} $3
-           ORDER BY priority DESC, discovered_at
-           LIMIT $4
-           FOR UPDATE SKIP LOCKED`,
-          [crawlId, input.host, tier, want],
-        );
-        candidates.push(...rows.rows.map((row) => row.fingerprint));
-      }
-      if (candidates.length === 0) continue;
-
-      // One statement under the admission row's lock: the grant is exact (page budget, in-flight limit,
-      // host share, whatever committed meanwhile), the budget is reserved, and the granted URLs
-      // get a new fetch generation (000 §9.1; retries of this claim reuse it) and are dispatched.
-      // Candidates come highest tier first: a smaller grant drops the lowest.
-      const dispatched = await client.query<ClaimRow>(
-        `WITH admission AS (SELECT crawl_id, admitted FROM crawl_admission WHERE crawl_id = $1 FOR UPDATE),
-              room AS (SELECT ${CLAIM_ROOM_SQL} AS n FROM crawls c, admission a, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1 AND c.state = 'running'),
-              picked AS (SELECT p.f AS fingerprint FROM unnest($3::bytea[]) WITH ORDINALITY AS p(f, i) WHERE p.i <= (SELECT COALESCE(max(n), 0) FROM room)),
-              reserved AS (UPDATE crawl_admission SET admitted = admitted + (SELECT count(*) FROM picked) WHERE crawl_id = $1 AND EXISTS (SELECT 1 FROM picked)),
-              generations AS (
-                UPDATE urls SET fetch_generation = fetch_generation + 1
-                WHERE fingerprint IN (SELECT fingerprint FROM picked)
-                RETURNING fingerprint, fetch_generation)
-         UPDATE frontier f SET state = 'dispatched', generation = g.fetch_generation, claim_token = $4, updated_at = now()
-         FROM generations g, crawls c
-         WHERE f.crawl_id = $1 AND f.fingerprint = g.fingerprint AND c.id = $1
-         RETURNING ${CLAIMED_COLUMNS}`,
-        [crawlId, candidates.length, candidates, input.claimToken],
-      );
-      remaining -= dispatched.rows.length;
-      claimed.push(...dispatched.rows);
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
+    const availableByTier = Array.from({ length: TIER_COUNT }, () => 0);
+    tiers.forEach((tier, index) => {
+      availableByTier[Math.min(TIER_COUNT - 1, tier)]! += counts[index] ?? 0;
+    });
+    const perTier = chooseTierCounts(availableByTier, room, input.random);
+    const wanted = perTier.flatMap((want, tier) => (want > 0 ? [{ tier, want }] : []));
+    if (wanted.length === 0) continue;
+    const dispatched = await pool.query<ClaimRow>(CLAIM_FROM_CRAWL_SQL, [
+      crawlId,
+      input.host,
+      wanted.map(({ tier }) => tier),
+      // The last tier also takes the tiers past it.
+      wanted.map(({ tier }) => (tier === TIER_COUNT - 1 ? MAX_TIER : tier)),
+      wanted.map(({ want }) => want),
+      input.claimToken,
+    ]);
+    remaining -= dispatched.rows.length;
+    claimed.push(...dispatched.rows);
   }
   return claimed.sort(inClaimOrder).map(toWorkItem);
 }
