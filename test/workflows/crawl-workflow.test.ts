@@ -63,7 +63,10 @@ describe('a crawl operated through its workflow: pause, resume, addSeeds, status
 
     await waitFor(pages, (n) => n >= 12, { what: 'the first pages' });
     running = await handle().query(crawlStatusQuery);
-    memoFetched.push(Number((await handle().describe()).memo?.['fetched']));
+    // The memo follows the crawl's ticks: on a busy machine the first pages can come before one.
+    memoFetched.push(
+      await waitFor(async () => Number((await handle().describe()).memo?.['fetched']), (n) => n > 0, { timeoutMs: 20_000, what: 'the memo counting fetched pages' }).catch(() => 0),
+    );
     searches['CrawlId'] = await waitFor(() => workflowIdsMatching(harness.client, `CrawlId = '${crawlId}'`), (ids) => ids.length > 0);
     searches['running'] = await waitFor(() => workflowIdsMatching(harness.client, `CrawlId = '${crawlId}' AND CrawlState = 'running'`), (ids) => ids.length > 0);
     searches['CrawlHost'] = await waitFor(() => workflowIdsMatching(harness.client, `CrawlHost = '${generated.hosts[0]}'`), (ids) => ids.length > 0);
