@@ -97,11 +97,14 @@ export interface ClaimHostWorkInput {
   taskQueue: string;
   /** Recovers the claim a failed fetch burst made under this token; default: a token of this call. */
   claimToken?: string;
+  /** Read the host's saved record into the result: a run's first claim needs it, later ones do not. Default true. */
+  withHostRecord?: boolean;
 }
 export interface ClaimHostWorkResult {
   items: HostWorkItem[];
   released: boolean;
-  host: HostRecord;
+  /** The host's saved record, unless the input said it was not wanted. */
+  host?: HostRecord;
 }
 
 export interface RefreshRobotsInput {

@@ -29,12 +29,12 @@ export function createHostActivities(deps: ActivityDeps) {
       // A token of this call is new on its first try; a given token may carry a burst's claim.
       freshToken: input.claimToken === undefined && Context.current().info.attempt === 1,
     });
-    const host = await getHostRecord(deps.pool, input.host);
+    const host = input.withHostRecord === false ? undefined : await getHostRecord(deps.pool, input.host);
     if (items.length === 0 && input.releaseIfEmpty) {
       await releaseHost(deps.pool, { host: input.host, politeness: input.politeness, paused: input.paused, delayOverrideMs: input.delayOverrideMs });
-      return { items, released: true, host };
+      return { items, released: true, ...(host ? { host } : {}) };
     }
-    return { items, released: false, host };
+    return { items, released: false, ...(host ? { host } : {}) };
   }
 
   async function settleUrl(input: SettleUrlInput): Promise<SettleUrlResult> {

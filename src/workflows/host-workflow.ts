@@ -259,8 +259,9 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         paused: state.paused,
         delayOverrideMs: state.delayOverrideMs,
         taskQueue,
+        withHostRecord: !hostRecordLoaded,
       });
-      if (!hostRecordLoaded) {
+      if (!hostRecordLoaded && claim.host) {
         hostRecordLoaded = true;
         state.politeness ??= (claim.host.politeness as HostQueue['politeness']) ?? null;
         state.delayOverrideMs ??= claim.host.delayOverrideMs;
@@ -565,6 +566,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
           delayOverrideMs: state.delayOverrideMs,
           taskQueue,
           claimToken: claim.claimToken,
+          withHostRecord: false,
         })
       ).items;
     state.queue.push(...items);

@@ -1,7 +1,10 @@
 // A host's claim on Postgres: which crawls it serves (running ones with URLs queued on the host),
 // how much each grants (the host's share, the in-flight limit, the page budget), that tiers are
 // drawn from what each crawl holds, and that a retried claim returns what the first one took.
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClaimHostWorkResult } from '../../src/activities/contracts.js';
+import { createActivities } from '../../src/activities/index.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
@@ -116,5 +119,26 @@ describe('claimHostWork', () => {
     const rest = await claimHostWork(harness.pool, { host, maxItems: 20, claimToken: 'race-rest', random: () => 0.5, freshToken: true });
     expect(rest).toHaveLength(15);
     expect(await stateOf('crawl-race')).toEqual([{ state: 'dispatched', n: 20 }]);
+  });
+
+  it('reads the host\'s saved record for a run\'s first claim only', async () => {
+    const activities = createActivities({
+      pool: harness.pool,
+      bodies: harness.bodies,
+      http: () => {
+        throw new Error('a claim must not fetch');
+      },
+      temporal: harness.client,
+      workerId: 'claim-test',
+      spoolDir: `${harness.dataDir}/claim-spool`,
+      now: Date.now,
+    });
+    await harness.pool.query(`INSERT INTO hosts (host, delay_override_ms, paused) VALUES ($1, 1234, false) ON CONFLICT (host) DO UPDATE SET delay_override_ms = 1234`, [HOST]);
+    const input = { host: HOST, maxItems: 1, releaseIfEmpty: false, politeness: null, paused: false, delayOverrideMs: null, taskQueue: 'claim-test' };
+    const env = new MockActivityEnvironment();
+    const first: ClaimHostWorkResult = await env.run(activities.claimHostWork, input);
+    expect(first.host).toMatchObject({ delayOverrideMs: 1234, paused: false });
+    const later: ClaimHostWorkResult = await env.run(activities.claimHostWork, { ...input, withHostRecord: false });
+    expect(later.host).toBeUndefined();
   });
 });
