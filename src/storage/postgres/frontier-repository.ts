@@ -185,11 +185,13 @@ const CLAIMED_ROWS_SQL = `
 
 /**
  * URLs a host claim may take now from crawl `c` (with its admission row `a` and summed counters
- * `s`), at most $2: its host share, the in-flight limit scaled by backpressure, and the page budget.
+ * `s`), at most `wantedSql`: its host share, the in-flight limit scaled by backpressure, and the page budget.
  */
-const CLAIM_ROOM_SQL = `GREATEST(0, LEAST($2::int, c.host_claim_cap,
+function claimRoomSql(wantedSql: string): string {
+  return `GREATEST(0, LEAST(${wantedSql}, c.host_claim_cap,
                    floor(c.max_in_flight * c.admit_factor)::int - (a.admitted - s.settled - s.returned)::int,
                    c.max_pages - (a.admitted - s.returned)::int))`;
+}
 
 /**
  * The running crawls with URLs queued on host $1, each with its claim room (at most $2; read
@@ -197,7 +199,7 @@ const CLAIM_ROOM_SQL = `GREATEST(0, LEAST($2::int, c.host_claim_cap,
  * candidates, in one statement.
  */
 const CLAIMABLE_CRAWLS_SQL = `
-  SELECT q.crawl_id, q.tiers, q.counts, ${CLAIM_ROOM_SQL} AS room
+  SELECT q.crawl_id, q.tiers, q.counts, ${claimRoomSql('$2::int')} AS room
   FROM (SELECT crawl_id, array_agg(tier) AS tiers, array_agg(n) AS counts
           FROM (SELECT crawl_id, tier, count(*)::int AS n FROM frontier WHERE host = $1 AND state = 'queued' GROUP BY crawl_id, tier) AS t
          GROUP BY crawl_id) AS q
@@ -231,7 +233,7 @@ const CLAIM_FROM_CRAWL_SQL = `
            FOR UPDATE SKIP LOCKED) AS pick),
        ranked AS (SELECT fingerprint, row_number() OVER (ORDER BY ord, priority DESC, discovered_at) AS i FROM candidates),
        admission AS (SELECT crawl_id, admitted FROM crawl_admission WHERE crawl_id = $1 AND EXISTS (SELECT 1 FROM ranked) FOR UPDATE),
-       room AS (SELECT ${CLAIM_ROOM_SQL.replaceAll('$2::int', '(SELECT count(*) FROM ranked)::int')} AS n
+       room AS (SELECT ${claimRoomSql('(SELECT count(*) FROM ranked)::int')} AS n
                 FROM crawls c, admission a, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1 AND c.state = 'running'),
        picked AS (SELECT fingerprint FROM ranked WHERE i <= (SELECT COALESCE(max(n), 0) FROM room)),
        reserved AS (UPDATE crawl_admission SET admitted = admitted + (SELECT count(*) FROM picked) WHERE crawl_id = $1 AND EXISTS (SELECT 1 FROM picked)),
