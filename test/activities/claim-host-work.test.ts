@@ -10,6 +10,7 @@ import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
 import { claimHostWork, registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
+import { waitForLockWaiters } from '../support/lock-waiters.js';
 
 const HOST = '127.70.0.1';
 
@@ -94,14 +95,7 @@ describe('claimHostWork', () => {
       await holder.query('BEGIN');
       await holder.query(`SELECT admitted FROM crawl_admission WHERE crawl_id = 'crawl-race' FOR UPDATE`);
       const claims = Array.from({ length: 4 }, (_, i) => claimHostWork(harness.pool, { host, maxItems: 3, claimToken: `race-${i}`, random: () => 0.999, freshToken: true }));
-      for (let polls = 0; ; polls++) {
-        expect(polls, 'no claim waited for the admission row').toBeLessThan(500);
-        // A transaction keeps its first view of pg_stat_activity unless told to look again.
-        await holder.query('SELECT pg_stat_clear_snapshot()');
-        const waiting = await holder.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
-        if (waiting.rows[0]!.n >= 2) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await waitForLockWaiters(holder, 'claims waiting for the admission row', 2);
       await holder.query('COMMIT');
       racing = await Promise.all(claims);
     } finally {

@@ -8,6 +8,7 @@ import { recordDocument } from '../../src/storage/postgres/document-repository.j
 import { recordUrlIdentities } from '../../src/storage/postgres/frontier-repository.js';
 import { inTransaction } from '../../src/storage/postgres/pool.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
+import { waitForLockWaiters } from '../support/lock-waiters.js';
 
 const HOST = '127.71.1.1';
 const crawlId = 'near-duplicates';
@@ -22,17 +23,6 @@ const identityOf = (path: string, simhash: bigint): ParsedIdentity => ({
   simhash,
   minhash: null,
 });
-
-async function waitForAdvisoryWaiter(harness: Harness): Promise<void> {
-  for (let polls = 0; ; polls++) {
-    expect(polls, 'the second parse never waited for the first one’s index keys').toBeLessThan(500);
-    const waiting = await harness.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-    );
-    if (waiting.rows[0]!.n > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('clusterNearDuplicates', () => {
   let harness: Harness;
@@ -70,7 +60,7 @@ describe('clusterNearDuplicates', () => {
       await recordDocument(client, documentOf(second));
       return clusterNearDuplicates(client, second);
     });
-    await waitForAdvisoryWaiter(harness);
+    await waitForLockWaiters(harness.pool, 'the second parse waiting for the first one’s index keys');
     releaseFirst();
 
     expect(await firstParse).toEqual({ status: 'unique' });

@@ -7,6 +7,7 @@ import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
 import { bodyRetentionLockKey, getFetch, recordFetchedBody } from '../../src/storage/postgres/fetch-repository.js';
 import { fingerprintToBytes, registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
+import { waitForLockWaiters } from '../support/lock-waiters.js';
 
 const HOST = '127.71.0.1';
 const crawlId = 'record-fetched-body';
@@ -105,15 +106,8 @@ describe('recordFetchedBody', () => {
       await prune.query('BEGIN');
       await prune.query('SELECT pg_advisory_xact_lock($1)', [bodyRetentionLockKey(sha)]);
       const recording = recordFetchedBody(harness.pool, recordsOf(page, sha, new Date()));
-      // The statement waits on the advisory lock (not on a row): it took the lock before writing.
-      for (let polls = 0; ; polls++) {
-        expect(polls, 'the statement never waited for the retention lock').toBeLessThan(500);
-        const waiting = await harness.pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-        );
-        if (waiting.rows[0]!.n > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      // The statement waits (on the advisory lock: no other transaction holds its rows): it took the lock before writing.
+      await waitForLockWaiters(harness.pool, 'the statement waiting for the retention lock');
       expect(await rowsOf(page, sha)).toMatchObject({ body: undefined, fetches: 0, frontier: { state: 'dispatched' } });
       await prune.query('COMMIT');
       await recording;
