@@ -88,7 +88,11 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       inFlight: counts.inFlight,
       maxInFlight: input.control.maxInFlight,
       budgetRemaining: Math.max(0, maxPages - counts.admitted),
-      downstream: { backlogItems: backlog.backlogItems, consumeRatePerSecond: backlog.parsedInWindow / BACKLOG_WINDOW_SECONDS },
+      downstream: {
+        backlogItems: backlog.backlogItems,
+        consumeRatePerSecond: backlog.parsedInWindow / BACKLOG_WINDOW_SECONDS,
+        oldestItemAgeSeconds: backlog.oldestAgeSeconds,
+      },
       nowMs,
       paused: input.control.paused,
       stopping: input.control.stopping,

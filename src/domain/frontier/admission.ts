@@ -14,6 +14,13 @@ export interface AdmissionInput {
     backlogItems: number;
     /** Items the stage finished per second, recently (see `RateMeter`), >= 0. */
     consumeRatePerSecond: number;
+    /**
+     * Seconds the oldest waiting item has waited, >= 0; optional. The backlog never counts for
+     * longer than this: a stage that clears its queue within seconds keeps up, however low its
+     * recent throughput (a paused or polite upstream starves it, which is not lag). A stage that
+     * hangs still stops admission, once its oldest item has waited `maxBacklogSeconds`.
+     */
+    oldestItemAgeSeconds?: number;
   };
   /** Current time in epoch ms (from the workflow clock); used for `recheckAtMs`. */
   nowMs: number;
@@ -41,7 +48,7 @@ export type AdmissionReason = 'ok' | 'in-flight-limit' | 'budget-exhausted' | 'b
 export interface AdmissionDecision {
   /** URLs to admit now, an integer >= 0. */
   admit: number;
-  /** Downstream backlog in seconds of work: `backlogItems / consumeRatePerSecond`; Infinity if items wait and nothing drains (JSON renders it null). */
+  /** Downstream backlog in seconds of work: `backlogItems / consumeRatePerSecond`, at most the oldest item's age; Infinity if items wait, nothing drains and no age is given (JSON renders it null). */
   backlogSeconds: number;
   /** Share of the in-flight headroom backpressure allows: 1 = full speed, 0 = stopped. */
   throttleFactor: number;
@@ -71,6 +78,8 @@ const CODE = 'FRONTIER_ADMISSION_INPUT_INVALID';
  * of any speed: at or below the target the full headroom is admitted, between target and max it
  * shrinks linearly, at max it is 0. A consume rate of 0 with items waiting counts as an infinite
  * backlog: a stage that drains nothing (hung, or not started yet) gets no more work until it does.
+ * Given the oldest waiting item's age, the backlog is capped by it: throughput measured while the
+ * stage sat starved undercounts what it can do, and a burst it clears in a second is no backlog.
  *
  * @throws FrontierInputError `FRONTIER_ADMISSION_INPUT_INVALID` naming the bad field.
  */
@@ -83,7 +92,15 @@ export function admissionDecision(input: AdmissionInput, options: AdmissionOptio
   const rate = requireNumber(CODE, 'downstream.consumeRatePerSecond', input.downstream?.consumeRatePerSecond, { min: 0 });
   const nowMs = requireNumber(CODE, 'nowMs', input.nowMs);
 
-  const backlogSeconds = backlogItems === 0 ? 0 : rate === 0 ? Number.POSITIVE_INFINITY : backlogItems / rate;
+  const oldestAgeSeconds =
+    input.downstream?.oldestItemAgeSeconds === undefined
+      ? Number.POSITIVE_INFINITY
+      : requireNumber(CODE, 'downstream.oldestItemAgeSeconds', input.downstream.oldestItemAgeSeconds, { min: 0 });
+
+  // Lag over throughput, but never more than the oldest item has waited (000 §9: a real
+  // shortage shows as lag and oldest age rising together).
+  const backlogByRateSeconds = backlogItems === 0 ? 0 : rate === 0 ? Number.POSITIVE_INFINITY : backlogItems / rate;
+  const backlogSeconds = Math.min(backlogByRateSeconds, oldestAgeSeconds);
   const throttleFactor =
     input.stopping || input.paused ? 0 : throttleFor(backlogSeconds, o.targetBacklogSeconds, o.maxBacklogSeconds);
   const headroom = Math.max(0, Math.floor(maxInFlight - inFlight));

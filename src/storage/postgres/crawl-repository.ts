@@ -161,13 +161,24 @@ export async function errorsByType(db: Queryable, crawlId: string): Promise<Reco
 }
 
 /** Parse backlog and consume rate for backpressure (000 §9). */
-export async function parseBacklog(db: Queryable, crawlId: string, windowSeconds: number): Promise<{ backlogItems: number; parsedInWindow: number }> {
-  const result = await db.query<{ backlog: number; parsed: number }>(
-    `SELECT (SELECT count(*)::int FROM frontier WHERE crawl_id = $1 AND state = 'fetched') AS backlog,
-            (SELECT count(*)::int FROM documents WHERE crawl_id = $1 AND parsed_at > now() - make_interval(secs => $2)) AS parsed`,
+/**
+ * The parse stage's queue for admission (000 §9): bodies fetched and not yet parsed, how long the
+ * oldest of them has waited, and documents parsed in the last `windowSeconds`.
+ */
+export async function parseBacklog(
+  db: Queryable,
+  crawlId: string,
+  windowSeconds: number,
+): Promise<{ backlogItems: number; oldestAgeSeconds: number; parsedInWindow: number }> {
+  const result = await db.query<{ backlog: number; oldest_age_s: number; parsed: number }>(
+    `SELECT w.backlog, w.oldest_age_s,
+            (SELECT count(*)::int FROM documents WHERE crawl_id = $1 AND parsed_at > now() - make_interval(secs => $2)) AS parsed
+     FROM (SELECT count(*)::int AS backlog, COALESCE(EXTRACT(EPOCH FROM now() - min(updated_at)), 0)::float8 AS oldest_age_s
+             FROM frontier WHERE crawl_id = $1 AND state = 'fetched') AS w`,
     [crawlId, windowSeconds],
   );
-  return { backlogItems: result.rows[0]?.backlog ?? 0, parsedInWindow: result.rows[0]?.parsed ?? 0 };
+  const row = result.rows[0];
+  return { backlogItems: row?.backlog ?? 0, oldestAgeSeconds: Math.max(0, row?.oldest_age_s ?? 0), parsedInWindow: row?.parsed ?? 0 };
 }
 
 /** A finished or stopped crawl made runnable again (dead letters requeued into it). */

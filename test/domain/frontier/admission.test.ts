@@ -20,6 +20,7 @@ const inputs: fc.Arbitrary<AdmissionInput> = fc.record({
   downstream: fc.record({
     backlogItems: fc.integer({ min: 0, max: 1_000_000 }),
     consumeRatePerSecond: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 10_000, noNaN: true })),
+    oldestItemAgeSeconds: fc.option(fc.double({ min: 0, max: 1000, noNaN: true }), { nil: undefined }),
   }),
   nowMs: fc.integer({ min: 0, max: 2 ** 45 }),
   paused: fc.boolean(),
@@ -41,6 +42,8 @@ describe('admissionDecision (seed 000 §9)', () => {
         if (input.paused || input.stopping || d.backlogSeconds >= options.maxBacklogSeconds) expect(d.admit).toBe(0);
         if (d.backlogSeconds <= target && !input.paused && !input.stopping) expect(d.throttleFactor).toBe(1);
         expect(d.reason === 'ok').toBe(d.admit > 0);
+        const age = input.downstream.oldestItemAgeSeconds;
+        if (age !== undefined) expect(d.backlogSeconds).toBeLessThanOrEqual(age);
       }),
       { numRuns: 3000 },
     );
@@ -93,6 +96,22 @@ describe('admissionDecision (seed 000 §9)', () => {
     expect(at({ downstream: { backlogItems: 0, consumeRatePerSecond: 0 } })).toMatchObject({ admit: 100, backlogSeconds: 0 });
   });
 
+  it('caps the backlog at the oldest item\'s age: a burst a starved stage clears at once is no backlog', () => {
+    // Ten bodies from one burst, after 30 s with two parses (a paused host): 150 s by rate alone.
+    const burst = at({ downstream: { backlogItems: 10, consumeRatePerSecond: 2 / 30, oldestItemAgeSeconds: 0.4 } });
+    expect(burst).toMatchObject({ admit: 100, backlogSeconds: 0.4, throttleFactor: 1, reason: 'ok' });
+    expect(at({ downstream: { backlogItems: 10, consumeRatePerSecond: 2 / 30 } })).toMatchObject({ admit: 0, reason: 'backlog' });
+    // A real shortage: the oldest age agrees with lag over rate, and admission scales down as before.
+    expect(at({ downstream: { backlogItems: 3500, consumeRatePerSecond: 100, oldestItemAgeSeconds: 36 } })).toMatchObject({ backlogSeconds: 35, throttleFactor: 0.5 });
+  });
+
+  it('stops admission to a hung stage once its oldest item has waited the maximum', () => {
+    const hung = (ageSeconds: number) => at({ downstream: { backlogItems: 5, consumeRatePerSecond: 0, oldestItemAgeSeconds: ageSeconds } });
+    expect(hung(2)).toMatchObject({ backlogSeconds: 2, throttleFactor: 1, admit: 100 });
+    expect(hung(35)).toMatchObject({ throttleFactor: 0.5, admit: 50 });
+    expect(hung(60)).toMatchObject({ throttleFactor: 0, admit: 0, reason: 'backlog', recheckAtMs: base.nowMs + 30_000 });
+  });
+
   it('on a backlog stop, suggests rechecking when the backlog should be back at the target', () => {
     // 7,000 items at 100/s = 70 s; draining to 10 s takes 60 s, clamped to the 30 s maximum.
     expect(at({ downstream: { backlogItems: 7000, consumeRatePerSecond: 100 } }).recheckAtMs).toBe(base.nowMs + 30_000);
@@ -117,6 +136,7 @@ describe('admissionDecision (seed 000 §9)', () => {
     [{ maxInFlight: Number.NaN }, {}, 'maxInFlight'],
     [{ budgetRemaining: -3 }, {}, 'budgetRemaining'],
     [{ downstream: { backlogItems: 1, consumeRatePerSecond: -1 } }, {}, 'downstream.consumeRatePerSecond'],
+    [{ downstream: { backlogItems: 1, consumeRatePerSecond: 1, oldestItemAgeSeconds: -0.5 } }, {}, 'downstream.oldestItemAgeSeconds'],
     [{}, { targetBacklogSeconds: 60, maxBacklogSeconds: 60 }, 'options.maxBacklogSeconds'],
     [{}, { targetBacklogSeconds: -1 }, 'options.targetBacklogSeconds'],
   ])('rejects input %j with options %j, naming %s', (patch, options, field) => {
