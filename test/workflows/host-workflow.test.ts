@@ -4,7 +4,8 @@
 // hostStatus query answers throughout, and an idle host's next run keeps its politeness.
 // Facts come from the test web's request log, Postgres and the Temporal visibility store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import type { SignalDefinition } from '@temporalio/common';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { flatPagePath, flatWeb } from '../support/flat-web.js';
@@ -12,7 +13,7 @@ import { politenessReport, startTestWeb, type RequestLogEntry, type TestWeb } fr
 import { waitFor } from '../support/wait-for.js';
 import { hostStatusQuery, hostWorkflowId, pauseHostSignal, resumeHostSignal, setHostDelaySignal, wakeHostSignal } from '../../src/workflows/messages.js';
 import type { HostStatus } from '../../src/workflows/status.js';
-import type { HostPolitenessState } from '../../src/domain/politeness/index.js';
+import { DEFAULT_FETCH_BURST_LIMITS, type HostPolitenessState } from '../../src/domain/politeness/index.js';
 import type { FetchBurstInput, FetchUrlInput } from '../../src/activities/contracts.js';
 
 // Enough that the busy host, fetching in pipelined bursts, is still at work when the storm ends
@@ -33,6 +34,8 @@ const CRAWL_DELAY_MS = 50;
 const FINAL_DELAY_MS = 300;
 const MAX_STORM_ROUNDS = 60;
 const IDLE_HOST_DELAY_MS = 3000;
+/** The most URLs one claim of a host run asks for (its claim size at any delay). */
+const MAX_CLAIM_URLS = 10;
 
 async function runsOf(client: Client, workflowId: string): Promise<WorkflowExecutionInfo[]> {
   const runs: WorkflowExecutionInfo[] = [];
@@ -95,6 +98,25 @@ describe('a host workflow continuing as new under a storm of operator signals', 
     }
   };
 
+  /**
+   * A signal to the busy host's current run. The host ends a run only when a claim finds no
+   * room; with URLs left that is the crawl's admission at 0, so the failure says what it was.
+   */
+  const signalHost = async <Args extends unknown[]>(signal: SignalDefinition<Args>, ...args: Args): Promise<void> => {
+    try {
+      await hostHandle().signal(signal, ...args);
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      const admission = await harness.pool.query(
+        `SELECT c.state, c.admit_factor, c.max_in_flight, c.host_claim_cap,
+                (SELECT json_object_agg(state, n) FROM (SELECT state, count(*)::int AS n FROM frontier WHERE crawl_id = c.id GROUP BY state) AS f) AS frontier
+         FROM crawls c WHERE c.id = $1`,
+        [crawlId],
+      );
+      throw new Error(`host/${BUSY_HOST} ended its run mid-storm (signal ${signal.name}); crawl admission: ${JSON.stringify(admission.rows[0])}`, { cause: error });
+    }
+  };
+
   const claimedInPostgres = async (): Promise<number> => {
     const result = await harness.pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND host = $2 AND state IN ('dispatched', 'fetched')`,
@@ -124,14 +146,14 @@ describe('a host workflow continuing as new under a storm of operator signals', 
       const delayMs = CRAWL_DELAY_MS + ((round * 13) % 40);
       const nearlyDone = PAGES - pages() < STORM_RESERVE_PAGES;
       const pausedAfter = round % 2 === 0 || nearlyDone;
-      await hostHandle().signal(wakeHostSignal, { crawlId });
-      await hostHandle().signal(pauseHostSignal);
-      await hostHandle().signal(setHostDelaySignal, { minDelayMs: delayMs });
-      await hostHandle().signal(wakeHostSignal, {});
+      await signalHost(wakeHostSignal, { crawlId });
+      await signalHost(pauseHostSignal);
+      await signalHost(setHostDelaySignal, { minDelayMs: delayMs });
+      await signalHost(wakeHostSignal, {});
       if (!pausedAfter) {
         if (openPause !== undefined) pausedWindows.push({ fromMs: openPause, toMs: Date.now() });
         openPause = undefined;
-        await hostHandle().signal(resumeHostSignal);
+        await signalHost(resumeHostSignal);
       }
       try {
         await waitFor(ask, (s) => s.paused === pausedAfter && s.delayOverrideMs === delayMs && (!pausedAfter || s.inFlight === 0), {
@@ -159,23 +181,23 @@ describe('a host workflow continuing as new under a storm of operator signals', 
     }
     if (openPause !== undefined) {
       pausedWindows.push({ fromMs: openPause, toMs: Date.now() });
-      await hostHandle().signal(resumeHostSignal);
+      await signalHost(resumeHostSignal);
     }
 
     console.log(`[host storm] ${stormRounds} rounds in ${Date.now() - stormStartedAt} ms; host run ${answers.at(-1)?.status.run}; ${answers.length} queries answered`);
     // Then a slower delay and a pause, and continue-as-new while paused: both must survive it.
     finalDelaySentAt = Date.now();
-    await hostHandle().signal(setHostDelaySignal, { minDelayMs: FINAL_DELAY_MS });
-    await hostHandle().signal(pauseHostSignal);
+    await signalHost(setHostDelaySignal, { minDelayMs: FINAL_DELAY_MS });
+    await signalHost(pauseHostSignal);
     beforeFinalCan = await waitFor(ask, (s) => s.paused && s.delayOverrideMs === FINAL_DELAY_MS && s.inFlight === 0, { what: 'the final pause' });
     finalPausedAt = Date.now();
-    for (let i = 0; i < 500 && (await ask()).run === beforeFinalCan.run; i++) await hostHandle().signal(wakeHostSignal, {});
+    for (let i = 0; i < 500 && (await ask()).run === beforeFinalCan.run; i++) await signalHost(wakeHostSignal, {});
     afterFinalCan = await ask();
     const left = await harness.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND state IN ('queued', 'dispatched')`, [crawlId]);
     urlsLeftAtResume = left.rows[0]?.n ?? 0;
     resumedAt = Date.now();
     pausedWindows.push({ fromMs: finalPausedAt, toMs: resumedAt });
-    await hostHandle().signal(resumeHostSignal);
+    await signalHost(resumeHostSignal);
 
     summaryState = (await crawl.result()).state;
     // The host, idle now, ends its last run.
@@ -257,9 +279,10 @@ describe('a host workflow continuing as new under a storm of operator signals', 
     expect(answers.length).toBeGreaterThan(stormRounds);
     for (const { status } of answers) {
       expect(status.host).toBe(BUSY_HOST);
-      // A bounded back queue: one claim (at most 10) on top of the last URL.
+      // A bounded back queue: one claim (at most 10) on top of the last URL, and the URLs of a
+      // burst that stopped at its time span (or failed) handed back beside the claim it carried.
       expect(status.queueLength).toBeGreaterThanOrEqual(0);
-      expect(status.queueLength).toBeLessThanOrEqual(11);
+      expect(status.queueLength).toBeLessThanOrEqual(1 + MAX_CLAIM_URLS + DEFAULT_FETCH_BURST_LIMITS.maxUrls);
       expect(Number.isFinite(status.nextFetchAtMs)).toBe(true);
     }
     const runsInOrder = answers.map((answer) => answer.status.run);
