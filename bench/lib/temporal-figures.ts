@@ -97,8 +97,10 @@ export async function temporalFigures(client: Client, taskQueue: string, pages: 
   }
 
   // Every crawl workflow run, and host runs evenly spread up to the limit.
-  const crawlRuns = executions.filter((execution) => execution.type !== 'hostWorkflow');
-  const hostRuns = executions.filter((execution) => execution.type === 'hostWorkflow');
+  // Host runs are hostWorkflowV2, or hostWorkflow when started before it.
+  const isHostRun = (execution: { type: string }): boolean => execution.type.startsWith('hostWorkflow');
+  const crawlRuns = executions.filter((execution) => !isHostRun(execution));
+  const hostRuns = executions.filter(isHostRun);
   const step = Math.max(1, Math.ceil(hostRuns.length / Math.max(1, maxHistoriesRead)));
   const sample = [...crawlRuns, ...hostRuns.filter((_, i) => i % step === 0)];
 

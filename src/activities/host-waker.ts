@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { hostWorkflowId, wakeHostSignal } from '../workflows/messages.js';
+import { HOST_SEARCH_ATTRIBUTE, HOST_WORKFLOW_TYPE, hostWorkflowId, wakeHostSignal } from '../workflows/messages.js';
 import { markHostInactive, markHostsActive, markHostsInactive, requeueOrphans, staleActiveHosts } from '../storage/postgres/host-repository.js';
 import type { ActivityDeps } from './deps.js';
 
@@ -56,9 +56,10 @@ export class HostWaker {
   }
 
   private async signalWithStart(host: string, crawlId: string, taskQueue: string): Promise<void> {
-    await this.deps.temporal.workflow.signalWithStart('hostWorkflow', {
+    await this.deps.temporal.workflow.signalWithStart(HOST_WORKFLOW_TYPE, {
       workflowId: hostWorkflowId(host),
       taskQueue,
+      typedSearchAttributes: [{ key: HOST_SEARCH_ATTRIBUTE, value: host }],
       args: [{ host, taskQueue }],
       signal: wakeHostSignal,
       signalArgs: [{ crawlId }],

@@ -42,6 +42,7 @@ import { DEFAULT_FETCH_BURST_LIMITS, hostOutcomeOfFailure, hostOutcomeOfResult, 
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
 import {
   DEFAULT_TASK_QUEUE,
+  HOST_SEARCH_ATTRIBUTE,
   SEARCH_ATTRIBUTES,
   hostStatusQuery,
   pauseHostSignal,
@@ -140,7 +141,36 @@ function claimSize(minDelayMs: number): number {
 /** Seeded by the workflow's own randomness, which Temporal makes replay-safe. */
 const random = (): number => Math.random();
 
+/**
+ * Whether a run takes one of the loop's later changes (the patch ids above): `patched` in
+ * hostWorkflow, always in hostWorkflowV2.
+ */
+type TakesChange = (patchId: string) => boolean;
+
+/**
+ * The host's back queue as first released, each later change behind its patch. Kept registered for
+ * runs started before hostWorkflowV2 (they continue as new into this type, so their histories and
+ * the committed ones replay); new runs start as hostWorkflowV2.
+ */
 export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkflowResult> {
+  return runBackQueue(input, patched, { hostAttributeFromStart: false });
+}
+
+/**
+ * The same back queue with every later change taken: no patch markers and no change-version
+ * search attribute upserts, which cost each run ten history events and five visibility writes (a
+ * host runs again after every idle spell). Its starter sets the host search attribute; a run
+ * started without it upserts it.
+ */
+export async function hostWorkflowV2(input: HostWorkflowInput): Promise<HostWorkflowResult> {
+  return runBackQueue(input, () => true, { hostAttributeFromStart: true });
+}
+
+async function runBackQueue(
+  input: HostWorkflowInput,
+  takes: TakesChange,
+  { hostAttributeFromStart }: { hostAttributeFromStart: boolean },
+): Promise<HostWorkflowResult> {
   const taskQueue = input.taskQueue ?? DEFAULT_TASK_QUEUE;
   const state = input.carried ? new HostQueue(input.carried) : HostQueue.fresh(input.host);
   let hostRecordLoaded = input.carried !== undefined;
@@ -148,7 +178,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
   let changed = false;
   let signalsThisRun = 0;
   let pendingSettles = 0;
-  const settlesHoldTheRun = patched(SETTLES_HOLD_THE_RUN_PATCH);
+  const settlesHoldTheRun = takes(SETTLES_HOLD_THE_RUN_PATCH);
   /** No request, parse or settle of this run is under way. */
   const quiet = (): boolean => state.inFlight === 0 && state.pendingParses === 0 && (pendingSettles === 0 || !settlesHoldTheRun);
   const idle = (): boolean => state.queue.length === 0 && quiet();
@@ -186,7 +216,9 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     run: state.run,
   }));
 
-  upsertSearchAttributes({ [SEARCH_ATTRIBUTES.host]: [state.host] });
+  if (!hostAttributeFromStart || workflowInfo().typedSearchAttributes.get(HOST_SEARCH_ATTRIBUTE) === undefined) {
+    upsertSearchAttributes({ [SEARCH_ATTRIBUTES.host]: [state.host] });
+  }
 
   const historyIsLarge = (): boolean =>
     workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > 8000 || signalsThisRun > 4000;
@@ -282,14 +314,14 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     if (state.queue.length === 0) {
       // Wait for in-flight work; once idle, the next claim may release the host. A host-level
       // retry (429, 5xx, robots) requeues its URL meanwhile: that must wake the loop too.
-      const wakeOnRequeue = patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
+      const wakeOnRequeue = takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
       if (!idle()) await waitInLoop(() => idle() || (wakeOnRequeue && state.queue.length > 0) || woken || fatal !== undefined);
       claimExhausted = false;
       continue;
     }
 
     const nowMs = Date.now();
-    if (patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH)) {
+    if (takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH)) {
       // A quarantined or negatively cached host (TLS, private address, NXDOMAIN): its URLs fail
       // fast with the hold's type, without a request, instead of waiting out the hold.
       const hold = state.holdAt(nowMs);
@@ -312,7 +344,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     let earlyBurstAtMs: number | undefined;
     if (!state.canStartAt(nowMs)) {
       earlyBurstAtMs = state.earlyBurstStartAtMs(nowMs, DEFAULT_FETCH_BURST_LIMITS);
-      if (earlyBurstAtMs !== undefined && !patched(PIPELINED_BURSTS_PATCH)) earlyBurstAtMs = undefined;
+      if (earlyBurstAtMs !== undefined && !takes(PIPELINED_BURSTS_PATCH)) earlyBurstAtMs = undefined;
     }
     if (!state.canStartAt(nowMs) && earlyBurstAtMs === undefined) {
       const outcomesBefore = state.outcomes;
@@ -342,7 +374,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       flushCarriedParses();
       const refreshed = await refreshRobots(item);
       // (A held host's URLs fail with the hold's type instead, at the top of the loop.)
-      if (refreshed.policyKind === 'disallow-all' && patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH) && state.holdAt(Date.now()) === undefined) {
+      if (refreshed.policyKind === 'disallow-all' && takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH) && state.holdAt(Date.now()) === undefined) {
         await waitForRobotsRefresh(item.origin, refreshed.freshUntilMs);
       }
       continue;
@@ -357,10 +389,10 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       await waitInLoop(() => changed, earlyBurstAtMs - nowMs);
       continue;
     }
-    if (burstSize > 1 && patched(FETCH_BURSTS_PATCH)) {
+    if (burstSize > 1 && takes(FETCH_BURSTS_PATCH)) {
       const items = [item, ...state.queue.splice(0, burstSize - 1)];
       const before = state.politenessAt(nowMs);
-      const pipelined = patched(PIPELINED_BURSTS_PATCH);
+      const pipelined = takes(PIPELINED_BURSTS_PATCH);
       let claim: BurstClaim | undefined;
       if (state.queue.length <= 1 && !claimExhausted && pipelined) {
         burstClaims += 1;
@@ -379,7 +411,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     flushCarriedParses();
 
     // Several slots: space their starts by the host delay too (added after histories with one slot were recorded).
-    const spaceStarts = state.policyFor(item).maxConcurrentFetches > 1 && patched('space-request-starts-by-host-delay');
+    const spaceStarts = state.policyFor(item).maxConcurrentFetches > 1 && takes('space-request-starts-by-host-delay');
     state.noteRequestStarted(nowMs, item, { spaceStarts });
     // Runs beside the loop so that, with maxConcurrentFetches > 1, slots overlap; the loop only
     // starts the next request when politeness allows, and parsing never holds a slot.
@@ -393,7 +425,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     if (result.crawlDelayMs !== undefined) state.robotsCrawlDelayMs[item.origin] = result.crawlDelayMs;
     else delete state.robotsCrawlDelayMs[item.origin];
     // A robots.txt that fails below HTTP tells about the host: a bad certificate or NXDOMAIN holds it.
-    const transportFailure = result.transportFailure !== undefined && patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH) ? result.transportFailure : undefined;
+    const transportFailure = result.transportFailure !== undefined && takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH) ? result.transportFailure : undefined;
     state.noteOutcome(
       transportFailure !== undefined
         ? { kind: 'transport-failure', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, type: transportFailure }
@@ -522,7 +554,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       if (result.parseOutcomes?.[index]?.ok !== true) finishing.push(parse(item, fetched));
     });
     const toParse: FetchedItem[] = [];
-    const enforced = patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
+    const enforced = takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
     items.forEach((item, index) => {
       const outcome = result.outcomes[index] ?? { kind: 'not-attempted' };
       if (outcome.kind === 'not-attempted') {
@@ -605,7 +637,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
   async function handleFetchFailure(item: HostWorkItem, error: unknown): Promise<void> {
     const { type, details, message } = classifyActivityError(error);
     const nowMs = Date.now();
-    const enforced = patched(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
+    const enforced = takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
     // A hold (NXDOMAIN, private address) applies although no request reached the host.
     state.noteOutcome(hostOutcomeOfFailure(type, details, nowMs, enforced), item, random, nowMs);
     await decideAfterFailure(item, type, details, message, enforced);

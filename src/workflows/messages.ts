@@ -3,6 +3,7 @@
  * Clients (CLI, tests, activities that signal) and workflows both import this module; it holds
  * definitions only, no behaviour.
  */
+import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { CrawlStatus, HostStatus } from './status.js';
 
@@ -18,6 +19,11 @@ export const recrawlCrawlIdOf = (cycleWorkflowId: string): string => cycleWorkfl
 
 /** Custom search attributes, registered on the dev server at start (see src/stack). */
 export const SEARCH_ATTRIBUTES = { crawlId: 'CrawlId', host: 'CrawlHost', state: 'CrawlState' } as const;
+/** The host a host workflow serves, set by whoever starts a run. */
+export const HOST_SEARCH_ATTRIBUTE = defineSearchAttributeKey(SEARCH_ATTRIBUTES.host, SearchAttributeType.KEYWORD);
+
+/** The workflow type new host runs start as (hostWorkflow runs started before it continue as themselves). */
+export const HOST_WORKFLOW_TYPE = 'hostWorkflowV2';
 
 // The frontier (crawl) workflow.
 export const pauseCrawlSignal = defineSignal('pauseCrawl');

@@ -11,7 +11,7 @@ import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { flatPagePath, flatWeb } from '../support/flat-web.js';
 import { politenessReport, startTestWeb, type RequestLogEntry, type TestWeb } from '../support/test-web/index.js';
 import { waitFor } from '../support/wait-for.js';
-import { hostStatusQuery, hostWorkflowId, pauseHostSignal, resumeHostSignal, setHostDelaySignal, wakeHostSignal } from '../../src/workflows/messages.js';
+import { HOST_SEARCH_ATTRIBUTE, HOST_WORKFLOW_TYPE, hostStatusQuery, hostWorkflowId, pauseHostSignal, resumeHostSignal, setHostDelaySignal, wakeHostSignal } from '../../src/workflows/messages.js';
 import type { HostStatus } from '../../src/workflows/status.js';
 import { DEFAULT_FETCH_BURST_LIMITS, type HostPolitenessState } from '../../src/domain/politeness/index.js';
 import type { FetchBurstInput, FetchUrlInput } from '../../src/activities/contracts.js';
@@ -219,6 +219,17 @@ describe('a host workflow continuing as new under a storm of operator signals', 
     const runsSeen = new Set(answers.map((answer) => answer.status.run));
     expect(runsSeen.size).toBeGreaterThanOrEqual(4);
     expect(stormRounds).toBeGreaterThanOrEqual(12);
+  });
+
+  it('runs as hostWorkflowV2: the host attribute from its start kept through continue-as-new, and no patch markers or upserts', async () => {
+    for (const run of runs) {
+      expect(run.type).toBe(HOST_WORKFLOW_TYPE);
+      expect(run.typedSearchAttributes.get(HOST_SEARCH_ATTRIBUTE)).toBe(BUSY_HOST);
+      const history = await harness.client.workflow.getHandle(hostWorkflowId(BUSY_HOST), run.runId).fetchHistory();
+      const events = history.events ?? [];
+      expect(events.filter((event) => event.markerRecordedEventAttributes !== undefined && event.markerRecordedEventAttributes !== null)).toEqual([]);
+      expect(events.filter((event) => event.upsertWorkflowSearchAttributesEventAttributes !== undefined && event.upsertWorkflowSearchAttributesEventAttributes !== null)).toEqual([]);
+    }
   });
 
   it('applies every signal: after each round the host reports what its last signals said', () => {
