@@ -149,8 +149,8 @@ type TakesChange = (patchId: string) => boolean;
 
 /**
  * The host's back queue as first released, each later change behind its patch. Kept registered for
- * runs started before hostWorkflowV2 (they continue as new into this type, so their histories and
- * the committed ones replay); new runs start as hostWorkflowV2.
+ * runs started before hostWorkflowV2, which continue as new as this type, and for the committed
+ * histories; new runs start as hostWorkflowV2.
  */
 export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkflowResult> {
   return runBackQueue(input, patched, { hostAttributeFromStart: false });
@@ -159,8 +159,8 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
 /**
  * The same back queue with every later change taken: no patch markers and no change-version
  * search attribute upserts, which cost each run ten history events and five visibility writes (a
- * host runs again after every idle spell). Its starter sets the host search attribute; a run
- * started without it upserts it.
+ * host runs again after every idle spell). Its starter sets the host search attribute, and
+ * continue-as-new carries it; a run started without it upserts it.
  */
 export async function hostWorkflowV2(input: HostWorkflowInput): Promise<HostWorkflowResult> {
   return runBackQueue(input, () => true, { hostAttributeFromStart: true });

@@ -160,7 +160,6 @@ export async function errorsByType(db: Queryable, crawlId: string): Promise<Reco
   return Object.fromEntries(result.rows.map((row) => [row.outcome, row.n]));
 }
 
-/** Parse backlog and consume rate for backpressure (000 §9). */
 /**
  * The parse stage's queue for admission (000 §9): bodies fetched and not yet parsed, how long the
  * oldest of them has waited, and documents parsed in the last `windowSeconds`.
