@@ -13,7 +13,12 @@ import { frontierCounts } from '../../src/storage/postgres/crawl-repository.js';
 import { addSeedsUpdate, type AddSeedsResult, crawlStatusQuery, crawlWorkflowId, pauseCrawlSignal, resumeCrawlSignal } from '../../src/workflows/messages.js';
 import type { CrawlStatus, CrawlSummary } from '../../src/workflows/status.js';
 
-const DELAY_MS = 150;
+/**
+ * Slow enough that a host always holds URLs for seconds ahead (a burst of ten spans 3.6 s, and it
+ * claims the next ten), so the pause, which fetches notice within a tick and a second, finds URLs
+ * held at hosts to return. At 150 ms the hosts once fetched all they held first (CI, stop 15).
+ */
+const DELAY_MS = 400;
 const generated = generateWeb({ hosts: 4, pagesPerHost: 25, linksPerPage: 3, crossHostLinkRatio: 0.2, seed: 23, base: '127.62.0.1', robots: 'none', seedHosts: 4 });
 /** A host only addSeeds brings into the crawl. */
 const added = flatWeb({ base: '127.62.1.1', hosts: 1, pagesPerHost: 2 });
@@ -77,6 +82,7 @@ describe('a crawl operated through its workflow: pause, resume, addSeeds, status
     searches['paused'] = await waitFor(() => workflowIdsMatching(harness.client, `CrawlId = '${crawlId}' AND CrawlState = 'paused'`), (ids) => ids.length > 0);
     const returned = await harness.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND state = 'queued' AND outcome = 'crawl-paused'`, [crawlId]);
     returnedToFrontier = returned.rows[0]?.n ?? 0;
+    console.log(`[crawl pause] ${returnedToFrontier} URLs held at hosts went back to the frontier`);
     // Nothing moves while paused, so the query's tiers must come to equal Postgres's.
     tiersWhilePaused = await waitFor(
       async () => ({ reported: (await handle().query(crawlStatusQuery)).counts.queuedByTier, stored: (await frontierCounts(harness.pool, crawlId)).queuedByTier }),
