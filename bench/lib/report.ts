@@ -118,6 +118,10 @@ function printOurDetails(run: OurCrawlRun, pages: number): void {
   const t = run.temporal;
   out(`  Temporal: ${t.runs} workflow runs (${Object.entries(t.runsByType).map(([type, n]) => `${type} ${n}`).join(', ')}), ${t.historyEvents} history events = ${t.eventsPerPage} per page, longest history ${t.longestHistory}`);
   out(`  events per page by kind (from ${t.historiesRead} histories): ${Object.entries(t.eventsPerPageByKind).slice(0, 10).map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
+  if (t.admission) {
+    const a = t.admission;
+    out(`  admission: ${a.ticks} ticks, ${a.throttledTicks} slowed by backpressure (${a.stoppedByBacklogTicks} stopped by the parse backlog), lowest factor ${round(a.minAdmitFactor, 2)}, largest backlog ${a.maxBacklogSeconds < 0 ? 'infinite' : `${round(a.maxBacklogSeconds, 1)} s`}`);
+  }
   table(
     ['activity / task', 'count', 'queue wait p50 / p99 ms', 'run p50 / p99 ms'],
     [

@@ -2,6 +2,8 @@
 // (per page), and from the histories themselves where the time of an activity goes (waiting
 // in the task queue vs running) and how long workflow tasks take.
 import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import type { FrontierTickResult } from '../../src/activities/contracts.js';
 import { latencySummary, type LatencySummary } from './stats.js';
 
 export interface TimingFigures {
@@ -24,6 +26,19 @@ export interface TemporalFigures {
   eventsPerPageByKind: Record<string, number>;
   activities: Record<string, TimingFigures>;
   workflowTasks: TimingFigures;
+  /** What the crawl's ticks decided about admission (optional: records before it lack it). */
+  admission?: AdmissionFigures;
+}
+
+/** Backpressure over the crawl, from every frontierTick result in the crawl workflow's histories. */
+export interface AdmissionFigures {
+  ticks: number;
+  /** Ticks (not paused or stopping) whose backpressure factor was below 1, and those stopped by the backlog. */
+  throttledTicks: number;
+  stoppedByBacklogTicks: number;
+  minAdmitFactor: number;
+  /** The largest parse backlog a tick saw, in seconds of work (-1 when it was infinite). */
+  maxBacklogSeconds: number;
 }
 
 interface Timestamp {
@@ -107,6 +122,7 @@ export async function temporalFigures(client: Client, taskQueue: string, pages: 
   const kinds: Record<string, number> = {};
   const activityTimes = new Map<string, { queue: number[]; run: number[] }>();
   const workflowTask = { queue: [] as number[], run: [] as number[] };
+  const ticks: FrontierTickResult['admission'][] = [];
   let sampledEvents = 0;
   for (const execution of sample) {
     const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
@@ -127,6 +143,10 @@ export async function temporalFigures(client: Client, taskQueue: string, pages: 
         times.queue.push(timeMs(started.eventTime) - timeMs(scheduled.eventTime));
         times.run.push(timeMs(event.eventTime) - timeMs(started.eventTime));
         activityTimes.set(type, times);
+        if (type === 'frontierTick' && kind === 'activityTaskCompleted') {
+          const payload = (attributes['result'] as { payloads?: Payload[] } | undefined)?.payloads?.[0];
+          if (payload) ticks.push(defaultPayloadConverter.fromPayload<FrontierTickResult>(payload).admission);
+        }
       }
       if (kind === 'workflowTaskCompleted') {
         const scheduled = byId.get(idOf(attributes['scheduledEventId']));
@@ -147,6 +167,8 @@ export async function temporalFigures(client: Client, taskQueue: string, pages: 
   const activities = Object.fromEntries(
     [...activityTimes].map(([type, times]) => [type, { count: times.run.length, queueWait: latencySummary(times.queue), run: latencySummary(times.run) }]),
   );
+  // A paused or stopping crawl admits nothing by the operator's word, not by backpressure.
+  const byBackpressure = ticks.filter((tick) => tick.reason !== 'paused' && tick.reason !== 'stopping');
   return {
     runs: executions.length,
     runsByType,
@@ -157,5 +179,12 @@ export async function temporalFigures(client: Client, taskQueue: string, pages: 
     eventsPerPageByKind,
     activities,
     workflowTasks: { count: workflowTask.run.length, queueWait: latencySummary(workflowTask.queue), run: latencySummary(workflowTask.run) },
+    admission: {
+      ticks: ticks.length,
+      throttledTicks: byBackpressure.filter((tick) => tick.admitFactor < 1).length,
+      stoppedByBacklogTicks: byBackpressure.filter((tick) => tick.reason === 'backlog').length,
+      minAdmitFactor: Math.min(1, ...byBackpressure.map((tick) => tick.admitFactor)),
+      maxBacklogSeconds: ticks.some((tick) => tick.backlogSeconds < 0) ? -1 : Math.max(0, ...ticks.map((tick) => tick.backlogSeconds)),
+    },
   };
 }
