@@ -4,12 +4,11 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaimHostWorkResult } from '../../src/activities/contracts.js';
-import { createActivities } from '../../src/activities/index.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
 import { claimHostWork, registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
-import { createHarness, type Harness } from '../support/crawler-harness.js';
+import { activitiesOf, createHarness, type Harness } from '../support/crawler-harness.js';
 import { waitForLockWaiters } from '../support/lock-waiters.js';
 
 const HOST = '127.70.0.1';
@@ -116,17 +115,7 @@ describe('claimHostWork', () => {
   });
 
   it('reads the host\'s saved record for a run\'s first claim only', async () => {
-    const activities = createActivities({
-      pool: harness.pool,
-      bodies: harness.bodies,
-      http: () => {
-        throw new Error('a claim must not fetch');
-      },
-      temporal: harness.client,
-      workerId: 'claim-test',
-      spoolDir: `${harness.dataDir}/claim-spool`,
-      now: Date.now,
-    });
+    const activities = activitiesOf(harness, 'a claim');
     await harness.pool.query(`INSERT INTO hosts (host, delay_override_ms, paused) VALUES ($1, 1234, false) ON CONFLICT (host) DO UPDATE SET delay_override_ms = 1234`, [HOST]);
     const input = { host: HOST, maxItems: 1, releaseIfEmpty: false, politeness: null, paused: false, delayOverrideMs: null, taskQueue: 'claim-test' };
     const env = new MockActivityEnvironment();

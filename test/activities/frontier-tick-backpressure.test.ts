@@ -5,12 +5,11 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FrontierTickInput, FrontierTickResult } from '../../src/activities/contracts.js';
-import { createActivities } from '../../src/activities/index.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
 import { registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
-import { createHarness, type Harness } from '../support/crawler-harness.js';
+import { activitiesOf, createHarness, type Harness } from '../support/crawler-harness.js';
 
 const HOST = '127.71.3.1';
 const crawlId = 'tick-backpressure';
@@ -40,17 +39,7 @@ describe('frontierTick backpressure', () => {
       `UPDATE frontier SET state = 'fetched', generation = 1 WHERE crawl_id = $1 AND fingerprint IN (SELECT fingerprint FROM frontier WHERE crawl_id = $1 ORDER BY url LIMIT $2)`,
       [crawlId, WAITING_BODIES],
     );
-    const activities = createActivities({
-      pool: harness.pool,
-      bodies: harness.bodies,
-      http: () => {
-        throw new Error('a frontier tick must not fetch');
-      },
-      temporal: harness.client,
-      workerId: 'tick-test',
-      spoolDir: `${harness.dataDir}/tick-spool`,
-      now: Date.now,
-    });
+    const activities = activitiesOf(harness, 'a frontier tick');
     const env = new MockActivityEnvironment();
     tick = (tickInput) => env.run(activities.frontierTick, tickInput);
   });

@@ -7,11 +7,10 @@ import { promisify } from 'node:util';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../src/activities/index.js';
 import type { ParseDocumentInput } from '../../src/activities/contracts.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import type { RecrawlCycleResult } from '../../src/workflows/recrawl-cycle-workflow.js';
-import { createHarness, type Harness } from '../support/crawler-harness.js';
+import { activitiesOf, createHarness, type Harness } from '../support/crawler-harness.js';
 import { politenessReport, startTestWeb, type HostSpec, type PageSpec, type RequestLogEntry, type TestWeb, type WebSpec } from '../support/test-web/index.js';
 
 const execFileAsync = promisify(execFile);
@@ -341,17 +340,7 @@ describe('recrawl cycles triggered by a Temporal Schedule', () => {
   });
 
   it('stores nothing twice when a parse is replayed for the same generation', async () => {
-    const activities = createActivities({
-      pool: harness.pool,
-      bodies: harness.bodies,
-      http: () => {
-        throw new Error('a replayed parse must not fetch');
-      },
-      temporal: harness.client,
-      workerId: 'replay-test',
-      spoolDir: `${harness.dataDir}/replay-spool`,
-      now: Date.now,
-    });
+    const activities = activitiesOf(harness, 'a replayed parse');
     const counts = async () => {
       const result = await harness.pool.query<Record<string, number>>(
         `SELECT (SELECT count(*) FROM documents)::int AS documents, (SELECT count(*) FROM url_observations)::int AS observations,

@@ -7,6 +7,7 @@ import type { StackEndpoints } from '../../src/stack/index.js';
 import { BodyStore } from '../../src/storage/object-store/body-store.js';
 import { migrate } from '../../src/storage/postgres/migrate.js';
 import { createPool, type Pool } from '../../src/storage/postgres/pool.js';
+import { createActivities } from '../../src/activities/index.js';
 import { createCrawlerWorker, type CrawlerWorker, type CrawlerWorkerOptions } from '../../src/workers/crawler-worker.js';
 import type { CrawlWorkflowInput } from '../../src/workflows/crawl-workflow.js';
 import { crawlWorkflowId } from '../../src/workflows/messages.js';
@@ -104,4 +105,22 @@ export async function createHarness(name: string): Promise<Harness> {
     },
   };
   return harness;
+}
+
+/**
+ * The crawler's activities on a harness's stack, for calling one directly (in a
+ * MockActivityEnvironment): any HTTP request fails the test, naming `purpose`.
+ */
+export function activitiesOf(harness: Harness, purpose: string): ReturnType<typeof createActivities> {
+  return createActivities({
+    pool: harness.pool,
+    bodies: harness.bodies,
+    http: () => {
+      throw new Error(`${purpose} must not fetch`);
+    },
+    temporal: harness.client,
+    workerId: `${purpose.replace(/[^a-z0-9]+/gi, '-')}-test`,
+    spoolDir: path.join(harness.dataDir, `${purpose.replace(/[^a-z0-9]+/gi, '-')}-spool`),
+    now: Date.now,
+  });
 }
