@@ -182,6 +182,12 @@ export interface FetchBurstInput {
   claim?: BurstClaim;
   /** Bodies of the host's previous burst, parsed beside this burst's requests (as parseBatch would). */
   parse?: ParseDocumentInput[];
+  /**
+   * Parse each body this burst fetches as soon as it is stored (in fetch order, during the wait
+   * before the next request), and make the claim after those parses, so it takes the host's links
+   * they found. Absent: the bodies go back to the workflow unparsed.
+   */
+  parseFetched?: boolean;
 }
 
 export interface BurstClaim {
@@ -193,7 +199,12 @@ export interface BurstClaim {
 /** One URL's end in a burst, in the order of the burst's items. */
 export type FetchBurstOutcome =
   /** Fetched, or answered without a request (robots, a paused crawl, a finished fetch redelivered). */
-  | { kind: 'done'; result: FetchUrlResult }
+  | {
+      kind: 'done';
+      result: FetchUrlResult;
+      /** With parseFetched, for a body to parse: parsed (and settled), or why not (the workflow hands it to parseDocument). */
+      parsed?: ParseBatchOutcome;
+    }
   /**
    * A typed fetch failure. retryDelayMs: its policy retries it at the activity layer after this
    * long (the workflow requeues it for the one-URL fetch activity, priorAttempts 1); absent: final.

@@ -1,9 +1,12 @@
 /**
  * A fetch burst: a few URLs of one host fetched in sequence by one activity. For hosts with short
  * delays this pays the activity, timer and workflow tasks of the one-URL path once per burst
- * instead of once per URL; it can also claim the host's next URLs. A burst does not parse its own
- * bodies (that would hold the host's slot through Postgres waits): the workflow hands them to the
- * next burst, which parses them beside its requests, or to one parseBatch when no burst follows.
+ * instead of once per URL; it can also claim the host's next URLs. With parseFetched it parses each
+ * body it fetched during the wait before its next request and claims after the parses, so one
+ * activity takes a host from fetched to refilled; the slot is then held until its last body is
+ * parsed, which slows a host only when parsing lags (backpressure, 000 §9). Without it, the
+ * workflow hands the bodies to the next burst, which parses them beside its requests, or to one
+ * parseBatch when no burst follows.
  *
  * Politeness is the workflow's arithmetic, run here: a request starts only when canStartFetch
  * allows, and every outcome goes through applyHostOutcome; the final state goes back to the host
@@ -35,6 +38,7 @@ import type {
 } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
 import type { UrlFetcher } from './fetch-activity.js';
+import { parseInputOf } from '../workflows/parse-input.js';
 
 /**
  * Date.now() is whole milliseconds and a Node timer may fire up to a millisecond early, while the
@@ -57,10 +61,21 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
     const outcomes: FetchBurstOutcome[] = [];
     // A failure, stale robots rules or a long wait ends the burst: the rest go back untried.
     let ended = false;
-    // The host's next URLs are claimed beside the requests; the claim waits on Postgres, not the host.
-    const claimed = input.claim ? claimBeside(input.host, input.claim) : undefined;
-    // So are the previous burst's bodies: parsing never delays a request by more than its CPU time.
+    // The previous burst's bodies are parsed beside the requests: parsing never delays a request by more than its CPU time.
     const parsed = input.parse && input.parse.length > 0 ? parseBeside(input.parse) : undefined;
+    // So are this burst's own bodies (parseFetched), one after another in fetch order, as parseBatch
+    // parses a listing's or sitemap's; each outcome goes with its URL's.
+    let ownParses: Promise<unknown> = Promise.resolve();
+    const parseOwn = (outcome: Extract<FetchBurstOutcome, { kind: 'done' }>, item: HostWorkItem): void => {
+      if (outcome.result.kind !== 'fetched' || !outcome.result.parse) return;
+      const parseInput = parseInputOf(item, outcome.result);
+      ownParses = ownParses.then(async () => {
+        outcome.parsed = (await parseBeside([parseInput]))[0];
+      });
+    };
+    // The host's next URLs are claimed beside the requests, the claim waiting on Postgres, not the
+    // host; with parseFetched after the parses, so that it takes the host's links they found.
+    const claimed = input.claim && !input.parseFetched ? claimBeside(input.host, input.claim) : undefined;
 
     for (const item of input.items) {
       const waitMs = ended ? undefined : burstWaitMs(politeness, input.policy, deps.now(), input.limits);
@@ -80,7 +95,9 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
       try {
         const result = await fetchUrlAttempt(item, BURST_ATTEMPT_NUMBER);
         hostOutcome = hostOutcomeOfResult(result);
-        outcome = { kind: 'done', result };
+        const done: Extract<FetchBurstOutcome, { kind: 'done' }> = { kind: 'done', result };
+        if (input.parseFetched) parseOwn(done, item);
+        outcome = done;
       } catch (error) {
         if (!(error instanceof ApplicationFailure) || error.type === null || error.type === undefined) throw error;
         const details = error.details?.[0] as FetchFailureDetails | undefined;
@@ -103,8 +120,10 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
     let claimedItems: HostWorkItem[] | undefined;
     let parseOutcomes: ParseBatchOutcome[] | undefined;
     try {
-      claimedItems = claimed === undefined ? undefined : await claimed;
       parseOutcomes = parsed === undefined ? undefined : await parsed;
+      await ownParses;
+      const claimAfterParses = input.claim && input.parseFetched ? claimBeside(input.host, input.claim) : claimed;
+      claimedItems = claimAfterParses === undefined ? undefined : await claimAfterParses;
     } finally {
       clearInterval(heartbeats);
     }

@@ -176,14 +176,26 @@ export class HostQueue {
    * paused, its slot free, circuit closed, robots rules still fresh). Started now, the burst's
    * activity waits out the rest, so no timer and no workflow task stand between two bursts.
    */
-  earlyBurstStartAtMs(nowMs: number, limits: FetchBurstLimits): number | undefined {
+  earlyBurstStartAtMs(nowMs: number, limits: FetchBurstLimits, minUrls: 1 | 2 = 2): number | undefined {
     const first = this.queue[0];
     if (this.paused || first === undefined) return undefined;
     const politeness = this.politenessAt(nowMs);
     const startAtMs = nextFetchAtMs(politeness, nowMs);
     if (startAtMs <= nowMs || startAtMs - nowMs > limits.maxHostDelayMs) return undefined;
     if (!canStartFetch(politeness, this.policyFor(first), startAtMs) || !this.robotsFresh(first.origin, startAtMs)) return undefined;
-    return this.fetchBurstSizeWith(first, startAtMs, limits, this.queue.slice(1)) > 1 ? startAtMs : undefined;
+    const size = this.fetchBurstSizeWith(first, startAtMs, limits, this.queue.slice(1));
+    return size > 1 || (minUrls === 1 && this.burstable(first, startAtMs, limits)) ? startAtMs : undefined;
+  }
+
+  /**
+   * Whether a burst led by `first` may start at `atMs`, however few URLs follow it: a first try
+   * (a retry goes on its own), a closed circuit, and a policy that suits bursts (one slot, a short delay).
+   */
+  burstable(first: HostWorkItem, atMs: number, limits: FetchBurstLimits): boolean {
+    if (first.notBeforeMs !== undefined) return false;
+    const policy = this.policyFor(first);
+    if (circuitStateAt(this.politenessAt(atMs), policy, atMs) !== 'closed') return false;
+    return fetchBurstSize(policy, 2, limits) > 1;
   }
 
   /** The burst's own politeness arithmetic replaces ours: it ran every request the burst made. */

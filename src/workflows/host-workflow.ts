@@ -26,7 +26,6 @@ import type {
   FetchUrlResult,
   HostWorkItem,
   ParseBatchOutcome,
-  ParseDocumentInput,
   RefreshRobotsResult,
   SettleOutcome,
 } from '../activities/contracts.js';
@@ -40,6 +39,7 @@ import {
 import { retryDelayScaleOf } from '../config/politeness-config.js';
 import { DEFAULT_FETCH_BURST_LIMITS, hostOutcomeOfFailure, hostOutcomeOfResult, policyDelayMs, type HostPolitenessState } from '../domain/politeness/index.js';
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
+import { parseInputOf, type FetchedResult } from './parse-input.js';
 import {
   DEFAULT_TASK_QUEUE,
   HOST_SEARCH_ATTRIBUTE,
@@ -91,6 +91,19 @@ const FETCH_BURSTS_PATCH = 'fetch-bursts-for-short-delays';
  * timer or claim activity. Added after the histories with bursts were recorded.
  */
 const PIPELINED_BURSTS_PATCH = 'pipelined-fetch-bursts';
+/**
+ * Bursts parse their own bodies and claim after the parses (fetch-burst-activity.ts), so a burst
+ * carries a claim whenever it leaves the queue low, even after a claim found nothing: its parses
+ * may find the host's next URLs. Then one URL ready goes as a burst too, when bursts suit the host
+ * (a short delay, one slot, a closed circuit, a first try), and the loop does not claim on its own
+ * before such a burst: one activity where the one-URL path takes a fetch, a parse and a claim.
+ * Added after hostWorkflowV2's histories, which fetch such a URL with fetchUrl.
+ */
+const SELF_PARSING_BURSTS_PATCH = 'self-parsing-fetch-bursts';
+/** Several slots per host space their starts by the host delay too (added after histories with one slot were recorded). */
+const SPACE_REQUEST_STARTS_PATCH = 'space-request-starts-by-host-delay';
+/** The changes hostWorkflowV2 was released with; a later one is behind its patch there. */
+const TAKEN_BY_V2 = new Set([HOST_HOLDS_AND_RETRY_BACKOFF_PATCH, SETTLES_HOLD_THE_RUN_PATCH, FETCH_BURSTS_PATCH, PIPELINED_BURSTS_PATCH, SPACE_REQUEST_STARTS_PATCH]);
 
 // Store activities take milliseconds; the timeout is how long a crashed worker's task waits
 // before another worker retries it.
@@ -143,26 +156,34 @@ const random = (): number => Math.random();
 
 /**
  * Whether a run takes one of the loop's later changes (the patch ids above): `patched` in
- * hostWorkflow, always in hostWorkflowV2.
+ * hostWorkflow, the changes it was released with and `patched` for later ones in hostWorkflowV2,
+ * always in hostWorkflowV3.
  */
 type TakesChange = (patchId: string) => boolean;
 
 /**
  * The host's back queue as first released, each later change behind its patch. Kept registered for
  * runs started before hostWorkflowV2, which continue as new as this type, and for the committed
- * histories; new runs start as hostWorkflowV2.
+ * histories; new runs start as hostWorkflowV3.
  */
 export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkflowResult> {
   return runBackQueue(input, patched, { hostAttributeFromStart: false });
 }
 
 /**
- * The same back queue with every later change taken: no patch markers and no change-version
- * search attribute upserts, which cost each run ten history events and five visibility writes (a
- * host runs again after every idle spell). Its starter sets the host search attribute, and
- * continue-as-new carries it; a run started without it upserts it.
+ * The same back queue with the changes made before it taken: no patch markers and no
+ * change-version search attribute upserts, which cost each run ten history events and five
+ * visibility writes (a host runs again after every idle spell). Its starter sets the host search
+ * attribute, and continue-as-new carries it; a run started without it upserts it. Kept registered
+ * for runs started before hostWorkflowV3 and for its committed histories: a later change is
+ * behind its patch here.
  */
 export async function hostWorkflowV2(input: HostWorkflowInput): Promise<HostWorkflowResult> {
+  return runBackQueue(input, (patchId) => TAKEN_BY_V2.has(patchId) || patched(patchId), { hostAttributeFromStart: true });
+}
+
+/** The same back queue with every change taken, as hostWorkflowV2 took those before it. New runs start as this type. */
+export async function hostWorkflowV3(input: HostWorkflowInput): Promise<HostWorkflowResult> {
   return runBackQueue(input, () => true, { hostAttributeFromStart: true });
 }
 
@@ -179,6 +200,12 @@ async function runBackQueue(
   let signalsThisRun = 0;
   let pendingSettles = 0;
   const settlesHoldTheRun = takes(SETTLES_HOLD_THE_RUN_PATCH);
+  const selfParsingBursts = takes(SELF_PARSING_BURSTS_PATCH);
+  /** The fewest URLs a burst fetches. */
+  const burstMinUrls = selfParsingBursts ? 1 : 2;
+  /** The queue's one URL will go as a burst, which claims beside it: no claim of its own first. */
+  const claimRidesNextBurst = (): boolean =>
+    selfParsingBursts && state.queue.length === 1 && hostRecordLoaded && state.burstable(state.queue[0]!, Date.now(), DEFAULT_FETCH_BURST_LIMITS);
   /** No request, parse or settle of this run is under way. */
   const quiet = (): boolean => state.inFlight === 0 && state.pendingParses === 0 && (pendingSettles === 0 || !settlesHoldTheRun);
   const idle = (): boolean => state.queue.length === 0 && quiet();
@@ -281,7 +308,7 @@ async function runBackQueue(
     }
 
     // Refill the back queue from the front queues when it runs low (Mercator).
-    if (state.queue.length <= 1 && !claimExhausted && !claimRiding) {
+    if (state.queue.length <= 1 && !claimExhausted && !claimRiding && !claimRidesNextBurst()) {
       flushCarriedParses();
       const claim = await storeActivities.claimHostWork({
         host: state.host,
@@ -343,7 +370,7 @@ async function runBackQueue(
     // A burst due within its own wait limit starts now; its activity waits out the rest.
     let earlyBurstAtMs: number | undefined;
     if (!state.canStartAt(nowMs)) {
-      earlyBurstAtMs = state.earlyBurstStartAtMs(nowMs, DEFAULT_FETCH_BURST_LIMITS);
+      earlyBurstAtMs = state.earlyBurstStartAtMs(nowMs, DEFAULT_FETCH_BURST_LIMITS, burstMinUrls);
       if (earlyBurstAtMs !== undefined && !takes(PIPELINED_BURSTS_PATCH)) earlyBurstAtMs = undefined;
     }
     if (!state.canStartAt(nowMs) && earlyBurstAtMs === undefined) {
@@ -382,19 +409,20 @@ async function runBackQueue(
 
     // A short delay: this URL and the ready ones behind it go in one activity.
     const burstSize = state.fetchBurstSizeWith(item, earlyBurstAtMs ?? nowMs, DEFAULT_FETCH_BURST_LIMITS);
-    if (earlyBurstAtMs !== undefined && burstSize <= 1) {
+    const asBurst = burstSize > 1 || (burstMinUrls === 1 && state.burstable(item, earlyBurstAtMs ?? nowMs, DEFAULT_FETCH_BURST_LIMITS));
+    if (earlyBurstAtMs !== undefined && !asBurst) {
       // Not reachable (the same test chose the early start); never fetch one URL before its time.
       state.requeueFront(item);
       changed = false;
       await waitInLoop(() => changed, earlyBurstAtMs - nowMs);
       continue;
     }
-    if (burstSize > 1 && takes(FETCH_BURSTS_PATCH)) {
+    if (asBurst && takes(FETCH_BURSTS_PATCH)) {
       const items = [item, ...state.queue.splice(0, burstSize - 1)];
       const before = state.politenessAt(nowMs);
       const pipelined = takes(PIPELINED_BURSTS_PATCH);
       let claim: BurstClaim | undefined;
-      if (state.queue.length <= 1 && !claimExhausted && pipelined) {
+      if (state.queue.length <= 1 && (!claimExhausted || selfParsingBursts) && pipelined) {
         burstClaims += 1;
         claim = { maxItems: claimSize(state.policyFor(item).minDelayMs), claimToken: `${workflowInfo().workflowId}/${workflowInfo().runId}/burst-claim/${burstClaims}` };
         claimRiding = true;
@@ -410,8 +438,7 @@ async function runBackQueue(
     // One URL on its own: the carried bodies are parsed on their own too.
     flushCarriedParses();
 
-    // Several slots: space their starts by the host delay too (added after histories with one slot were recorded).
-    const spaceStarts = state.policyFor(item).maxConcurrentFetches > 1 && takes('space-request-starts-by-host-delay');
+    const spaceStarts = state.policyFor(item).maxConcurrentFetches > 1 && takes(SPACE_REQUEST_STARTS_PATCH);
     state.noteRequestStarted(nowMs, item, { spaceStarts });
     // Runs beside the loop so that, with maxConcurrentFetches > 1, slots overlap; the loop only
     // starts the next request when politeness allows, and parsing never holds a slot.
@@ -522,6 +549,8 @@ async function runBackQueue(
         limits: DEFAULT_FETCH_BURST_LIMITS,
         ...(claim ? { claim } : {}),
         ...(parsing.length > 0 ? { parse: parsing.map(({ item, fetched }) => parseInputOf(item, fetched)) } : {}),
+        // Its own bodies too: a result without their outcomes (a worker from before) leaves them to us.
+        parseFetched: true,
       });
     } catch (error) {
       earlyBurstInFlight = false;
@@ -566,7 +595,10 @@ async function runBackQueue(
         state.robotsFreshUntilMs[item.origin] = 0;
         requeued.push(item);
       } else if (outcome.result.kind === 'fetched' && outcome.result.parse) {
-        toParse.push({ item, fetched: outcome.result });
+        // Parsed by the burst: done. Not parsed there: to the parse stage, or straight to
+        // parseDocument and its poison budget when the burst's parse failed.
+        if (outcome.parsed === undefined) toParse.push({ item, fetched: outcome.result });
+        else if (!outcome.parsed.ok) finishing.push(parse(item, outcome.result));
       } else {
         finishing.push(afterFetch(item, outcome.result));
       }
@@ -698,27 +730,9 @@ async function runBackQueue(
   }
 }
 
-type FetchedResult = Extract<FetchUrlResult, { kind: 'fetched' }>;
 interface FetchedItem {
   item: HostWorkItem;
   fetched: FetchedResult;
-}
-
-function parseInputOf(item: HostWorkItem, fetched: FetchedResult): ParseDocumentInput {
-  return {
-    crawlId: item.crawlId,
-    fingerprint: item.fingerprint,
-    generation: item.generation,
-    url: item.url,
-    finalUrl: fetched.finalUrl,
-    depth: item.depth,
-    bodyKey: fetched.bodyKey,
-    contentType: fetched.contentType,
-    fetchedAtMs: fetched.startedAtMs,
-    ...(fetched.xRobotsTag === undefined ? {} : { xRobotsTag: fetched.xRobotsTag }),
-    // An activity's input is not part of replay's command matching: adding it keeps old histories valid.
-    ...(item.purpose === 'sitemap' ? { purpose: item.purpose } : {}),
-  };
 }
 
 function heldReason(hold: ReturnType<HostQueue['holdAt']>): string | null {

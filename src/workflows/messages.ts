@@ -22,8 +22,8 @@ export const SEARCH_ATTRIBUTES = { crawlId: 'CrawlId', host: 'CrawlHost', state:
 /** The host a host workflow serves, set by whoever starts a run. */
 export const HOST_SEARCH_ATTRIBUTE = defineSearchAttributeKey(SEARCH_ATTRIBUTES.host, SearchAttributeType.KEYWORD);
 
-/** The workflow type new host runs start as (hostWorkflow runs started before it continue as themselves). */
-export const HOST_WORKFLOW_TYPE = 'hostWorkflowV2';
+/** The workflow type new host runs start as (runs of earlier types continue as themselves). */
+export const HOST_WORKFLOW_TYPE = 'hostWorkflowV3';
 
 // The frontier (crawl) workflow.
 export const pauseCrawlSignal = defineSignal('pauseCrawl');

@@ -85,8 +85,9 @@ describe('two workers, one crawl, 1,000 hosts', () => {
         const attributes = event.activityTaskScheduledEventAttributes;
         if (attributes?.activityType?.name) scheduled.set(String(event.eventId), attributes.activityType.name);
         const started = event.activityTaskStartedEventAttributes;
-        if (started && scheduled.get(String(started.scheduledEventId)) === 'fetchUrl') {
-          const identity = started.identity ?? 'unknown';
+        const type = started ? scheduled.get(String(started.scheduledEventId)) : undefined;
+        if (type === 'fetchUrl' || type === 'fetchBurst') {
+          const identity = started!.identity ?? 'unknown';
           fetchesByIdentity.set(identity, (fetchesByIdentity.get(identity) ?? 0) + 1);
         }
       }

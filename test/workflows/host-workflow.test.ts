@@ -221,7 +221,7 @@ describe('a host workflow continuing as new under a storm of operator signals', 
     expect(stormRounds).toBeGreaterThanOrEqual(12);
   });
 
-  it('runs as hostWorkflowV2: the host attribute from its start kept through continue-as-new, and no patch markers or upserts', async () => {
+  it('runs as the newest host workflow type (HOST_WORKFLOW_TYPE): the host attribute from its start kept through continue-as-new, and no patch markers or upserts', async () => {
     for (const run of runs) {
       expect(run.type).toBe(HOST_WORKFLOW_TYPE);
       expect(run.typedSearchAttributes.get(HOST_SEARCH_ATTRIBUTE)).toBe(BUSY_HOST);

@@ -94,6 +94,17 @@ describe('HostQueue', () => {
       expect(tripped.fetchBurstSizeWith(item(), T0, limits)).toBe(3);
     });
 
+    it('lets a first try lead a burst however few follow it, unless it is a retry, the host slow, multi-slot or its circuit open', () => {
+      expect(fresh().burstable(item(), T0, limits)).toBe(true);
+      expect(fresh().burstable(item({ notBeforeMs: T0 - 1 }), T0, limits)).toBe(false);
+      expect(fresh().burstable(item({ minHostDelayMs: 2000 }), T0, limits)).toBe(false);
+      expect(fresh().burstable(item({ maxConcurrentFetches: 2 }), T0, limits)).toBe(false);
+      const tripped = fresh();
+      tripped.politeness = { ...tripped.politenessAt(T0), consecutiveFailures: 5, circuitOpenUntilMs: T0 + 1 };
+      expect(tripped.burstable(item(), T0, limits)).toBe(false);
+      expect(tripped.burstable(item(), T0 + 1, limits)).toBe(false);
+    });
+
     describe('an early burst start (the activity waits out the host delay)', () => {
       // Two first tries queued, robots fresh, the last request ended at T0 with a 500 ms delay.
       const waiting = (...items: HostWorkItem[]): HostQueue => {
@@ -112,6 +123,14 @@ describe('HostQueue', () => {
       it('never when a request may start now: the usual path takes it', () => {
         expect(waiting(item(), item()).earlyBurstStartAtMs(T0 + 500, limits)).toBeUndefined();
         expect(waiting(item(), item()).earlyBurstStartAtMs(T0 + 900, limits)).toBeUndefined();
+      });
+
+      it('for one URL when the loop asks for bursts of one, never for a retry or a slow host', () => {
+        expect(waiting(item()).earlyBurstStartAtMs(T0, limits, 1)).toBe(T0 + 500);
+        expect(waiting(item(), item()).earlyBurstStartAtMs(T0, limits, 1)).toBe(T0 + 500);
+        expect(waiting(item({ notBeforeMs: T0 })).earlyBurstStartAtMs(T0, limits, 1)).toBeUndefined();
+        expect(waiting(item({ minHostDelayMs: 2000 })).earlyBurstStartAtMs(T0, limits, 1)).toBeUndefined();
+        expect(waiting().earlyBurstStartAtMs(T0, limits, 1)).toBeUndefined();
       });
 
       it('never for one URL, a retry first, another crawl behind, a paused host, or an empty queue', () => {
