@@ -184,8 +184,9 @@ export interface FetchBurstInput {
   parse?: ParseDocumentInput[];
   /**
    * Parse each body this burst fetches as soon as it is stored (in fetch order, during the wait
-   * before the next request), and make the claim after those parses, so it takes the host's links
-   * they found. Absent: the bodies go back to the workflow unparsed.
+   * before the next request), settle the URLs whose result needs no parse or retry (a disallowed
+   * URL, a redirect, a 304, a body not to parse), and make the claim after those parses, so it
+   * takes the host's links they found. Absent: the workflow parses and settles them.
    */
   parseFetched?: boolean;
 }
@@ -204,6 +205,8 @@ export type FetchBurstOutcome =
       result: FetchUrlResult;
       /** With parseFetched, for a body to parse: parsed (and settled), or why not (the workflow hands it to parseDocument). */
       parsed?: ParseBatchOutcome;
+      /** With parseFetched, for a result that needs no parse or retry (plainSettlementOf): the burst settled the URL. */
+      settled?: true;
     }
   /**
    * A typed fetch failure. retryDelayMs: its policy retries it at the activity layer after this

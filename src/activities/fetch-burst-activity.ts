@@ -2,8 +2,9 @@
  * A fetch burst: a few URLs of one host fetched in sequence by one activity. For hosts with short
  * delays this pays the activity, timer and workflow tasks of the one-URL path once per burst
  * instead of once per URL; it can also claim the host's next URLs. With parseFetched it parses each
- * body it fetched during the wait before its next request and claims after the parses, so one
- * activity takes a host from fetched to refilled; the slot is then held until its last body is
+ * body it fetched during the wait before its next request, settles the URLs that need no parse,
+ * and claims after the parses, so one activity takes a host from fetched to settled and refilled;
+ * the slot is then held until its last body is
  * parsed, which slows a host only when parsing lags (backpressure, 000 §9). Without it, the
  * workflow hands the bodies to the next burst, which parses them beside its requests, or to one
  * parseBatch when no burst follows.
@@ -35,10 +36,13 @@ import type {
   ParseBatchInput,
   ParseBatchOutcome,
   ParseBatchResult,
+  SettleOutcome,
+  SettleUrlInput,
+  SettleUrlResult,
 } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
 import type { UrlFetcher } from './fetch-activity.js';
-import { parseInputOf } from '../workflows/parse-input.js';
+import { parseInputOf, plainSettlementOf } from '../workflows/fetch-followup.js';
 
 /**
  * Date.now() is whole milliseconds and a Node timer may fire up to a millisecond early, while the
@@ -53,7 +57,12 @@ const HEARTBEAT_WHILE_FINISHING_MS = 5000;
 /** A burst's try of a URL is its first under the failure type's policy. */
 const BURST_ATTEMPT_NUMBER = 1;
 
-export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: UrlFetcher, parseBatch: (input: ParseBatchInput) => Promise<ParseBatchResult>) {
+export function createFetchBurstActivities(
+  deps: ActivityDeps,
+  fetchUrlAttempt: UrlFetcher,
+  parseBatch: (input: ParseBatchInput) => Promise<ParseBatchResult>,
+  settleUrl: (input: SettleUrlInput) => Promise<SettleUrlResult>,
+) {
   async function fetchBurst(input: FetchBurstInput): Promise<FetchBurstResult> {
     const context = Context.current();
     let politeness: HostPolitenessState = input.politeness;
@@ -66,8 +75,19 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
     // So are this burst's own bodies (parseFetched), one after another in fetch order, as parseBatch
     // parses a listing's or sitemap's; each outcome goes with its URL's.
     let ownParses: Promise<unknown> = Promise.resolve();
-    const parseOwn = (outcome: Extract<FetchBurstOutcome, { kind: 'done' }>, item: HostWorkItem): void => {
-      if (outcome.result.kind !== 'fetched' || !outcome.result.parse) return;
+    // And the URLs whose result ends them without a parse: settled here, not by an activity each.
+    const settles: Promise<void>[] = [];
+    const finishOwn = (outcome: Extract<FetchBurstOutcome, { kind: 'done' }>, item: HostWorkItem): void => {
+      const plain = plainSettlementOf(outcome.result);
+      if (plain !== undefined) {
+        settles.push(
+          settleBeside(item, plain).then((settled) => {
+            if (settled) outcome.settled = true;
+          }),
+        );
+        return;
+      }
+      if (outcome.result.kind !== 'fetched') return;
       const parseInput = parseInputOf(item, outcome.result);
       ownParses = ownParses.then(async () => {
         outcome.parsed = (await parseBeside([parseInput]))[0];
@@ -96,7 +116,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
         const result = await fetchUrlAttempt(item, BURST_ATTEMPT_NUMBER);
         hostOutcome = hostOutcomeOfResult(result);
         const done: Extract<FetchBurstOutcome, { kind: 'done' }> = { kind: 'done', result };
-        if (input.parseFetched) parseOwn(done, item);
+        if (input.parseFetched) finishOwn(done, item);
         outcome = done;
       } catch (error) {
         if (!(error instanceof ApplicationFailure) || error.type === null || error.type === undefined) throw error;
@@ -121,7 +141,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
     let parseOutcomes: ParseBatchOutcome[] | undefined;
     try {
       parseOutcomes = parsed === undefined ? undefined : await parsed;
-      await ownParses;
+      await Promise.all([ownParses, ...settles]);
       const claimAfterParses = input.claim && input.parseFetched ? claimBeside(input.host, input.claim) : claimed;
       claimedItems = claimAfterParses === undefined ? undefined : await claimAfterParses;
     } finally {
@@ -141,6 +161,17 @@ export function createFetchBurstActivities(deps: ActivityDeps, fetchUrlAttempt: 
     return parseBatch({ items }).then(
       (result) => result.outcomes,
       (error: unknown) => items.map((): ParseBatchOutcome => ({ ok: false, error: error instanceof Error ? error.message : String(error) })),
+    );
+  }
+
+  /** A failed settle is reported by its absence (the workflow settles the URL), not thrown. */
+  function settleBeside(item: HostWorkItem, outcome: SettleOutcome): Promise<boolean> {
+    return settleUrl({ crawlId: item.crawlId, fingerprint: item.fingerprint, generation: item.generation, url: item.url, outcome }).then(
+      () => true,
+      (error: unknown) => {
+        log.warn('settle inside a fetch burst failed; the host workflow settles the URL', { url: item.url, error: String(error) });
+        return false;
+      },
     );
   }
 

@@ -19,12 +19,13 @@ export function createActivities(deps: ActivityDeps) {
   const crawls = new CrawlContextCache(deps.pool, deps.now);
   const fetchUrlAttempt = createUrlFetcher(deps, crawls);
   const parseActivities = createParseActivities(deps, crawls);
+  const hostActivities = createHostActivities(deps);
   return {
     ...createCrawlActivities(deps, crawls),
-    ...createHostActivities(deps),
+    ...hostActivities,
     ...createRobotsActivities(deps, crawls),
     ...createFetchActivities(fetchUrlAttempt),
-    ...createFetchBurstActivities(deps, fetchUrlAttempt, parseActivities.parseBatch),
+    ...createFetchBurstActivities(deps, fetchUrlAttempt, parseActivities.parseBatch, hostActivities.settleUrl),
     ...parseActivities,
     ...createRecrawlActivities(deps),
     ...createSignalSweepActivities(deps),

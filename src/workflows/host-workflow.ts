@@ -39,7 +39,7 @@ import {
 import { retryDelayScaleOf } from '../config/politeness-config.js';
 import { DEFAULT_FETCH_BURST_LIMITS, hostOutcomeOfFailure, hostOutcomeOfResult, policyDelayMs, type HostPolitenessState } from '../domain/politeness/index.js';
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
-import { parseInputOf, type FetchedResult } from './parse-input.js';
+import { parseInputOf, plainSettlementOf, type FetchedResult } from './fetch-followup.js';
 import {
   DEFAULT_TASK_QUEUE,
   HOST_SEARCH_ATTRIBUTE,
@@ -501,19 +501,14 @@ async function runBackQueue(
 
   /** What follows a fetch that returned, its host outcome already noted. */
   async function afterFetch(item: HostWorkItem, result: FetchUrlResult): Promise<void> {
+    const plain = plainSettlementOf(result);
+    if (plain !== undefined) {
+      await settle(item, plain);
+      return;
+    }
     switch (result.kind) {
       case 'fetched':
-        if (result.parse) await parse(item, result);
-        else await settle(item, { kind: 'fetched-unparsed' });
-        return;
-      case 'not-modified':
-        await settle(item, { kind: 'not-modified' });
-        return;
-      case 'redirect':
-        await settle(item, { kind: 'redirect' });
-        return;
-      case 'robots-disallowed':
-        await settle(item, { kind: 'robots-disallowed' });
+        await parse(item, result);
         return;
       case 'robots-stale':
         state.robotsFreshUntilMs[item.origin] = 0;
@@ -599,7 +594,7 @@ async function runBackQueue(
         // parseDocument and its poison budget when the burst's parse failed.
         if (outcome.parsed === undefined) toParse.push({ item, fetched: outcome.result });
         else if (!outcome.parsed.ok) finishing.push(parse(item, outcome.result));
-      } else {
+      } else if (outcome.settled !== true) {
         finishing.push(afterFetch(item, outcome.result));
       }
     });

@@ -9,7 +9,7 @@ import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common'
 import { FAILURE_POLICIES } from '../../src/domain/failures/index.js';
 import { DEFAULT_FETCH_BURST_LIMITS } from '../../src/domain/politeness/index.js';
 import { hostWorkflowId } from '../../src/workflows/messages.js';
-import type { ClaimHostWorkInput, FetchBurstInput, FetchBurstResult, FetchUrlInput, ParseBatchInput } from '../../src/activities/contracts.js';
+import type { ClaimHostWorkInput, FetchBurstInput, FetchBurstResult, FetchUrlInput, ParseBatchInput, SettleUrlInput } from '../../src/activities/contracts.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { politenessReport, requestsByHost, startTestWeb, type RequestLogEntry, type TestWeb, type WebSpec } from '../support/test-web/index.js';
 
@@ -55,12 +55,16 @@ interface ScheduledActivities {
   earlyBursts: number;
   /** URLs whose body the burst that fetched it parsed (its outcome says so). */
   parsedInBursts: string[];
+  /** URLs the burst that fetched them settled without a parse (its outcome says so). */
+  settledInBursts: string[];
+  /** URLs settled by a settleUrl activity of their own. */
+  settles: string[];
 }
 
 async function scheduledActivities(client: Client, workflowId: string): Promise<ScheduledActivities> {
   const runs: WorkflowExecutionInfo[] = [];
   for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
-  const found: ScheduledActivities = { bursts: [], burstAttempts: [], singleFetches: [], parses: 0, parseBatches: [], claims: 0, earlyBursts: 0, parsedInBursts: [] };
+  const found: ScheduledActivities = { bursts: [], burstAttempts: [], singleFetches: [], parses: 0, parseBatches: [], claims: 0, earlyBursts: 0, parsedInBursts: [], settledInBursts: [], settles: [] };
   for (const run of runs) {
     const history = await client.workflow.getHandle(workflowId, run.runId).fetchHistory();
     const burstsByEventId = new Map<string, FetchBurstInput>();
@@ -72,6 +76,7 @@ async function scheduledActivities(client: Client, workflowId: string): Promise<
         found.burstAttempts.push(result.outcomes.filter((outcome) => outcome.kind !== 'not-attempted').length);
         result.outcomes.forEach((outcome, index) => {
           if (outcome.kind === 'done' && outcome.parsed?.ok) found.parsedInBursts.push(completedBurst.items[index]!.url);
+          if (outcome.kind === 'done' && outcome.settled) found.settledInBursts.push(completedBurst.items[index]!.url);
         });
       }
       const scheduled = event.activityTaskScheduledEventAttributes;
@@ -87,6 +92,7 @@ async function scheduledActivities(client: Client, workflowId: string): Promise<
       if (type === 'claimHostWork') found.claims += 1;
       if (type === 'fetchUrl') found.singleFetches.push(defaultPayloadConverter.fromPayload<FetchUrlInput>(input!));
       if (type === 'parseDocument') found.parses += 1;
+      if (type === 'settleUrl') found.settles.push(defaultPayloadConverter.fromPayload<SettleUrlInput>(input!).url);
       if (type === 'parseBatch') found.parseBatches.push(defaultPayloadConverter.fromPayload<ParseBatchInput>(input!));
     }
   }
@@ -151,6 +157,11 @@ describe('fetch bursts for a host with a short delay', () => {
     expect(activities.parses).toBeLessThanOrEqual(activities.singleFetches.length);
     expect(activities.parseBatches).toEqual([]);
     expect(activities.bursts.every((burst) => burst.parseFetched === true && burst.parse === undefined)).toBe(true);
+  });
+
+  it('settles the text page inside the burst that fetched it, without a settleUrl activity', () => {
+    expect(activities.settledInBursts.map((url) => new URL(url).pathname)).toEqual([PLAIN_PAGE]);
+    expect(activities.settles.map((url) => new URL(url).pathname)).not.toContain(PLAIN_PAGE);
   });
 
   it('refills the back queue inside bursts, each claim under its own token', () => {
