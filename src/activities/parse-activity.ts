@@ -105,6 +105,9 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
           ...(listing ? { listing } : {}),
         },
       });
+      // Settled before the near-duplicate step, which takes the index's key locks: they are held to
+      // COMMIT, so nothing but that step and the hot-row flush comes after them.
+      await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'ok' });
       if (recorded) {
         // Once per (fingerprint, generation, parser version): a replayed parse finds its document and adds nothing.
         await recordVisit(client, {
@@ -123,7 +126,6 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
           minhash,
         });
       }
-      await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'ok' });
       return {
         title: document.title,
         linksFound: document.links.length,
