@@ -6,7 +6,7 @@
 //   npm run bench -- --scenario 200x25         ours on 200 hosts x 25 pages
 //   npm run bench -- --scenario 10000x2        ours on 10,000 hosts x 2 pages
 //   npm run bench -- --scenario compare        ours and Crawlee on 200 hosts x 25 pages
-//   options: --json (use `npm run -s bench -- --json`: npm's banner goes to stdout)  --delay-ms 250  --max-in-flight 200  --profile (worker CPU profile)
+//   options: --json (use `npm run -s bench -- --json`: npm's banner goes to stdout)  --delay-ms 250  --max-in-flight 1000  --profile (worker CPU profile)
 //            --split-worker (a 'workflows' and an 'activities' worker process instead of one 'all')
 //            --fresh-stack  --keep-stack  --data-dir DIR  --timeout-s 1800
 //            --max-concurrent-activities N  --max-cached-workflows N (worker flags)
@@ -62,7 +62,7 @@ const { values } = parseArgs({
     scenario: { type: 'string', default: 'all' },
     json: { type: 'boolean', default: false },
     'delay-ms': { type: 'string', default: '250' },
-    'max-in-flight': { type: 'string', default: '200' },
+    'max-in-flight': { type: 'string', default: '1000' },
     'max-concurrent-activities': { type: 'string' },
     'max-cached-workflows': { type: 'string' },
     'split-worker': { type: 'boolean', default: false },

@@ -43,7 +43,12 @@ export interface CrawlConfig {
   bodyTimeoutMs: number;
   /** Politeness and retry knobs beyond the delay (docs/politeness.md). Default {} (every default). */
   politeness: CrawlPolitenessConfig;
-  /** URLs (fetched or failed) the whole crawl may have in flight at once. Default 200. */
+  /**
+   * URLs the whole crawl may have handed to host queues and not yet settled. Default 1,000. A
+   * host's claimed URLs wait in its queue for its delay, so by Little's law the limit must cover
+   * the hosts fetched at once times a few URLs each: at 200 over 200 hosts each claim took 2 URLs,
+   * and a page cost three times the history events (bench/README.md).
+   */
   maxInFlight: number;
   /** Which discovered links stay in the crawl. */
   scope: CrawlScopeConfig;
@@ -122,7 +127,7 @@ export const DEFAULT_CRAWL_CONFIG: CrawlConfig = {
   firstByteTimeoutMs: 30_000,
   bodyTimeoutMs: 60_000,
   politeness: {},
-  maxInFlight: 200,
+  maxInFlight: 1000,
   scope: { mode: 'same-registrable-domain', allowPrefixes: [], denyPrefixes: [] },
   followNofollowLinks: false,
   queryPolicies: [],

@@ -15,6 +15,9 @@ import { createPool, type Pool } from '../storage/postgres/pool.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/messages.js';
 import { loadWorkflowBundle } from './workflow-bundle.js';
 
+/** See WorkerOptions.maxConcurrentActivities. */
+export const DEFAULT_MAX_CONCURRENT_ACTIVITIES = 400;
+
 export interface CrawlerWorkerOptions {
   temporal: { address: string; namespace: string };
   databaseUrl: string;
@@ -23,7 +26,10 @@ export interface CrawlerWorkerOptions {
   taskQueue?: string;
   /** Names this worker in the Temporal UI and in robots leases. Default host name and pid. */
   identity?: string;
-  /** Activities run at once by this process. Default 100. */
+  /**
+   * Activities run at once by this process. Default 400: a fetch burst holds its slot while it
+   * waits out its host's delay, so a worker needs about one per host it fetches, plus parses and claims.
+   */
   maxConcurrentActivities?: number;
   /** Workflow executions kept in memory; host workflows sleep a lot, so keep many. Default 1,000. */
   maxCachedWorkflows?: number;
@@ -104,7 +110,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
     ...(role === 'activities'
       ? {}
       : { workflowBundle: await loadWorkflowBundle(path.join(options.dataDir, 'cache')), maxCachedWorkflows: options.maxCachedWorkflows ?? 1000 }),
-    ...(role === 'workflows' ? {} : { activities, maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 100 }),
+    ...(role === 'workflows' ? {} : { activities, maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? DEFAULT_MAX_CONCURRENT_ACTIVITIES }),
   });
 
   let closed = false;

@@ -10,6 +10,7 @@ import { flatWeb } from '../support/flat-web.js';
 import { generateWeb, politenessReport, startTestWeb, type RequestLogEntry, type TestWeb } from '../support/test-web/index.js';
 import { sleepMs, waitFor } from '../support/wait-for.js';
 import { frontierCounts } from '../../src/storage/postgres/crawl-repository.js';
+import { DEFAULT_CRAWL_CONFIG } from '../../src/config/crawl-config.js';
 import { addSeedsUpdate, type AddSeedsResult, crawlStatusQuery, crawlWorkflowId, pauseCrawlSignal, resumeCrawlSignal } from '../../src/workflows/messages.js';
 import type { CrawlStatus, CrawlSummary } from '../../src/workflows/status.js';
 
@@ -146,7 +147,7 @@ describe('a crawl operated through its workflow: pause, resume, addSeeds, status
     expect(running.state).toBe('running');
     expect(running.counts.queuedByTier).toHaveLength(4);
     expect(running.counts.queuedByTier.reduce((a, b) => a + b, 0)).toBe(running.counts.queued);
-    expect(running.admission.maxInFlight).toBe(200);
+    expect(running.admission.maxInFlight).toBe(DEFAULT_CRAWL_CONFIG.maxInFlight);
     expect(running.admission.reason).not.toBe('paused');
     expect(paused.state).toBe('paused');
     expect(paused.counts.inFlight).toBe(0);
@@ -238,7 +239,7 @@ describe('a crawl operated from the `crawler` CLI: status, pause, resume, stop',
   });
 
   it('`crawler status --crawl ID --json` shows the frontier by tier, in flight and admission', () => {
-    expect(statusRunning).toMatchObject({ crawlId, state: 'running', admission: { maxInFlight: 200 } });
+    expect(statusRunning).toMatchObject({ crawlId, state: 'running', admission: { maxInFlight: DEFAULT_CRAWL_CONFIG.maxInFlight } });
     const counts = statusRunning['counts'] as CrawlStatus['counts'];
     expect(counts.queuedByTier).toHaveLength(4);
     expect(counts.queuedByTier.reduce((a, b) => a + b, 0)).toBe(counts.queued);
