@@ -10,6 +10,7 @@
 //            --split-worker (a 'workflows' and an 'activities' worker process instead of one 'all')
 //            --fresh-stack  --keep-stack  --data-dir DIR  --timeout-s 1800
 //            --max-concurrent-activities N  --max-cached-workflows N (worker flags)
+//            --adaptive-factor N (our crawl's Mercator factor: the next request waits N x the last response time; default the product's)
 //            --hosts N --pages-per-host N (resize the scenario's web, e.g. for a quick try)
 //   npm run bench -- --print report.json       the tables of a report saved with --json
 // See bench/README.md for what each figure means.
@@ -64,6 +65,7 @@ const { values } = parseArgs({
     'delay-ms': { type: 'string', default: '250' },
     'max-in-flight': { type: 'string', default: '1000' },
     'max-concurrent-activities': { type: 'string' },
+    'adaptive-factor': { type: 'string' },
     'max-cached-workflows': { type: 'string' },
     'split-worker': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
@@ -103,6 +105,7 @@ if (scenarioNames.length === 0) {
 const delayMs = positiveInteger('delay-ms', values['delay-ms'])!;
 const maxInFlight = positiveInteger('max-in-flight', values['max-in-flight'])!;
 const maxConcurrentActivities = positiveInteger('max-concurrent-activities', values['max-concurrent-activities']);
+const adaptiveFactor = positiveInteger('adaptive-factor', values['adaptive-factor']);
 const maxCachedWorkflows = positiveInteger('max-cached-workflows', values['max-cached-workflows']);
 const timeoutMs = positiveInteger('timeout-s', values['timeout-s'])! * 1000;
 const hostsOverride = positiveInteger('hosts', values.hosts);
@@ -154,6 +157,7 @@ async function runScenario(stack: BenchStack, scenario: Scenario): Promise<Scena
             delayMs,
             maxInFlight,
             ...(maxConcurrentActivities === undefined ? {} : { maxConcurrentActivities }),
+            ...(adaptiveFactor === undefined ? {} : { adaptiveFactor }),
             ...(maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows }),
             splitWorker: values['split-worker'] === true,
             cpuProfile: values.profile === true,
@@ -217,6 +221,7 @@ async function runScenario(stack: BenchStack, scenario: Scenario): Promise<Scena
     web: { ...scenario.web, pagesGenerated: web.ready.pages, expectedReachable: web.ready.expected, disallowed: web.ready.disallowed },
     delayMs,
     maxInFlight,
+    ...(adaptiveFactor === undefined ? {} : { adaptiveFactor }),
     politenessLimitPagesPerSecond: round(politenessLimit, 1),
     results,
   };

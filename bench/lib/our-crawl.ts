@@ -24,6 +24,8 @@ export interface OurCrawlOptions {
   expectedPages: number;
   delayMs: number;
   maxInFlight: number;
+  /** The crawl's Mercator factor (politeness.adaptiveFactor); undefined: the product's default. */
+  adaptiveFactor?: number;
   /** Worker flags (`crawler worker --max-concurrent-activities N --max-cached-workflows N`); undefined: its defaults. */
   maxConcurrentActivities?: number;
   maxCachedWorkflows?: number;
@@ -148,6 +150,7 @@ export async function runOurCrawl(stack: BenchStack, options: OurCrawlOptions, a
         scope: { mode: 'any', allowPrefixes: [], denyPrefixes: [] },
         minHostDelayMs: options.delayMs,
         maxInFlight: options.maxInFlight,
+        ...(options.adaptiveFactor === undefined ? {} : { politeness: { adaptiveFactor: options.adaptiveFactor } }),
         // Everything reachable, whatever its depth: the figures are per page of a complete crawl.
         maxPages: options.expectedPages * 2 + 100,
         maxDepth: 1000,

@@ -31,6 +31,8 @@ export interface ScenarioReport {
   web: GenerateWebOptions & { pagesGenerated: number; expectedReachable: number; disallowed: number };
   delayMs: number;
   maxInFlight: number;
+  /** Our crawl's Mercator factor when the run set it (--adaptive-factor). */
+  adaptiveFactor?: number;
   politenessLimitPagesPerSecond: number;
   results: CrawlerResult[];
 }
@@ -162,7 +164,7 @@ export function printReport(report: BenchReport): void {
     out();
     out(
       `== ${scenario.scenario}: ${w.hosts} hosts x ${w.pagesPerHost} pages (${w.pagesGenerated} generated, ${w.expectedReachable} reachable and allowed), ` +
-        `per-host delay ${scenario.delayMs} ms, max in flight ${scenario.maxInFlight}; politeness limit ${scenario.politenessLimitPagesPerSecond} pages/s`,
+        `per-host delay ${scenario.delayMs} ms, max in flight ${scenario.maxInFlight}${scenario.adaptiveFactor === undefined ? '' : `, our adaptive factor ${scenario.adaptiveFactor}`}; politeness limit ${scenario.politenessLimitPagesPerSecond} pages/s`,
     );
     printComparison(scenario);
     for (const result of scenario.results) {
