@@ -4,10 +4,9 @@
  * instead of once per URL; it can also claim the host's next URLs. With parseFetched it parses each
  * body it fetched during the wait before its next request, settles the URLs that need no parse,
  * and claims after the parses, so one activity takes a host from fetched to settled and refilled;
- * the slot is then held until its last body is
- * parsed, which slows a host only when parsing lags (backpressure, 000 §9). Without it, the
- * workflow hands the bodies to the next burst, which parses them beside its requests, or to one
- * parseBatch when no burst follows.
+ * the slot is then held until its last body is parsed, which slows a host only when parsing lags
+ * (backpressure, 000 §9). Without it, the workflow hands the bodies to the next burst, which
+ * parses them beside its requests, or to one parseBatch when no burst follows.
  *
  * Politeness is the workflow's arithmetic, run here: a request starts only when canStartFetch
  * allows, and every outcome goes through applyHostOutcome; the final state goes back to the host
@@ -94,8 +93,8 @@ export function createFetchBurstActivities(
       });
     };
     // The host's next URLs are claimed beside the requests, the claim waiting on Postgres, not the
-    // host; with parseFetched after the parses, so that it takes the host's links they found.
-    const claimed = input.claim && !input.parseFetched ? claimBeside(input.host, input.claim) : undefined;
+    // host; with parseFetched after the parses (below), so that it takes the host's links they found.
+    const claimBesideRequests = input.claim && !input.parseFetched ? claimBeside(input.host, input.claim) : undefined;
 
     for (const item of input.items) {
       const waitMs = ended ? undefined : burstWaitMs(politeness, input.policy, deps.now(), input.limits);
@@ -142,8 +141,8 @@ export function createFetchBurstActivities(
     try {
       parseOutcomes = parsed === undefined ? undefined : await parsed;
       await Promise.all([ownParses, ...settles]);
-      const claimAfterParses = input.claim && input.parseFetched ? claimBeside(input.host, input.claim) : claimed;
-      claimedItems = claimAfterParses === undefined ? undefined : await claimAfterParses;
+      const claim = claimBesideRequests ?? (input.claim ? claimBeside(input.host, input.claim) : undefined);
+      claimedItems = claim === undefined ? undefined : await claim;
     } finally {
       clearInterval(heartbeats);
     }

@@ -159,15 +159,22 @@ export class HostQueue {
    * host's policy. 1: fetch `first` on its own: a retry, or a circuit not closed (its probe goes alone).
    */
   fetchBurstSizeWith(first: HostWorkItem, nowMs: number, limits: FetchBurstLimits, behind: readonly HostWorkItem[] = this.queue): number {
-    if (first.notBeforeMs !== undefined) return 1;
-    const policy = this.policyFor(first);
-    if (circuitStateAt(this.politenessAt(nowMs), policy, nowMs) !== 'closed') return 1;
+    if (!this.burstable(first, nowMs, limits)) return 1;
     let ready = 1;
     for (const item of behind) {
       if (item.notBeforeMs !== undefined || item.crawlId !== first.crawlId) break;
       ready += 1;
     }
-    return fetchBurstSize(policy, ready, limits);
+    return fetchBurstSize(this.policyFor(first), ready, limits);
+  }
+
+  /**
+   * How many URLs the burst led by `first` takes at `atMs`, or 0 when no burst of at least
+   * `minUrls` may start (the loop then fetches `first` on its own).
+   */
+  burstSizeAt(first: HostWorkItem, atMs: number, limits: FetchBurstLimits, minUrls: 1 | 2, behind: readonly HostWorkItem[] = this.queue): number {
+    const size = this.fetchBurstSizeWith(first, atMs, limits, behind);
+    return size >= minUrls && this.burstable(first, atMs, limits) ? size : 0;
   }
 
   /**
@@ -183,8 +190,7 @@ export class HostQueue {
     const startAtMs = nextFetchAtMs(politeness, nowMs);
     if (startAtMs <= nowMs || startAtMs - nowMs > limits.maxHostDelayMs) return undefined;
     if (!canStartFetch(politeness, this.policyFor(first), startAtMs) || !this.robotsFresh(first.origin, startAtMs)) return undefined;
-    const size = this.fetchBurstSizeWith(first, startAtMs, limits, this.queue.slice(1));
-    return size > 1 || (minUrls === 1 && this.burstable(first, startAtMs, limits)) ? startAtMs : undefined;
+    return this.burstSizeAt(first, startAtMs, limits, minUrls, this.queue.slice(1)) > 0 ? startAtMs : undefined;
   }
 
   /**

@@ -408,16 +408,15 @@ async function runBackQueue(
     }
 
     // A short delay: this URL and the ready ones behind it go in one activity.
-    const burstSize = state.fetchBurstSizeWith(item, earlyBurstAtMs ?? nowMs, DEFAULT_FETCH_BURST_LIMITS);
-    const asBurst = burstSize > 1 || (burstMinUrls === 1 && state.burstable(item, earlyBurstAtMs ?? nowMs, DEFAULT_FETCH_BURST_LIMITS));
-    if (earlyBurstAtMs !== undefined && !asBurst) {
+    const burstSize = state.burstSizeAt(item, earlyBurstAtMs ?? nowMs, DEFAULT_FETCH_BURST_LIMITS, burstMinUrls);
+    if (earlyBurstAtMs !== undefined && burstSize === 0) {
       // Not reachable (the same test chose the early start); never fetch one URL before its time.
       state.requeueFront(item);
       changed = false;
       await waitInLoop(() => changed, earlyBurstAtMs - nowMs);
       continue;
     }
-    if (asBurst && takes(FETCH_BURSTS_PATCH)) {
+    if (burstSize > 0 && takes(FETCH_BURSTS_PATCH)) {
       const items = [item, ...state.queue.splice(0, burstSize - 1)];
       const before = state.politenessAt(nowMs);
       const pipelined = takes(PIPELINED_BURSTS_PATCH);
