@@ -173,9 +173,7 @@ describe('fetch bursts for a host with a short delay', () => {
   });
 
   it('keeps the host delay between every two requests, bursts or not, and never overlaps them', () => {
-    const report = politenessReport(log, DELAY_MS);
-    expect(report.overlaps).toEqual([]);
-    expect(report.violations).toEqual([]);
+    expectHostDelayKept(log, DELAY_MS);
   });
 
   it('stores and parses every page once: a document for each HTML page, the text page stored unparsed', async () => {
@@ -261,24 +259,38 @@ async function crawlOneHost(options: {
   return { harness, web, log, activities: await scheduledActivities(harness.client, hostWorkflowId(options.host)) };
 }
 
+/** crawlOneHost before the describe block's tests and closed after them; returns the crawl, once it ran. */
+function crawlOneHostAround(options: Parameters<typeof crawlOneHost>[0]): () => OneHostCrawl {
+  let crawl: OneHostCrawl | undefined;
+  beforeAll(async () => {
+    crawl = await crawlOneHost(options);
+  });
+  afterAll(async () => {
+    await crawl?.harness.close();
+    await crawl?.web.close();
+  });
+  return () => {
+    if (crawl === undefined) throw new Error(`the crawl ${options.name} did not run`);
+    return crawl;
+  };
+}
+
+/** The server's log of one host: every two requests at least the delay apart, never two at once. */
+function expectHostDelayKept(log: RequestLogEntry[], delayMs: number): void {
+  const report = politenessReport(log, delayMs);
+  expect(report.overlaps).toEqual([]);
+  expect(report.violations).toEqual([]);
+}
+
 describe('pipelined fetch bursts on a host that answers every request', () => {
   const CLEAN_PAGES = 30;
   // Long enough that a workflow task usually runs before the host is due, even on a loaded machine.
   const CLEAN_DELAY_MS = 250;
   const crawlId = 'wf-pipelined-bursts';
-  let crawl: OneHostCrawl;
-
-  beforeAll(async () => {
-    crawl = await crawlOneHost({ name: crawlId, host: '127.65.0.2', pages: CLEAN_PAGES, delayMs: CLEAN_DELAY_MS });
-  });
-
-  afterAll(async () => {
-    await crawl?.harness.close();
-    await crawl?.web.close();
-  });
+  const crawled = crawlOneHostAround({ name: crawlId, host: '127.65.0.2', pages: CLEAN_PAGES, delayMs: CLEAN_DELAY_MS });
 
   it('parses every body inside the burst that fetched it, and claims inside bursts', async () => {
-    const { activities, harness } = crawl;
+    const { activities, harness } = crawled();
     console.log(
       `[pipelined] ${activities.bursts.length} bursts (${activities.bursts.map((burst) => burst.items.length).join(', ')} URLs), ${activities.earlyBursts} started early; ` +
         `${activities.parsedInBursts.length} bodies parsed in their bursts, ${activities.parseBatches.length} parse batches, ${activities.parses} single parses; ` +
@@ -300,10 +312,8 @@ describe('pipelined fetch bursts on a host that answers every request', () => {
   });
 
   it('keeps the host delay between every two requests although bursts start before the host is due', () => {
-    expect(crawl.log).toHaveLength(CLEAN_PAGES);
-    const report = politenessReport(crawl.log, CLEAN_DELAY_MS);
-    expect(report.overlaps).toEqual([]);
-    expect(report.violations).toEqual([]);
+    expect(crawled().log).toHaveLength(CLEAN_PAGES);
+    expectHostDelayKept(crawled().log, CLEAN_DELAY_MS);
   });
 });
 
@@ -312,25 +322,16 @@ describe('a host discovered from its root, one level per burst', () => {
   const TREE_PAGES = 31;
   const TREE_DELAY_MS = 150;
   const crawlId = 'wf-tree-bursts';
-  let crawl: OneHostCrawl;
-
-  beforeAll(async () => {
-    crawl = await crawlOneHost({ name: crawlId, host: '127.65.0.4', pages: TREE_PAGES, delayMs: TREE_DELAY_MS, tree: true });
-  });
-
-  afterAll(async () => {
-    await crawl?.harness.close();
-    await crawl?.web.close();
-  });
+  const crawled = crawlOneHostAround({ name: crawlId, host: '127.65.0.4', pages: TREE_PAGES, delayMs: TREE_DELAY_MS, tree: true });
 
   it("fetches its root as a burst of one, and each burst's claim takes the links its own parses found", () => {
-    const { activities } = crawl;
+    const { activities } = crawled();
     console.log(
       `[tree] ${activities.bursts.length} bursts (${activities.bursts.map((burst) => `${burst.items.length}${burst.claim ? '+claim' : ''}`).join(', ')} URLs); ` +
         `${activities.parsedInBursts.length} bodies parsed in their bursts, ${activities.parses} single parses, ${activities.parseBatches.length} parse batches; ` +
         `${activities.singleFetches.length} single fetches, ${activities.claims} claims on their own`,
     );
-    expect(crawl.log).toHaveLength(TREE_PAGES);
+    expect(crawled().log).toHaveLength(TREE_PAGES);
     expect(activities.singleFetches).toEqual([]);
     expect(activities.parsedInBursts).toHaveLength(TREE_PAGES);
     expect(activities.parses + activities.parseBatches.length).toBe(0);
@@ -344,9 +345,7 @@ describe('a host discovered from its root, one level per burst', () => {
   });
 
   it('keeps the host delay between every two requests', () => {
-    const report = politenessReport(crawl.log, TREE_DELAY_MS);
-    expect(report.overlaps).toEqual([]);
-    expect(report.violations).toEqual([]);
+    expectHostDelayKept(crawled().log, TREE_DELAY_MS);
   });
 });
 
@@ -356,47 +355,38 @@ describe('a pipelined burst that fails after its requests and its claim', () => 
   const FAILING_DELAY_MS = 150;
   const crawlId = 'wf-failing-burst';
   let failedClaimToken: string | undefined;
-  let crawl: OneHostCrawl;
-
-  beforeAll(async () => {
-    // The first burst that claims runs for real (its requests and its claim happen), then fails
-    // for good: the workflow must recover the claim by its token and lose no URL.
-    crawl = await crawlOneHost({
-      name: crawlId,
-      host: HOST_FAILING,
-      pages: FAILING_PAGES,
-      delayMs: FAILING_DELAY_MS,
-      worker: {
-        wrapActivities: (created) => ({
-          ...created,
-          async fetchBurst(input) {
-            const result = await created.fetchBurst(input);
-            if (input.claim && failedClaimToken === undefined) {
-              failedClaimToken = input.claim.claimToken;
-              throw ApplicationFailure.nonRetryable(`injected: the burst failed after its requests (claimed ${result.claimed?.length ?? 0})`, 'InjectedBurstFailure');
-            }
-            return result;
-          },
-        }),
-      },
-    });
-  });
-
-  afterAll(async () => {
-    await crawl?.harness.close();
-    await crawl?.web.close();
+  // The first burst that claims runs for real (its requests and its claim happen), then fails
+  // for good: the workflow must recover the claim by its token and lose no URL.
+  const crawled = crawlOneHostAround({
+    name: crawlId,
+    host: HOST_FAILING,
+    pages: FAILING_PAGES,
+    delayMs: FAILING_DELAY_MS,
+    worker: {
+      wrapActivities: (created) => ({
+        ...created,
+        async fetchBurst(input) {
+          const result = await created.fetchBurst(input);
+          if (input.claim && failedClaimToken === undefined) {
+            failedClaimToken = input.claim.claimToken;
+            throw ApplicationFailure.nonRetryable(`injected: the burst failed after its requests (claimed ${result.claimed?.length ?? 0})`, 'InjectedBurstFailure');
+          }
+          return result;
+        },
+      }),
+    },
   });
 
   it('recovers what the failed burst claimed, by its token', async () => {
     expect(failedClaimToken).toBeDefined();
-    const recovered = await claimInputs(crawl.harness.client, hostWorkflowId(HOST_FAILING));
+    const recovered = await claimInputs(crawled().harness.client, hostWorkflowId(HOST_FAILING));
     expect(recovered.filter((input) => input.claimToken === failedClaimToken)).toHaveLength(1);
-    const open = await crawl.harness.pool.query(`SELECT url FROM frontier WHERE crawl_id = $1 AND state <> 'done'`, [crawlId]);
+    const open = await crawled().harness.pool.query(`SELECT url FROM frontier WHERE crawl_id = $1 AND state <> 'done'`, [crawlId]);
     expect(open.rows).toEqual([]);
   });
 
   it("fetches and parses every page once: the failed burst's pages are answered from their fetch records", async () => {
-    const { log, harness, activities } = crawl;
+    const { log, harness, activities } = crawled();
     expect(new Set(log.map((entry) => entry.path)).size).toBe(FAILING_PAGES);
     expect(log).toHaveLength(FAILING_PAGES);
     const fetched = await harness.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM fetches WHERE crawl_id = $1 AND outcome = 'ok'`, [crawlId]);
@@ -410,9 +400,7 @@ describe('a pipelined burst that fails after its requests and its claim', () => 
   });
 
   it('keeps the host delay across the failure', () => {
-    const report = politenessReport(crawl.log, FAILING_DELAY_MS);
-    expect(report.overlaps).toEqual([]);
-    expect(report.violations).toEqual([]);
+    expectHostDelayKept(crawled().log, FAILING_DELAY_MS);
   });
 });
 
