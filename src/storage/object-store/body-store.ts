@@ -65,13 +65,26 @@ export class BodyStore {
     }
   }
 
-  /** Uploads an already-gzipped body under its key unless that object exists. */
+  /**
+   * Uploads an already-gzipped body under its key unless that object exists. A body in memory
+   * goes as one conditional PUT (If-None-Match: *; the store answers 412 when the object is there),
+   * one request where a stat and a PUT were two; a body in a file is large, so it is sent only
+   * after a stat finds no object.
+   */
   async putGzipIfAbsent(sha256Hex: string, body: GzippedBody): Promise<{ key: string; created: boolean }> {
     const key = bodyKeyFor(sha256Hex);
-    if (await this.exists(key)) return { key, created: false };
     const metadata = { 'Content-Type': 'application/octet-stream', 'Content-Encoding': 'gzip' };
-    if ('bytes' in body) await this.client.putObject(this.bucket, key, body.bytes, body.bytes.length, metadata);
-    else await this.client.putObject(this.bucket, key, createReadStream(body.filePath), body.storedBytes, metadata);
+    if ('bytes' in body) {
+      try {
+        await this.client.putObject(this.bucket, key, body.bytes, body.bytes.length, { ...metadata, 'If-None-Match': '*' });
+        return { key, created: true };
+      } catch (error) {
+        if (isPreconditionFailed(error)) return { key, created: false };
+        throw error;
+      }
+    }
+    if (await this.exists(key)) return { key, created: false };
+    await this.client.putObject(this.bucket, key, createReadStream(body.filePath), body.storedBytes, metadata);
     return { key, created: true };
   }
 
@@ -101,4 +114,10 @@ export class BodyStore {
       if (item.name) yield item.name;
     }
   }
+}
+
+/** The store's answer to a conditional write whose condition failed (the object exists). */
+function isPreconditionFailed(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === 'PreconditionFailed';
 }
