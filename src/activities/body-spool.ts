@@ -19,6 +19,11 @@ export interface BodySpoolOptions {
   memoryLimitBytes?: number;
   /** Called after each chunk written (the fetch heartbeats from it). */
   onChunk?: () => void;
+  /**
+   * Also keep the decoded body in memory while it is at most this many bytes (for a parse in the
+   * same process); a longer body keeps none. Default 0: keep none.
+   */
+  keepDecodedUpToBytes?: number;
 }
 
 export const DEFAULT_SPOOL_MEMORY_LIMIT_BYTES = 256 * 1024;
@@ -33,8 +38,12 @@ export class BodySpool {
   private spilling?: Promise<void>;
   private ended?: Promise<void>;
   private storedBytes = 0;
+  private decodedChunks: Uint8Array[] | undefined;
+  private decodedBytes = 0;
 
-  constructor(private readonly options: BodySpoolOptions) {}
+  constructor(private readonly options: BodySpoolOptions) {
+    if ((options.keepDecodedUpToBytes ?? 0) > 0) this.decodedChunks = [];
+  }
 
   sink(): BodySink {
     this.used = true;
@@ -45,6 +54,7 @@ export class BodySpool {
     this.ended.catch(() => undefined);
     return {
       write: async (chunk) => {
+        this.keepDecoded(chunk);
         if (!gzip.write(chunk)) await once(gzip, 'drain');
         if (this.spilling) await this.spilling;
         this.options.onChunk?.();
@@ -69,6 +79,11 @@ export class BodySpool {
     return this.file ? { filePath: this.file.path, storedBytes: this.storedBytes } : { bytes: Buffer.concat(this.chunks, this.bufferedBytes) };
   }
 
+  /** The decoded body, once the sink has ended, if it was short enough to keep (keepDecodedUpToBytes). */
+  decoded(): Buffer | undefined {
+    return this.decodedChunks && Buffer.concat(this.decodedChunks, this.decodedBytes);
+  }
+
   /** Gzipped bytes of the body, once the sink has ended. */
   get size(): number {
     return this.storedBytes;
@@ -77,11 +92,19 @@ export class BodySpool {
   async discard(): Promise<void> {
     this.gzip?.destroy();
     this.chunks.length = 0;
+    this.decodedChunks = undefined;
     if (this.spilling) await this.spilling.catch(() => undefined);
     if (this.file) {
       this.file.stream.destroy();
       await rm(this.file.path, { force: true });
     }
+  }
+
+  private keepDecoded(chunk: Uint8Array): void {
+    if (this.decodedChunks === undefined) return;
+    this.decodedBytes += chunk.length;
+    if (this.decodedBytes > (this.options.keepDecodedUpToBytes ?? 0)) this.decodedChunks = undefined;
+    else this.decodedChunks.push(chunk);
   }
 
   private take(data: Buffer): void {

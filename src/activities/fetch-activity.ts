@@ -28,6 +28,7 @@ import { getFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { getRobotsEntry } from '../storage/postgres/robots-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import { BodySpool } from './body-spool.js';
+import type { HeldBody, HeldBodyBudget } from './held-bodies.js';
 import type { CrawlContext, CrawlContextCache } from './crawl-context.js';
 import type { FetchFailureDetails, FetchUrlInput, FetchUrlResult } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
@@ -43,7 +44,14 @@ const HEARTBEAT_EVERY_MS = 5_000;
  * try's number under the failure type's policy (1 for the first): it keys the attempt record and
  * decides whether the policy retries. Runs inside an activity (cancellation, heartbeats).
  */
-export type UrlFetcher = (input: FetchUrlInput, attemptNumber: number) => Promise<FetchUrlResult>;
+export type UrlFetcher = (input: FetchUrlInput, attemptNumber: number, holding?: BodyHolding) => Promise<FetchUrlResult>;
+
+/** A fetch burst's request to keep the decoded body of a page it will parse (held-bodies.ts). */
+export interface BodyHolding {
+  budget: HeldBodyBudget;
+  /** Called with the held body of a stored page to parse; the taker releases it. */
+  take(held: HeldBody): void;
+}
 
 export function createFetchActivities(fetchUrlAttempt: UrlFetcher) {
   /** One URL per activity: Temporal's retries are the policy's, counted on from any burst try. */
@@ -56,7 +64,7 @@ export function createFetchActivities(fetchUrlAttempt: UrlFetcher) {
 export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache): UrlFetcher {
   return fetchUrlAttempt;
 
-  async function fetchUrlAttempt(input: FetchUrlInput, attemptNumber: number): Promise<FetchUrlResult> {
+  async function fetchUrlAttempt(input: FetchUrlInput, attemptNumber: number, holding?: BodyHolding): Promise<FetchUrlResult> {
     const context = await crawls.get(input.crawlId);
     const crawlState = context.record.state;
     if (crawlState === 'stopping' || crawlState === 'stopped' || crawlState === 'finished') {
@@ -98,8 +106,11 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
     const config = context.record.config;
     const http = deps.http({ userAgent: config.userAgent, allowPrivateNetworks: config.allowPrivateNetworks });
     let lastHeartbeatMs = 0;
+    // A sitemap is read by its own reader, from the store.
+    const bodyHolding = input.purpose === 'sitemap' ? undefined : holding;
     const spool = new BodySpool({
       dir: deps.spoolDir,
+      keepDecodedUpToBytes: bodyHolding?.budget.roomForOneBody() ?? 0,
       onChunk: () => {
         const now = Date.now();
         if (now - lastHeartbeatMs > HEARTBEAT_EVERY_MS) {
@@ -237,6 +248,11 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
       // The object was there before our reference committed: `crawler bodies prune` may have deleted
       // it in between (it deletes under the lock recordFetchedBody takes), so it must exist now.
       if (!created) await deps.bodies.putGzipIfAbsent(body.sha256, stored);
+      if (bodyHolding && parse) {
+        const decoded = spool.decoded();
+        const held = decoded && bodyHolding.budget.hold(decoded);
+        if (held) bodyHolding.take(held);
+      }
       return {
         kind: 'fetched',
         status: head.status,

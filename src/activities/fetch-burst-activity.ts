@@ -35,12 +35,15 @@ import type {
   ParseBatchInput,
   ParseBatchOutcome,
   ParseBatchResult,
+  ParseDocumentInput,
   SettleOutcome,
   SettleUrlInput,
   SettleUrlResult,
 } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
-import type { UrlFetcher } from './fetch-activity.js';
+import type { BodyHolding, UrlFetcher } from './fetch-activity.js';
+import type { HeldBody, HeldBodyBudget } from './held-bodies.js';
+import type { PageParser } from './parse-activity.js';
 import { parseInputOf, plainSettlementOf } from '../workflows/fetch-followup.js';
 
 /**
@@ -56,12 +59,21 @@ const HEARTBEAT_WHILE_FINISHING_MS = 5000;
 /** A burst's try of a URL is its first under the failure type's policy. */
 const BURST_ATTEMPT_NUMBER = 1;
 
-export function createFetchBurstActivities(
-  deps: ActivityDeps,
-  fetchUrlAttempt: UrlFetcher,
-  parseBatch: (input: ParseBatchInput) => Promise<ParseBatchResult>,
-  settleUrl: (input: SettleUrlInput) => Promise<SettleUrlResult>,
-) {
+/** What a fetch burst does its work with. */
+export interface FetchBurstParts {
+  fetchUrlAttempt: UrlFetcher;
+  /** For the previous burst's bodies (input.parse). */
+  parseBatch: (input: ParseBatchInput) => Promise<ParseBatchResult>;
+  /** For this burst's own bodies (input.parseFetched), from memory when the budget held them. */
+  parsePage: PageParser;
+  settleUrl: (input: SettleUrlInput) => Promise<SettleUrlResult>;
+  /** Bounds the bodies held between a burst's fetch and its own parse of them. */
+  heldBodies: HeldBodyBudget;
+}
+
+export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurstParts) {
+  const { fetchUrlAttempt, parseBatch, parsePage, settleUrl, heldBodies } = parts;
+
   async function fetchBurst(input: FetchBurstInput): Promise<FetchBurstResult> {
     const context = Context.current();
     let politeness: HostPolitenessState = input.politeness;
@@ -76,7 +88,7 @@ export function createFetchBurstActivities(
     let ownParses: Promise<unknown> = Promise.resolve();
     // And the URLs whose result ends them without a parse: settled here, not by an activity each.
     const settles: Promise<void>[] = [];
-    const finishOwn = (outcome: Extract<FetchBurstOutcome, { kind: 'done' }>, item: HostWorkItem): void => {
+    const finishOwn = (outcome: Extract<FetchBurstOutcome, { kind: 'done' }>, item: HostWorkItem, held: HeldBody | undefined): void => {
       const plain = plainSettlementOf(outcome.result);
       if (plain !== undefined) {
         settles.push(
@@ -89,7 +101,11 @@ export function createFetchBurstActivities(
       if (outcome.result.kind !== 'fetched') return;
       const parseInput = parseInputOf(item, outcome.result);
       ownParses = ownParses.then(async () => {
-        outcome.parsed = (await parseBeside([parseInput]))[0];
+        try {
+          outcome.parsed = await parseOwn(parseInput, held?.bytes);
+        } finally {
+          held?.release();
+        }
       });
     };
     // The host's next URLs are claimed beside the requests, the claim waiting on Postgres, not the
@@ -111,13 +127,17 @@ export function createFetchBurstActivities(
       politeness = onFetchStarted(politeness, deps.now());
       let outcome: FetchBurstOutcome;
       let hostOutcome: HostOutcome;
+      let held: HeldBody | undefined;
+      const holding: BodyHolding | undefined = input.parseFetched ? { budget: heldBodies, take: (body) => (held = body) } : undefined;
       try {
-        const result = await fetchUrlAttempt(item, BURST_ATTEMPT_NUMBER);
+        const result = await fetchUrlAttempt(item, BURST_ATTEMPT_NUMBER, holding);
         hostOutcome = hostOutcomeOfResult(result);
         const done: Extract<FetchBurstOutcome, { kind: 'done' }> = { kind: 'done', result };
-        if (input.parseFetched) finishOwn(done, item);
+        if (input.parseFetched) finishOwn(done, item, held);
+        else held?.release();
         outcome = done;
       } catch (error) {
+        held?.release();
         if (!(error instanceof ApplicationFailure) || error.type === null || error.type === undefined) throw error;
         const details = error.details?.[0] as FetchFailureDetails | undefined;
         hostOutcome = hostOutcomeOfFailure(error.type, details, deps.now());
@@ -160,6 +180,14 @@ export function createFetchBurstActivities(
     return parseBatch({ items }).then(
       (result) => result.outcomes,
       (error: unknown) => items.map((): ParseBatchOutcome => ({ ok: false, error: error instanceof Error ? error.message : String(error) })),
+    );
+  }
+
+  /** One of the burst's own pages, as parseBatch would parse it alone: a failure is reported, not thrown. */
+  function parseOwn(item: ParseDocumentInput, heldBody: Buffer | undefined): Promise<ParseBatchOutcome> {
+    return parsePage(item, heldBody).then(
+      (): ParseBatchOutcome => ({ ok: true }),
+      (error: unknown): ParseBatchOutcome => ({ ok: false, error: error instanceof Error ? error.message : String(error) }),
     );
   }
 

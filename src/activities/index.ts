@@ -8,7 +8,8 @@ import type { ActivityDeps } from './deps.js';
 import { createFetchActivities, createUrlFetcher } from './fetch-activity.js';
 import { createFetchBurstActivities } from './fetch-burst-activity.js';
 import { createHostActivities } from './host-activities.js';
-import { createParseActivities } from './parse-activity.js';
+import { HeldBodyBudget } from './held-bodies.js';
+import { createPageParser, createParseActivities } from './parse-activity.js';
 import { createRecrawlActivities } from './recrawl-activities.js';
 import { createRobotsActivities } from './robots-activity.js';
 import { createSignalSweepActivities } from './signal-sweep-activities.js';
@@ -18,14 +19,21 @@ export type { ActivityDeps } from './deps.js';
 export function createActivities(deps: ActivityDeps) {
   const crawls = new CrawlContextCache(deps.pool, deps.now);
   const fetchUrlAttempt = createUrlFetcher(deps, crawls);
-  const parseActivities = createParseActivities(deps, crawls);
+  const parsePage = createPageParser(deps, crawls);
+  const parseActivities = createParseActivities(parsePage, crawls);
   const hostActivities = createHostActivities(deps);
   return {
     ...createCrawlActivities(deps, crawls),
     ...hostActivities,
     ...createRobotsActivities(deps, crawls),
     ...createFetchActivities(fetchUrlAttempt),
-    ...createFetchBurstActivities(deps, fetchUrlAttempt, parseActivities.parseBatch, hostActivities.settleUrl),
+    ...createFetchBurstActivities(deps, {
+      fetchUrlAttempt,
+      parseBatch: parseActivities.parseBatch,
+      parsePage,
+      settleUrl: hostActivities.settleUrl,
+      heldBodies: new HeldBodyBudget(),
+    }),
     ...parseActivities,
     ...createRecrawlActivities(deps),
     ...createSignalSweepActivities(deps),

@@ -35,13 +35,21 @@ const NOTHING_REGISTERED: RegistrationResult = { registered: 0, edges: 0, reject
 /** Bump when extraction changes what it produces: documents are keyed by it (000 §7.1). */
 export const PARSER_VERSION = 1;
 
-export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCache) {
-  async function parseDocument(input: ParseDocumentInput): Promise<ParseDocumentResult> {
+/**
+ * Parses one fetched page, or reads a sitemap. `heldBody` is the page's decoded body when the fetch
+ * kept it in memory (a fetch burst parsing its own pages); without it the body is read from the store.
+ */
+export type PageParser = (input: ParseDocumentInput, heldBody?: Buffer) => Promise<ParseDocumentResult>;
+
+export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache): PageParser {
+  return parsePage;
+
+  async function parsePage(input: ParseDocumentInput, heldBody?: Buffer): Promise<ParseDocumentResult> {
     const context = await crawls.get(input.crawlId);
     if (input.purpose === 'sitemap') return readFetchedSitemap(deps, context, input);
     const config = context.record.config;
     const token = productTokenOf(config.userAgent);
-    const [bytes, fetch] = await Promise.all([deps.bodies.getBody(input.bodyKey), fetchFactsOf(input)]);
+    const [bytes, fetch] = await Promise.all([heldBody ?? deps.bodies.getBody(input.bodyKey), fetchFactsOf(input)]);
     const decoded = decodeCharset(bytes, input.contentType);
     // Crawls stored before changeFields existed have none.
     const changeFields = config.changeFields ?? {};
@@ -141,6 +149,12 @@ export function createParseActivities(deps: ActivityDeps, crawls: CrawlContextCa
     if (input.fetchedAtMs !== undefined) return { fetchedAtMs: input.fetchedAtMs, xRobotsTag: input.xRobotsTag };
     const record = await getFetch(deps.pool, input.fingerprint, input.generation);
     return record && { fetchedAtMs: record.fetchedAt.getTime(), xRobotsTag: record.headers['x-robots-tag'] };
+  }
+}
+
+export function createParseActivities(parsePage: PageParser, crawls: CrawlContextCache) {
+  async function parseDocument(input: ParseDocumentInput): Promise<ParseDocumentResult> {
+    return parsePage(input);
   }
 
   /**

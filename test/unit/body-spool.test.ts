@@ -10,7 +10,7 @@ const root = mkdtempSync(join(tmpdir(), 'body-spool-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** Writes `body` through a fresh spool's sink in chunks, as the HTTP layer does. */
-async function spoolOf(body: Buffer, options: { dir: string; memoryLimitBytes?: number }, chunkBytes = 4096): Promise<BodySpool> {
+async function spoolOf(body: Buffer, options: { dir: string; memoryLimitBytes?: number; keepDecodedUpToBytes?: number }, chunkBytes = 4096): Promise<BodySpool> {
   const spool = new BodySpool(options);
   const sink = spool.sink();
   for (let at = 0; at < body.length; at += chunkBytes) await sink.write(body.subarray(at, at + chunkBytes));
@@ -73,5 +73,19 @@ describe('BodySpool', () => {
     for (let i = 0; i < 3; i++) await sink.write(Buffer.from(`chunk ${i}`));
     await sink.end();
     expect(chunks).toBe(3);
+  });
+
+  it('keeps the decoded body beside the gzipped one only when asked and only while it fits', async () => {
+    const body = Buffer.from('<html><body>kept for the parse</body></html>'.repeat(200));
+    expect((await spoolOf(body, { dir: join(root, 'not-asked') })).decoded()).toBeUndefined();
+    const kept = await spoolOf(body, { dir: join(root, 'kept'), keepDecodedUpToBytes: body.length });
+    expect(kept.decoded()?.equals(body)).toBe(true);
+    expect(gunzipped(kept).equals(body)).toBe(true);
+    const tooLong = await spoolOf(body, { dir: join(root, 'too-long'), keepDecodedUpToBytes: body.length - 1 });
+    expect(tooLong.decoded()).toBeUndefined();
+    expect(gunzipped(tooLong).equals(body)).toBe(true);
+    await tooLong.discard();
+    await kept.discard();
+    expect(kept.decoded()).toBeUndefined();
   });
 });

@@ -4,8 +4,10 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import type { ActivityDeps } from '../../src/activities/deps.js';
-import type { FetchBurstInput, FetchBurstResult, FetchUrlInput, FetchUrlResult, ParseBatchInput, SettleUrlInput } from '../../src/activities/contracts.js';
+import type { FetchBurstInput, FetchBurstResult, FetchUrlInput, FetchUrlResult, ParseBatchInput, ParseBatchResult, ParseDocumentInput, SettleUrlInput } from '../../src/activities/contracts.js';
+import type { BodyHolding } from '../../src/activities/fetch-activity.js';
 import { createFetchBurstActivities } from '../../src/activities/fetch-burst-activity.js';
+import { HeldBodyBudget } from '../../src/activities/held-bodies.js';
 import { DEFAULT_FETCH_BURST_LIMITS, DEFAULT_HOST_POLITENESS_POLICY, initialHostPolitenessState } from '../../src/domain/politeness/index.js';
 
 const HOST = 'burst.example';
@@ -34,25 +36,32 @@ describe('a fetch burst parsing its own bodies', () => {
     // The first parse waits until every request was sent: a parse that held back the next request would never end.
     let allSent!: () => void;
     const everyRequestSent = new Promise<void>((resolve) => (allSent = resolve));
-    const fetchUrl = async (input: FetchUrlInput): Promise<FetchUrlResult> => {
+    const heldBodies = new HeldBodyBudget();
+    const fetchUrl = async (input: FetchUrlInput, _attempt: number, holding?: BodyHolding): Promise<FetchUrlResult> => {
       events.push(`fetch ${input.url}`);
       fetched += 1;
       if (fetched === PAGES) allSent();
       const nowMs = Date.now();
       const html = !input.url.endsWith(`/p${PLAIN}`);
+      // As the real fetch does: the body of a page to parse is held when the burst asks.
+      const held = html ? holding?.budget.hold(Buffer.from(`<p>${input.url}</p>`)) : undefined;
+      if (held) holding!.take(held);
       return { kind: 'fetched', status: 200, bodyKey: `bodies/${input.fingerprint}`, rawHash: input.fingerprint, bytes: 10, contentType: html ? 'text/html' : 'text/plain', parse: html, finalUrl: input.url, startedAtMs: nowMs, finishedAtMs: nowMs };
     };
-    const parseBatch = async ({ items }: ParseBatchInput) => {
-      events.push(`parse ${items[0]!.url}`);
+    const parsePage = async (input: ParseDocumentInput, heldBody?: Buffer) => {
+      events.push(`parse ${input.url} ${heldBody?.toString() ?? 'from the store'}`);
       await everyRequestSent;
-      return { outcomes: items.map(() => ({ ok: true as const })) };
+      return { title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false };
+    };
+    const parseBatch = async (input: ParseBatchInput): Promise<ParseBatchResult> => {
+      throw new Error(`no previous burst's bodies to parse here: ${input.items.length}`);
     };
     const settled: SettleUrlInput[] = [];
     const settleUrl = async (input: SettleUrlInput) => {
       settled.push(input);
       return { deadLettered: false };
     };
-    const { fetchBurst } = createFetchBurstActivities({ now: Date.now } as unknown as ActivityDeps, fetchUrl, parseBatch, settleUrl);
+    const { fetchBurst } = createFetchBurstActivities({ now: Date.now } as unknown as ActivityDeps, { fetchUrlAttempt: fetchUrl, parseBatch, parsePage, settleUrl, heldBodies });
     const items = Array.from({ length: PAGES }, (_, i) => itemOf(i));
     const input: FetchBurstInput = {
       host: HOST,
@@ -66,9 +75,11 @@ describe('a fetch burst parsing its own bodies', () => {
     const result: FetchBurstResult = await new MockActivityEnvironment().run(fetchBurst, input);
 
     const parses = events.filter((event) => event.startsWith('parse'));
-    expect(parses).toEqual(items.filter((_, i) => i !== PLAIN).map((item) => `parse ${item.url}`));
+    // Each from the body its fetch held, not read back from the store; all given back after.
+    expect(parses).toEqual(items.filter((_, i) => i !== PLAIN).map((item) => `parse ${item.url} <p>${item.url}</p>`));
+    expect(heldBodies.bytesHeld).toBe(0);
     // The first parse started before the last request went out.
-    expect(events.indexOf(`parse ${items[0]!.url}`)).toBeLessThan(events.indexOf(`fetch ${items[PAGES - 1]!.url}`));
+    expect(events.indexOf(`parse ${items[0]!.url} <p>${items[0]!.url}</p>`)).toBeLessThan(events.indexOf(`fetch ${items[PAGES - 1]!.url}`));
     expect(result.outcomes.map((outcome) => (outcome.kind === 'done' ? (outcome.parsed?.ok ?? outcome.settled) : outcome.kind))).toEqual([true, true, true, true]);
     expect(settled.map((input) => [input.url, input.outcome.kind])).toEqual([[items[PLAIN]!.url, 'fetched-unparsed']]);
     expect(result.requestsStarted).toBe(PAGES);
