@@ -105,7 +105,8 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
 
     const config = context.record.config;
     const http = deps.http({ userAgent: config.userAgent, allowPrivateNetworks: config.allowPrivateNetworks });
-    let lastHeartbeatMs = 0;
+    // The first beat after HEARTBEAT_EVERY_MS, not at the first chunk: a short body needs none (each is a write on the Temporal server).
+    let lastHeartbeatMs = Date.now();
     // A sitemap is read by its own reader, from the store.
     const bodyHolding = input.purpose === 'sitemap' ? undefined : holding;
     const spool = new BodySpool({

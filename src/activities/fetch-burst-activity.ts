@@ -56,6 +56,13 @@ const TIMER_MARGIN_MS = 2;
 /** Well inside the burst's 60 s heartbeat timeout. */
 const HEARTBEAT_WHILE_FINISHING_MS = 5000;
 
+/**
+ * A burst's first heartbeat waits this long, well inside its 60 s heartbeat timeout: each one sent
+ * is a write on the Temporal server, and most bursts end sooner. A cancellation reaches a burst at
+ * its heartbeats, so one ends at most this long after it is cancelled.
+ */
+const FIRST_HEARTBEAT_AFTER_MS = 10_000;
+
 /** A burst's try of a URL is its first under the failure type's policy. */
 const BURST_ATTEMPT_NUMBER = 1;
 
@@ -76,6 +83,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
 
   async function fetchBurst(input: FetchBurstInput): Promise<FetchBurstResult> {
     const context = Context.current();
+    const burstStartedAtMs = Date.now();
     let politeness: HostPolitenessState = input.politeness;
     let requestsStarted = 0;
     const outcomes: FetchBurstOutcome[] = [];
@@ -122,7 +130,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       // Every start waits the delay plus a margin; the workflow may start a burst before the host's
       // next fetch time (it then needs no timer), so the first may wait too.
       if (outcomes.length > 0 || waitMs > 0) await context.sleep(waitMs + TIMER_MARGIN_MS);
-      context.heartbeat();
+      if (Date.now() - burstStartedAtMs >= FIRST_HEARTBEAT_AFTER_MS) context.heartbeat();
 
       politeness = onFetchStarted(politeness, deps.now());
       let outcome: FetchBurstOutcome;
