@@ -9,7 +9,7 @@ import { SeenFilters } from './seen-filters.js';
 /**
  * A crawl's record and the compiled forms of its config, cached briefly per process: every fetch
  * and parse needs them, and a crawl's control state may change (pause, stop) at any time, so the
- * cache lives only a second.
+ * cache lives only a second (and serves a few more while one load refreshes it).
  */
 export interface CrawlContext {
   record: CrawlRecord;
@@ -24,11 +24,19 @@ export interface CrawlContext {
 }
 
 const TTL_MS = 1000;
+/**
+ * Past its TTL a context still serves, for this long since it was loaded, while one load refreshes
+ * it: every fetch and parse asks, and without it each caller in the moment of expiry queried the
+ * crawl itself (about one query per page under load). Older than this, callers wait for the load.
+ */
+const SERVE_WHILE_REFRESHING_MS = 5000;
 /** How often the Bloom filters of crawls that ended elsewhere are looked for and dropped. */
 const FILTER_SWEEP_MS = 60_000;
 
 export class CrawlContextCache {
   private readonly entries = new Map<string, { context: CrawlContext; loadedAtMs: number }>();
+  /** At most one load per crawl at a time; callers of the moment share it. */
+  private readonly loads = new Map<string, Promise<CrawlContext>>();
   private readonly compiled = new Map<string, CanonicalizeOptions>();
   private readonly scopes = new Map<string, { key: string; checker: ScopeChecker }>();
   readonly seenFilters: SeenFilters;
@@ -44,7 +52,27 @@ export class CrawlContextCache {
   async get(crawlId: string): Promise<CrawlContext> {
     await this.sweepEndedCrawls();
     const cached = this.entries.get(crawlId);
-    if (cached && this.now() - cached.loadedAtMs < TTL_MS) return cached.context;
+    const ageMs = cached === undefined ? Infinity : this.now() - cached.loadedAtMs;
+    if (cached && ageMs < TTL_MS) return cached.context;
+    const load = this.loadOnce(crawlId);
+    if (cached && ageMs < SERVE_WHILE_REFRESHING_MS) {
+      // Its failure reaches the callers that wait for a load, not this one.
+      load.catch(() => undefined);
+      return cached.context;
+    }
+    return load;
+  }
+
+  private loadOnce(crawlId: string): Promise<CrawlContext> {
+    let load = this.loads.get(crawlId);
+    if (load === undefined) {
+      load = this.load(crawlId).finally(() => this.loads.delete(crawlId));
+      this.loads.set(crawlId, load);
+    }
+    return load;
+  }
+
+  private async load(crawlId: string): Promise<CrawlContext> {
     const record = await getCrawl(this.pool, crawlId);
     if (!record) throw new Error(`crawl ${crawlId} does not exist in the database; was it created against another DATABASE_URL?`);
     let canonicalizeOptions = this.compiled.get(crawlId);

@@ -105,3 +105,59 @@ describe('CrawlContextCache: filters of crawls that ended on another worker are 
     expect(cache.seenFilters.crawlIds()).toEqual(['a']);
   });
 });
+
+describe('CrawlContextCache: one load per crawl at a time', () => {
+  it('shares a cold load, serves the cached context while one load refreshes it, and waits for a load once the context is too old', async () => {
+    let loads = 0;
+    let state = 'running';
+    let release: (() => void) | undefined;
+    const row = () => ({
+      id: 'a',
+      kind: 'discovery',
+      state,
+      config: resolveCrawlConfig({}),
+      seed_hosts: ['h.example'],
+      created_at: new Date(0),
+      finished_at: null,
+      max_in_flight: 10,
+      admit_factor: 1,
+      admitted: 0,
+    });
+    // Each load of the crawl waits until the test releases it, as a busy pool would.
+    const pool = {
+      query: async () => {
+        loads += 1;
+        const answer = row();
+        await new Promise<void>((resolve) => (release = resolve));
+        return { rows: [answer] };
+      },
+    };
+    let now = 0;
+    const cache = new CrawlContextCache(pool as never, () => now);
+    const cold = Array.from({ length: 20 }, () => cache.get('a'));
+    await new Promise((resolve) => setImmediate(resolve));
+    release!();
+    expect(new Set(await Promise.all(cold)).size).toBe(1);
+    expect(loads).toBe(1);
+
+    // Past the TTL: every caller of the moment gets the cached context at once, and one load runs.
+    state = 'paused';
+    now = 1500;
+    const stale = await Promise.all(Array.from({ length: 20 }, () => cache.get('a')));
+    expect(stale.every((context) => context.record.state === 'running')).toBe(true);
+    expect(loads).toBe(2);
+    release!();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await cache.get('a')).record.state).toBe('paused');
+    expect(loads).toBe(2);
+
+    // Too old to serve: the caller waits for the load.
+    state = 'stopping';
+    now = 10_000;
+    const waiting = cache.get('a');
+    await new Promise((resolve) => setImmediate(resolve));
+    release!();
+    expect((await waiting).record.state).toBe('stopping');
+    expect(loads).toBe(3);
+  });
+});
