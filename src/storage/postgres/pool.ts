@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { dropSharedFigures, flushSharedFigures, holdSharedFigures } from './shared-figures.js';
+import { dropSharedFigures, holdSharedFigures, sharedFiguresThenCommit } from './shared-figures.js';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -82,7 +82,7 @@ export function createPool(options: PoolOptions): Pool {
 
 /**
  * Runs `work` in one transaction; rolls back on any error. Shared figures it bumps
- * (`bumpSharedFigure`) are written last, in one global order, just before COMMIT.
+ * (`bumpSharedFigure`) are written last, in one global order, sent with COMMIT.
  */
 export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
@@ -90,8 +90,7 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     await client.query('BEGIN');
     holdSharedFigures(client);
     const result = await work(client);
-    await flushSharedFigures(client);
-    await client.query('COMMIT');
+    await client.query(sharedFiguresThenCommit(client));
     return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);

@@ -1,3 +1,4 @@
+import { inlineParameters } from './inline-parameters.js';
 import type { Pool, PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
@@ -26,8 +27,8 @@ interface FigureWrite {
 const pendingByClient = new WeakMap<object, FigureWrite[]>();
 
 /**
- * Bumps a shared figure. Inside `inTransaction` the write is held back and runs just before
- * COMMIT, with the transaction's other figure writes, sorted by `order`: every transaction then
+ * Bumps a shared figure. Inside `inTransaction` the write is held back and sent with COMMIT, with
+ * the transaction's other figure writes, sorted by `order`: every transaction then
  * takes these hot rows last and in one global order, so no two transactions can deadlock through
  * them, and each holds them only for the moment before it commits. Elsewhere it runs at once.
  *
@@ -58,12 +59,17 @@ export function holdSharedFigures(client: PoolClient): void {
   pendingByClient.set(client, []);
 }
 
-/** `inTransaction` calls this before COMMIT: the held writes, in order. */
-export async function flushSharedFigures(client: PoolClient): Promise<void> {
+/**
+ * `inTransaction` sends this to commit: the held writes, in order, then COMMIT, as one text in one
+ * round trip (their values written in as literals). Each round trip inside the transaction waited
+ * for the worker's event loop while the transaction held the hot rows; now they are held for one.
+ * A failing write skips the rest, COMMIT included, and the caller rolls back.
+ */
+export function sharedFiguresThenCommit(client: PoolClient): string {
   const pending = pendingByClient.get(client) ?? [];
   pendingByClient.delete(client);
   pending.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
-  for (const write of pending) await client.query(write.sql, write.params);
+  return [...pending.map((write) => inlineParameters(write.sql, write.params)), 'COMMIT'].join(';\n');
 }
 
 /** `inTransaction` calls this when the transaction ends any other way. */

@@ -1,5 +1,5 @@
 // The ordering contract that keeps hot per-crawl rows deadlock-free: inside a transaction, shared
-// figure writes wait until the end and run sorted, right before COMMIT; outside one they run at once.
+// figure writes wait until the end and go sorted, with COMMIT, in one round trip; outside one they run at once.
 import { describe, expect, it } from 'vitest';
 import { inTransaction, type Pool } from '../../../src/storage/postgres/pool.js';
 import { bumpSharedFigure, FIGURE_ORDER } from '../../../src/storage/postgres/shared-figures.js';
@@ -18,7 +18,7 @@ function recordingPool(): { pool: Pool; statements: string[] } {
 }
 
 describe('shared figures', () => {
-  it('inside a transaction, run last, in figure order, just before COMMIT', async () => {
+  it('inside a transaction, run last, in figure order, sent with COMMIT as one text', async () => {
     const { pool, statements } = recordingPool();
     await inTransaction(pool, async (client) => {
       await bumpSharedFigure(client, `${FIGURE_ORDER.seenStats}|c|00003`, 'seen 3', []);
@@ -29,7 +29,7 @@ describe('shared figures', () => {
       await bumpSharedFigure(client, `${FIGURE_ORDER.rejectionCounts}|c|00002`, 'rejections 2', []);
       await client.query('another entity write');
     });
-    expect(statements).toEqual(['BEGIN', 'entity write', 'another entity write', 'counters 2', 'counters 7', 'rejections 2', 'seen 3', 'depth', 'COMMIT']);
+    expect(statements).toEqual(['BEGIN', 'entity write', 'another entity write', 'counters 2;\ncounters 7;\nrejections 2;\nseen 3;\ndepth;\nCOMMIT']);
   });
 
   it('writes a row bumped twice in a transaction once, combined, when the caller says how', async () => {
@@ -44,20 +44,17 @@ describe('shared figures', () => {
     const pool = { connect: async () => client, query: client.query } as unknown as Pool;
     const sum = (held: unknown[], next: unknown[]) => [(held[0] as number) + (next[0] as number)];
     await inTransaction(pool, async (tx) => {
-      await bumpSharedFigure(tx, `${FIGURE_ORDER.crawlCounters}|c|00001`, 'counters', [1], sum);
-      await bumpSharedFigure(tx, `${FIGURE_ORDER.crawlCounters}|c|00002`, 'counters', [10], sum);
-      await bumpSharedFigure(tx, `${FIGURE_ORDER.crawlCounters}|c|00001`, 'counters', [2], sum);
+      await bumpSharedFigure(tx, `${FIGURE_ORDER.crawlCounters}|c|00001`, 'counters $1', [1], sum);
+      await bumpSharedFigure(tx, `${FIGURE_ORDER.crawlCounters}|c|00002`, 'counters $1', [10], sum);
+      await bumpSharedFigure(tx, `${FIGURE_ORDER.crawlCounters}|c|00001`, 'counters $1', [2], sum);
       // Without a combine, two bumps stay two writes.
-      await bumpSharedFigure(tx, `${FIGURE_ORDER.seenStats}|c|00001`, 'seen', [1]);
-      await bumpSharedFigure(tx, `${FIGURE_ORDER.seenStats}|c|00001`, 'seen', [1]);
+      await bumpSharedFigure(tx, `${FIGURE_ORDER.seenStats}|c|00001`, 'seen $1', [1]);
+      await bumpSharedFigure(tx, `${FIGURE_ORDER.seenStats}|c|00001`, 'seen $1', [1]);
     });
+    // Their values written into the text: one round trip takes them all and COMMIT.
     expect(writes).toEqual([
       { sql: 'BEGIN', params: [] },
-      { sql: 'counters', params: [3] },
-      { sql: 'counters', params: [10] },
-      { sql: 'seen', params: [1] },
-      { sql: 'seen', params: [1] },
-      { sql: 'COMMIT', params: [] },
+      { sql: 'counters 3;\ncounters 10;\nseen 1;\nseen 1;\nCOMMIT', params: [] },
     ]);
   });
 

@@ -1,0 +1,69 @@
+/**
+ * Writes a parameterized statement's values into its text as SQL literals, so several statements
+ * can go to Postgres in one simple-protocol round trip (which takes no parameters). For the
+ * shared-figure writes before COMMIT: each round trip inside a transaction waits for the worker's
+ * event loop while the transaction holds its hot rows.
+ *
+ * Values are escaped by node-postgres's escapeLiteral (strings, including those inside arrays,
+ * may come from crawled pages); only the types our figure writes use are accepted, anything else
+ * is refused rather than guessed at. Arrays become array literals, so their placeholder must carry
+ * a cast (`$2::text[]`), as ours do.
+ */
+import pg from 'pg';
+
+export class UninlinableParameterError extends Error {
+  constructor(index: number, value: unknown) {
+    super(`parameter $${index} (${describe(value)}) cannot be written as an SQL literal: pass it as a bound parameter instead`);
+    this.name = 'UninlinableParameterError';
+  }
+}
+
+/** `sql` with each `$n` replaced by the literal of `params[n - 1]`. The text must hold no `$n` inside its own string literals. */
+export function inlineParameters(sql: string, params: readonly unknown[]): string {
+  return sql.replace(/\$(\d+)/g, (_, digits: string) => {
+    const index = Number(digits);
+    if (index < 1 || index > params.length) throw new Error(`$${index} in a statement given ${params.length} parameter(s)`);
+    return literalOf(params[index - 1], index);
+  });
+}
+
+function literalOf(value: unknown, index: number): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new UninlinableParameterError(index, value);
+    // Parenthesized, so a negative value never meets a minus before it as a comment (`- -1`).
+    return value < 0 ? `(${String(value)})` : String(value);
+  }
+  if (typeof value === 'bigint') return value < 0n ? `(${value.toString()})` : value.toString();
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  if (typeof value === 'string') return escapedString(value, index);
+  if (Array.isArray(value)) return escapedString(arrayLiteralOf(value, index), index);
+  throw new UninlinableParameterError(index, value);
+}
+
+function escapedString(value: string, index: number): string {
+  // Postgres text cannot hold NUL; a bound parameter would be refused too, so refuse it here by name.
+  if (value.includes('\u0000')) throw new UninlinableParameterError(index, value);
+  return pg.escapeLiteral(value);
+}
+
+/** A one-dimensional array literal: every element double-quoted, `"` and `\` escaped, null as NULL. */
+function arrayLiteralOf(values: readonly unknown[], index: number): string {
+  const elements = values.map((element) => {
+    if (element === null || element === undefined) return 'NULL';
+    if (typeof element === 'number' && !Number.isFinite(element)) throw new UninlinableParameterError(index, element);
+    if (typeof element !== 'string' && typeof element !== 'number' && typeof element !== 'bigint' && typeof element !== 'boolean') {
+      throw new UninlinableParameterError(index, element);
+    }
+    return `"${String(element).replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+  });
+  return `{${elements.join(',')}}`;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array with an element of an unsupported type';
+  if (typeof value === 'object') return `a ${value.constructor?.name ?? 'object'}`;
+  if (typeof value === 'string') return 'a string holding NUL';
+  return `${typeof value} ${String(value)}`;
+}
