@@ -189,6 +189,13 @@ export interface FetchBurstInput {
    * takes the host's links they found. Absent: the workflow parses and settles them.
    */
   parseFetched?: boolean;
+  /**
+   * With parseFetched and a claim: once its URLs are fetched and parsed, the burst claims the
+   * host's next ones (the links its parses found) and fetches them too, while its span stays within
+   * limits.maxSpanMs and it has fetched fewer than maxUrls in all; one activity then takes a host
+   * through several levels of its pages. Their outcomes come back in `extended`.
+   */
+  extendWithClaims?: { maxUrls: number };
 }
 
 export interface BurstClaim {
@@ -226,6 +233,8 @@ export interface FetchBurstResult {
   claimed?: HostWorkItem[];
   /** One per `parse` body, in order: parsed (and settled), or why not (the workflow hands it to parseDocument). */
   parseOutcomes?: ParseBatchOutcome[];
+  /** With extendWithClaims: the URLs the burst claimed and fetched, in fetch order, with their outcomes (none not-attempted). */
+  extended?: { item: HostWorkItem; outcome: FetchBurstOutcome }[];
 }
 
 /** What a typed fetch failure carries to the workflow in ApplicationFailure details. */

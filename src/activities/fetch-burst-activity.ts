@@ -20,6 +20,7 @@ import {
   applyHostOutcome,
   burstWaitMs,
   hostOutcomeOfFailure,
+  policyDelayMs,
   hostOutcomeOfResult,
   onFetchStarted,
   type HostOutcome,
@@ -31,6 +32,7 @@ import type {
   FetchBurstOutcome,
   FetchBurstResult,
   FetchFailureDetails,
+  FetchUrlInput,
   HostWorkItem,
   ParseBatchInput,
   ParseBatchOutcome,
@@ -120,16 +122,44 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     // host; with parseFetched after the parses (below), so that it takes the host's links they found.
     const claimBesideRequests = input.claim && !input.parseFetched ? claimBeside(input.host, input.claim) : undefined;
 
-    for (const item of input.items) {
+    // With extendWithClaims, the host's URLs claimed once these are fetched and parsed: fetched by
+    // this burst too while its span and size allow (their outcomes go back beside the claim).
+    const items: FetchUrlInput[] = [...input.items];
+    let firstRequestAtMs: number | undefined;
+    let claimFoundNothing = false;
+    const extendedOutcomes: FetchBurstOutcome[] = [];
+    const claimMore = async (): Promise<FetchUrlInput[]> => {
+      const extension = input.extendWithClaims;
+      if (ended || extension === undefined || input.claim === undefined || !input.parseFetched) return [];
+      const room = extension.maxUrls - items.length;
+      const spanLeftMs = firstRequestAtMs === undefined ? 0 : input.limits.maxSpanMs - (Date.now() - firstRequestAtMs);
+      if (room <= 0 || spanLeftMs <= policyDelayMs(input.policy)) return [];
+      // The claim takes the links the parses so far found.
+      await Promise.all([ownParses, ...settles]);
+      // After the first claim under the token, later ones must take new URLs, not return those.
+      const claimed = await claimBeside(input.host, { ...input.claim, maxItems: Math.min(room, input.claim.maxItems) }, items.length > input.items.length);
+      if (claimed === undefined || claimed.length === 0) {
+        claimFoundNothing = claimed !== undefined;
+        return [];
+      }
+      return claimed.map((item) => ({ ...item, hostDelayMs: input.policy.minDelayMs }));
+    };
+
+    for (let index = 0; ; index++) {
+      if (index === items.length) items.push(...(await claimMore()));
+      const item = items[index];
+      if (item === undefined) break;
+      const into = index < input.items.length ? outcomes : extendedOutcomes;
       const waitMs = ended ? undefined : burstWaitMs(politeness, input.policy, deps.now(), input.limits);
       if (waitMs === undefined) {
         ended = true;
-        outcomes.push({ kind: 'not-attempted' });
+        into.push({ kind: 'not-attempted' });
         continue;
       }
       // Every start waits the delay plus a margin; the workflow may start a burst before the host's
       // next fetch time (it then needs no timer), so the first may wait too.
-      if (outcomes.length > 0 || waitMs > 0) await context.sleep(waitMs + TIMER_MARGIN_MS);
+      if (index > 0 || waitMs > 0) await context.sleep(waitMs + TIMER_MARGIN_MS);
+      firstRequestAtMs ??= Date.now();
       if (Date.now() - burstStartedAtMs >= FIRST_HEARTBEAT_AFTER_MS) context.heartbeat();
 
       politeness = onFetchStarted(politeness, deps.now());
@@ -159,7 +189,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       }
       if (hostOutcome.kind !== 'not-sent') requestsStarted += 1;
       politeness = applyHostOutcome(politeness, hostOutcome, input.policy, Math.random);
-      outcomes.push(outcome);
+      into.push(outcome);
       ended = outcome.kind === 'failed' || outcome.result.kind === 'robots-stale';
     }
     // Parses may wait on Postgres after the last request: keep the heartbeat going meanwhile.
@@ -169,8 +199,15 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     try {
       parseOutcomes = parsed === undefined ? undefined : await parsed;
       await Promise.all([ownParses, ...settles]);
-      const claim = claimBesideRequests ?? (input.claim ? claimBeside(input.host, input.claim) : undefined);
-      claimedItems = claim === undefined ? undefined : await claim;
+      const extended = items.length > input.items.length;
+      if (claimFoundNothing) claimedItems = [];
+      else {
+        const claim = claimBesideRequests ?? (input.claim ? claimBeside(input.host, input.claim, extended) : undefined);
+        claimedItems = claim === undefined ? undefined : await claim;
+      }
+      // Claimed URLs the burst did not get to go back with the claim's.
+      const untried = items.slice(input.items.length).filter((_, i) => extendedOutcomes[i]?.kind === 'not-attempted');
+      if (untried.length > 0) claimedItems = [...untried.map(withoutHostDelay), ...(claimedItems ?? [])];
     } finally {
       clearInterval(heartbeats);
     }
@@ -180,7 +217,17 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       requestsStarted,
       ...(claimedItems === undefined ? {} : { claimed: claimedItems }),
       ...(parseOutcomes === undefined ? {} : { parseOutcomes }),
+      ...extendedResult(),
     };
+
+    /** The claimed URLs the burst fetched, each with its outcome; untried ones went back with the claim. */
+    function extendedResult(): Pick<FetchBurstResult, 'extended'> {
+      const tried = items.slice(input.items.length).flatMap((item, i) => {
+        const outcome = extendedOutcomes[i];
+        return outcome === undefined || outcome.kind === 'not-attempted' ? [] : [{ item: withoutHostDelay(item), outcome }];
+      });
+      return tried.length === 0 ? {} : { extended: tried };
+    }
   }
 
   /** parseBatch reports each body's failure; a failure of the batch itself fails every body, not the burst. */
@@ -211,9 +258,10 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
   }
 
   /** A failed claim is reported by its absence, not thrown: the requests' outcomes must reach the workflow. */
-  function claimBeside(host: string, claim: NonNullable<FetchBurstInput['claim']>): Promise<HostWorkItem[] | undefined> {
-    // Each burst gets a token of its own, so on its first try no claim has used it yet.
-    const freshToken = Context.current().info.attempt === 1;
+  function claimBeside(host: string, claim: NonNullable<FetchBurstInput['claim']>, claimedBefore = false): Promise<HostWorkItem[] | undefined> {
+    // Each burst gets a token of its own, so on its first try no claim has used it yet; a burst
+    // claiming again under it (extending itself) wants new URLs, not those it took before.
+    const freshToken = claimedBefore || Context.current().info.attempt === 1;
     return claimHostWork(deps.pool, { host, maxItems: claim.maxItems, claimToken: claim.claimToken, random: Math.random, freshToken }).catch((error: unknown) => {
       log.warn('claim beside a fetch burst failed; the host workflow recovers it by its token', { host, error: String(error) });
       return undefined;
@@ -221,4 +269,10 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
   }
 
   return { fetchBurst };
+}
+
+/** A claimed URL as the workflow holds it: the host delay is added per request. */
+function withoutHostDelay(item: FetchUrlInput): HostWorkItem {
+  const { hostDelayMs: _hostDelayMs, ...rest } = item;
+  return rest;
 }

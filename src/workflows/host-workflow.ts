@@ -103,6 +103,13 @@ const SELF_PARSING_BURSTS_PATCH = 'self-parsing-fetch-bursts';
 /** Several slots per host space their starts by the host delay too (added after histories with one slot were recorded). */
 const SPACE_REQUEST_STARTS_PATCH = 'space-request-starts-by-host-delay';
 /** The changes hostWorkflowV2 was released with; a later one is behind its patch there. */
+/**
+ * A burst given a claim claims and fetches its host's next URLs itself, up to this many URLs in all
+ * and within its span limit: one activity and one workflow task for several levels of a host's pages.
+ * Activity input and result only: replay of earlier histories is unchanged (their results have no `extended`).
+ */
+const BURST_EXTENSION = Object.freeze({ maxUrls: 20 });
+
 const TAKEN_BY_V2 = new Set([HOST_HOLDS_AND_RETRY_BACKOFF_PATCH, SETTLES_HOLD_THE_RUN_PATCH, FETCH_BURSTS_PATCH, PIPELINED_BURSTS_PATCH, SPACE_REQUEST_STARTS_PATCH]);
 
 // Store activities take milliseconds; the timeout is how long a crashed worker's task waits
@@ -545,6 +552,8 @@ async function runBackQueue(
         ...(parsing.length > 0 ? { parse: parsing.map(({ item, fetched }) => parseInputOf(item, fetched)) } : {}),
         // Its own bodies too: a result without their outcomes (a worker from before) leaves them to us.
         parseFetched: true,
+        // And the URLs its parses find, claimed and fetched while its span allows: outcomes in `extended`.
+        ...(claim ? { extendWithClaims: BURST_EXTENSION } : {}),
       });
     } catch (error) {
       earlyBurstInFlight = false;
@@ -578,8 +587,11 @@ async function runBackQueue(
     });
     const toParse: FetchedItem[] = [];
     const enforced = takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
-    items.forEach((item, index) => {
-      const outcome = result.outcomes[index] ?? { kind: 'not-attempted' };
+    // URLs the burst claimed and fetched itself end as the ones it was given (a result from before has none).
+    const extended = result.extended ?? [];
+    const outcomes = [...items.map((_, index) => result.outcomes[index] ?? { kind: 'not-attempted' as const }), ...extended.map(({ outcome }) => outcome)];
+    [...items, ...extended.map(({ item }) => item)].forEach((item, index) => {
+      const outcome = outcomes[index]!;
       if (outcome.kind === 'not-attempted') {
         requeued.push(handBack ? { ...item, notBeforeMs: nowMs } : item);
       } else if (outcome.kind === 'failed') {

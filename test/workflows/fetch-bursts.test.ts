@@ -45,8 +45,10 @@ const SPEC: WebSpec = {
 
 interface ScheduledActivities {
   bursts: FetchBurstInput[];
-  /** Per completed burst: how many of its URLs it tried (fetched, answered or failed), in scheduling order. */
+  /** Per completed burst: how many URLs it tried (fetched, answered or failed), its extension's included, in scheduling order. */
   burstAttempts: number[];
+  /** Per completed burst: the URLs it claimed and fetched itself (extendWithClaims). */
+  extended: string[][];
   singleFetches: FetchUrlInput[];
   parses: number;
   parseBatches: ParseBatchInput[];
@@ -64,7 +66,7 @@ interface ScheduledActivities {
 async function scheduledActivities(client: Client, workflowId: string): Promise<ScheduledActivities> {
   const runs: WorkflowExecutionInfo[] = [];
   for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
-  const found: ScheduledActivities = { bursts: [], burstAttempts: [], singleFetches: [], parses: 0, parseBatches: [], claims: 0, earlyBursts: 0, parsedInBursts: [], settledInBursts: [], settles: [] };
+  const found: ScheduledActivities = { bursts: [], burstAttempts: [], extended: [], singleFetches: [], parses: 0, parseBatches: [], claims: 0, earlyBursts: 0, parsedInBursts: [], settledInBursts: [], settles: [] };
   for (const run of runs) {
     const history = await client.workflow.getHandle(workflowId, run.runId).fetchHistory();
     const burstsByEventId = new Map<string, FetchBurstInput>();
@@ -73,11 +75,17 @@ async function scheduledActivities(client: Client, workflowId: string): Promise<
       const completedBurst = completed ? burstsByEventId.get(String(completed.scheduledEventId)) : undefined;
       if (completedBurst) {
         const result = defaultPayloadConverter.fromPayload<FetchBurstResult>(completed!.result!.payloads![0]!);
-        found.burstAttempts.push(result.outcomes.filter((outcome) => outcome.kind !== 'not-attempted').length);
-        result.outcomes.forEach((outcome, index) => {
-          if (outcome.kind === 'done' && outcome.parsed?.ok) found.parsedInBursts.push(completedBurst.items[index]!.url);
-          if (outcome.kind === 'done' && outcome.settled) found.settledInBursts.push(completedBurst.items[index]!.url);
-        });
+        // The URLs the burst was given, then those it claimed and fetched itself (extended).
+        const tried = [
+          ...result.outcomes.map((outcome, index) => ({ url: completedBurst.items[index]!.url, outcome })),
+          ...(result.extended ?? []).map(({ item, outcome }) => ({ url: item.url, outcome })),
+        ];
+        found.burstAttempts.push(tried.filter(({ outcome }) => outcome.kind !== 'not-attempted').length);
+        found.extended.push((result.extended ?? []).map(({ item }) => item.url));
+        for (const { url, outcome } of tried) {
+          if (outcome.kind === 'done' && outcome.parsed?.ok) found.parsedInBursts.push(url);
+          if (outcome.kind === 'done' && outcome.settled) found.settledInBursts.push(url);
+        }
       }
       const scheduled = event.activityTaskScheduledEventAttributes;
       const type = scheduled?.activityType?.name;
@@ -127,9 +135,9 @@ describe('fetch bursts for a host with a short delay', () => {
   });
 
   it('fetches most URLs in bursts, several per activity, within the burst limits', () => {
-    const inBursts = activities.bursts.flatMap((burst) => burst.items.map((item) => new URL(item.url).pathname));
+    const inBursts = [...activities.bursts.flatMap((burst) => burst.items.map((item) => item.url)), ...activities.extended.flat()].map((url) => new URL(url).pathname);
     console.log(
-      `[bursts] ${activities.bursts.length} bursts (${activities.bursts.map((burst, i) => `${activities.burstAttempts[i]}/${burst.items.length}`).join(', ')} URLs tried), ${activities.singleFetches.length} single fetches, ` +
+      `[bursts] ${activities.bursts.length} bursts (${activities.bursts.map((burst, i) => `${activities.burstAttempts[i]}/${burst.items.length}+${activities.extended[i]?.length ?? 0}`).join(', ')} URLs tried/given+extended), ${activities.singleFetches.length} single fetches, ` +
         `${activities.parsedInBursts.length} bodies parsed in their bursts, ${activities.parseBatches.length} parse batches, ${activities.parses} single parses for ${PAGES} pages; ` +
         `${activities.earlyBursts} bursts started early, ${activities.bursts.filter((burst) => burst.claim).length} claims in bursts and ${activities.claims} on their own`,
     );
@@ -292,7 +300,7 @@ describe('pipelined fetch bursts on a host that answers every request', () => {
   it('parses every body inside the burst that fetched it, and claims inside bursts', async () => {
     const { activities, harness } = crawled();
     console.log(
-      `[pipelined] ${activities.bursts.length} bursts (${activities.bursts.map((burst) => burst.items.length).join(', ')} URLs), ${activities.earlyBursts} started early; ` +
+      `[pipelined] ${activities.bursts.length} bursts (${activities.bursts.map((burst, i) => `${burst.items.length}+${activities.extended[i]?.length ?? 0}`).join(', ')} URLs given+extended), ${activities.earlyBursts} started early; ` +
         `${activities.parsedInBursts.length} bodies parsed in their bursts, ${activities.parseBatches.length} parse batches, ${activities.parses} single parses; ` +
         `${activities.bursts.filter((burst) => burst.claim).length} claims in bursts, ${activities.claims} on their own`,
     );
@@ -317,7 +325,7 @@ describe('pipelined fetch bursts on a host that answers every request', () => {
   });
 });
 
-describe('a host discovered from its root, one level per burst', () => {
+describe('a host discovered from its root, one level per claim', () => {
   // 31 pages in five levels (1, 2, 4, 8, 16): each level is known only once the one before is parsed.
   const TREE_PAGES = 31;
   const TREE_DELAY_MS = 150;
@@ -327,7 +335,7 @@ describe('a host discovered from its root, one level per burst', () => {
   it("fetches its root as a burst of one, and each burst's claim takes the links its own parses found", () => {
     const { activities } = crawled();
     console.log(
-      `[tree] ${activities.bursts.length} bursts (${activities.bursts.map((burst) => `${burst.items.length}${burst.claim ? '+claim' : ''}`).join(', ')} URLs); ` +
+      `[tree] ${activities.bursts.length} bursts (${activities.bursts.map((burst, i) => `${burst.items.length}${burst.claim ? `+claim+${activities.extended[i]?.length ?? 0} extended` : ''}`).join(', ')} URLs); ` +
         `${activities.parsedInBursts.length} bodies parsed in their bursts, ${activities.parses} single parses, ${activities.parseBatches.length} parse batches; ` +
         `${activities.singleFetches.length} single fetches, ${activities.claims} claims on their own`,
     );
@@ -341,7 +349,11 @@ describe('a host discovered from its root, one level per burst', () => {
     // beside their requests, before their bodies were parsed); one more if a wake comes between.
     expect(activities.bursts.slice(0, -1).every((burst) => burst.claim !== undefined)).toBe(true);
     expect(activities.claims).toBeLessThanOrEqual(3);
-    expect(activities.bursts.length).toBeLessThanOrEqual(8);
+    // The root's burst claims and fetches the next levels itself (extendWithClaims), within the
+    // extension's size and the burst's span: a level per claim, not a level per burst (was 6 bursts).
+    expect(activities.extended[0]!.length).toBeGreaterThanOrEqual(2);
+    for (const [i, burst] of activities.bursts.entries()) expect(activities.burstAttempts[i]).toBeLessThanOrEqual(burst.extendWithClaims?.maxUrls ?? burst.items.length);
+    expect(activities.bursts.length).toBeLessThanOrEqual(4);
   });
 
   it('keeps the host delay between every two requests', () => {
