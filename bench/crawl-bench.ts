@@ -9,7 +9,7 @@
 //   options: --json (use `npm run -s bench -- --json`: npm's banner goes to stdout)  --delay-ms 250  --max-in-flight 1000  --profile (worker CPU profile)
 //            --split-worker (a 'workflows' and an 'activities' worker process instead of one 'all')
 //            --fresh-stack  --keep-stack  --data-dir DIR  --timeout-s 1800
-//            --max-concurrent-activities N  --max-cached-workflows N (worker flags)
+//            --max-concurrent-activities N  --max-cached-workflows N  --max-database-connections N (worker flags)
 //            --adaptive-factor N (our crawl's Mercator factor: the next request waits N x the last response time; default the product's)
 //            --hosts N --pages-per-host N (resize the scenario's web, e.g. for a quick try)
 //   npm run bench -- --print report.json       the tables of a report saved with --json
@@ -65,6 +65,7 @@ const { values } = parseArgs({
     'delay-ms': { type: 'string', default: '250' },
     'max-in-flight': { type: 'string', default: '1000' },
     'max-concurrent-activities': { type: 'string' },
+    'max-database-connections': { type: 'string' },
     'adaptive-factor': { type: 'string' },
     'max-cached-workflows': { type: 'string' },
     'split-worker': { type: 'boolean', default: false },
@@ -105,6 +106,7 @@ if (scenarioNames.length === 0) {
 const delayMs = positiveInteger('delay-ms', values['delay-ms'])!;
 const maxInFlight = positiveInteger('max-in-flight', values['max-in-flight'])!;
 const maxConcurrentActivities = positiveInteger('max-concurrent-activities', values['max-concurrent-activities']);
+const maxDatabaseConnections = positiveInteger('max-database-connections', values['max-database-connections']);
 const adaptiveFactor = positiveInteger('adaptive-factor', values['adaptive-factor']);
 const maxCachedWorkflows = positiveInteger('max-cached-workflows', values['max-cached-workflows']);
 const timeoutMs = positiveInteger('timeout-s', values['timeout-s'])! * 1000;
@@ -157,6 +159,7 @@ async function runScenario(stack: BenchStack, scenario: Scenario): Promise<Scena
             delayMs,
             maxInFlight,
             ...(maxConcurrentActivities === undefined ? {} : { maxConcurrentActivities }),
+            ...(maxDatabaseConnections === undefined ? {} : { maxDatabaseConnections }),
             ...(adaptiveFactor === undefined ? {} : { adaptiveFactor }),
             ...(maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows }),
             splitWorker: values['split-worker'] === true,
@@ -222,6 +225,7 @@ async function runScenario(stack: BenchStack, scenario: Scenario): Promise<Scena
     delayMs,
     maxInFlight,
     ...(adaptiveFactor === undefined ? {} : { adaptiveFactor }),
+    ...(maxDatabaseConnections === undefined ? {} : { maxDatabaseConnections }),
     politenessLimitPagesPerSecond: round(politenessLimit, 1),
     results,
   };

@@ -29,6 +29,8 @@ export interface OurCrawlOptions {
   /** Worker flags (`crawler worker --max-concurrent-activities N --max-cached-workflows N`); undefined: its defaults. */
   maxConcurrentActivities?: number;
   maxCachedWorkflows?: number;
+  /** `crawler worker --max-database-connections N`; undefined: its default. */
+  maxDatabaseConnections?: number;
   /** Run `crawler worker --role workflows` and `--role activities` instead of one `--role all` worker. */
   splitWorker: boolean;
   /** Write a V8 CPU profile of the worker and summarize it. */
@@ -117,6 +119,7 @@ export async function runOurCrawl(stack: BenchStack, options: OurCrawlOptions, a
     '--data-dir', workerDir,
     ...(options.maxConcurrentActivities === undefined ? [] : ['--max-concurrent-activities', String(options.maxConcurrentActivities)]),
     ...(options.maxCachedWorkflows === undefined ? [] : ['--max-cached-workflows', String(options.maxCachedWorkflows)]),
+    ...(options.maxDatabaseConnections === undefined ? [] : ['--max-database-connections', String(options.maxDatabaseConnections)]),
   ];
   const nodeArgs = options.cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const roles = options.splitWorker ? ['activities', 'workflows'] : ['all'];

@@ -33,6 +33,8 @@ export interface ScenarioReport {
   maxInFlight: number;
   /** Our crawl's Mercator factor when the run set it (--adaptive-factor). */
   adaptiveFactor?: number;
+  /** Our worker's Postgres connections (`--max-database-connections`), when set. */
+  maxDatabaseConnections?: number;
   politenessLimitPagesPerSecond: number;
   results: CrawlerResult[];
 }
@@ -164,7 +166,7 @@ export function printReport(report: BenchReport): void {
     out();
     out(
       `== ${scenario.scenario}: ${w.hosts} hosts x ${w.pagesPerHost} pages (${w.pagesGenerated} generated, ${w.expectedReachable} reachable and allowed), ` +
-        `per-host delay ${scenario.delayMs} ms, max in flight ${scenario.maxInFlight}${scenario.adaptiveFactor === undefined ? '' : `, our adaptive factor ${scenario.adaptiveFactor}`}; politeness limit ${scenario.politenessLimitPagesPerSecond} pages/s`,
+        `per-host delay ${scenario.delayMs} ms, max in flight ${scenario.maxInFlight}${scenario.adaptiveFactor === undefined ? '' : `, our adaptive factor ${scenario.adaptiveFactor}`}${scenario.maxDatabaseConnections === undefined ? '' : `, our worker's Postgres connections ${scenario.maxDatabaseConnections}`}; politeness limit ${scenario.politenessLimitPagesPerSecond} pages/s`,
     );
     printComparison(scenario);
     for (const result of scenario.results) {

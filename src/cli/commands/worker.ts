@@ -4,10 +4,13 @@ import { DEFAULT_TASK_QUEUE } from '../../workflows/messages.js';
 import { dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
 import { connectServices } from '../services.js';
 
-export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concurrent-activities N] [--max-cached-workflows N] [--role all|workflows|activities] [--data-dir DIR]
+export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concurrent-activities N] [--max-cached-workflows N] [--max-database-connections N] [--role all|workflows|activities] [--data-dir DIR]
 
 Runs a worker against the configured services (TEMPORAL_ADDRESS, DATABASE_URL, S3_* or the local
 stack of the data folder) until SIGINT or SIGTERM. Run more of them to scale out.
+
+--max-database-connections N: Postgres connections of this process (default 20); a transaction
+holds one while it waits for the process's event loop, so a busy worker may need more.
 
 --role workflows|activities splits a worker in two processes: workflow activations run on a
 process's main thread, so in an 'all' worker a host's next step waits behind page parsing.`;
@@ -21,7 +24,7 @@ function roleOption(value: string | undefined): WorkerRole {
 export async function workerCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(
     argv,
-    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, role: { type: 'string' } },
+    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, 'max-database-connections': { type: 'string' }, role: { type: 'string' } },
     workerUsage,
   );
   const role = roleOption(values.role);
@@ -30,6 +33,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
   const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
   const maxConcurrentActivities = integerOption('max-concurrent-activities', values['max-concurrent-activities'], 1);
   const maxCachedWorkflows = integerOption('max-cached-workflows', values['max-cached-workflows'], 0);
+  const maxDatabaseConnections = integerOption('max-database-connections', values['max-database-connections'], 1);
   const worker = await createCrawlerWorker({
     temporal: endpoints.temporal,
     databaseUrl: endpoints.postgres.url,
@@ -39,6 +43,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     role,
     ...(maxConcurrentActivities !== undefined ? { maxConcurrentActivities } : {}),
     ...(maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {}),
+    ...(maxDatabaseConnections !== undefined ? { maxDatabaseConnections } : {}),
   });
   const stop = (): void => void worker.shutdown();
   process.once('SIGINT', stop);
