@@ -133,6 +133,13 @@ function printOurDetails(run: OurCrawlRun, pages: number): void {
       ['(workflow tasks)', String(t.workflowTasks.count), latency(t.workflowTasks.queueWait), latency(t.workflowTasks.run)],
     ],
   );
+  if (t.burstStages) {
+    const b = t.burstStages;
+    out(
+      `  fetch bursts (${b.total.count} sampled), p50 / p99 ms summed per stage: waiting ${latency(b.waiting)}, fetching ${latency(b.fetching)}, parsing ${latency(b.parsing)}, ` +
+        `claiming ${latency(b.claiming)}, finishing ${latency(b.finishing)}, total ${latency(b.total)}; URLs per burst p50 / p99 ${b.urls.p50Ms} / ${b.urls.p99Ms}`,
+    );
+  }
 
   const pg = run.postgres;
   out(`  Postgres: ${pg.rows} rows = ${pg.rowsPerPage} per page (${Object.entries(pg.rowsByTable).map(([table, n]) => `${table} ${n}`).join(', ')})`);

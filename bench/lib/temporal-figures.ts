@@ -3,7 +3,7 @@
 // in the task queue vs running) and how long workflow tasks take.
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import type { FrontierTickResult } from '../../src/activities/contracts.js';
+import type { BurstStageTimings, FetchBurstResult, FrontierTickResult } from '../../src/activities/contracts.js';
 import { latencySummary, type LatencySummary } from './stats.js';
 
 export interface TimingFigures {
@@ -28,6 +28,8 @@ export interface TemporalFigures {
   workflowTasks: TimingFigures;
   /** What the crawl's ticks decided about admission (optional: records before it lack it). */
   admission?: AdmissionFigures;
+  /** Where the sampled fetch bursts' time went, per stage (records before 2026-12-01 04:20 lack it). */
+  burstStages?: Record<keyof BurstStageTimings, LatencySummary> & { urls: LatencySummary };
 }
 
 /** Backpressure over the crawl, from every frontierTick result in the crawl workflow's histories. */
@@ -123,6 +125,7 @@ export async function temporalFigures(client: Client, taskQueue: string, pages: 
   const activityTimes = new Map<string, { queue: number[]; run: number[] }>();
   const workflowTask = { queue: [] as number[], run: [] as number[] };
   const ticks: FrontierTickResult['admission'][] = [];
+  const bursts: { stages: BurstStageTimings; urls: number }[] = [];
   let sampledEvents = 0;
   for (const execution of sample) {
     const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
@@ -147,6 +150,11 @@ export async function temporalFigures(client: Client, taskQueue: string, pages: 
           const payload = (attributes['result'] as { payloads?: Payload[] } | undefined)?.payloads?.[0];
           if (payload) ticks.push(defaultPayloadConverter.fromPayload<FrontierTickResult>(payload).admission);
         }
+        if (type === 'fetchBurst' && kind === 'activityTaskCompleted') {
+          const payload = (attributes['result'] as { payloads?: Payload[] } | undefined)?.payloads?.[0];
+          const result = payload ? defaultPayloadConverter.fromPayload<FetchBurstResult>(payload) : undefined;
+          if (result?.stageMs) bursts.push({ stages: result.stageMs, urls: result.outcomes.filter((outcome) => outcome.kind !== 'not-attempted').length + (result.extended?.length ?? 0) });
+        }
       }
       if (kind === 'workflowTaskCompleted') {
         const scheduled = byId.get(idOf(attributes['scheduledEventId']));
@@ -167,6 +175,14 @@ export async function temporalFigures(client: Client, taskQueue: string, pages: 
   const activities = Object.fromEntries(
     [...activityTimes].map(([type, times]) => [type, { count: times.run.length, queueWait: latencySummary(times.queue), run: latencySummary(times.run) }]),
   );
+  const stageNames: (keyof BurstStageTimings)[] = ['waiting', 'fetching', 'parsing', 'claiming', 'finishing', 'total'];
+  const burstStages =
+    bursts.length === 0
+      ? undefined
+      : {
+          ...(Object.fromEntries(stageNames.map((stage) => [stage, latencySummary(bursts.map((burst) => burst.stages[stage]))])) as Record<keyof BurstStageTimings, LatencySummary>),
+          urls: latencySummary(bursts.map((burst) => burst.urls)),
+        };
   // A paused or stopping crawl admits nothing by the operator's word, not by backpressure.
   const byBackpressure = ticks.filter((tick) => tick.reason !== 'paused' && tick.reason !== 'stopping');
   return {
@@ -179,6 +195,7 @@ export async function temporalFigures(client: Client, taskQueue: string, pages: 
     eventsPerPageByKind,
     activities,
     workflowTasks: { count: workflowTask.run.length, queueWait: latencySummary(workflowTask.queue), run: latencySummary(workflowTask.run) },
+    ...(burstStages === undefined ? {} : { burstStages }),
     admission: {
       ticks: ticks.length,
       throttledTicks: byBackpressure.filter((tick) => tick.admitFactor < 1).length,

@@ -235,6 +235,23 @@ export interface FetchBurstResult {
   parseOutcomes?: ParseBatchOutcome[];
   /** With extendWithClaims: the URLs the burst claimed and fetched, in fetch order, with their outcomes (none not-attempted). */
   extended?: { item: HostWorkItem; outcome: FetchBurstOutcome }[];
+  /** Where the burst's time went, for operators and the bench (the workflow ignores it). */
+  stageMs?: BurstStageTimings;
+}
+
+/**
+ * Milliseconds a burst spent, summed per stage: `waiting` out host delays, `fetching` (each request
+ * to its recorded fetch), `parsing` its own bodies (beside the waits, so stages overlap), `claiming`,
+ * and `finishing` from its last request to its return (the last parses and the claim); `total` from
+ * start to return.
+ */
+export interface BurstStageTimings {
+  waiting: number;
+  fetching: number;
+  parsing: number;
+  claiming: number;
+  finishing: number;
+  total: number;
 }
 
 /** What a typed fetch failure carries to the workflow in ApplicationFailure details. */

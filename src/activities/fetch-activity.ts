@@ -23,7 +23,7 @@ import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl,
 import { HttpFetchError, type FetchResponseHead } from '../http/index.js';
 import { bodyKeyFor } from '../storage/object-store/body-store.js';
 import { attemptsSinceLastSuccess, recordAttempt } from '../storage/postgres/attempt-repository.js';
-import { readFetchPreflight, recordFetch, recordFetchedBody, updateUrlAfterFetch, type FetchRecord } from '../storage/postgres/fetch-repository.js';
+import { readFetchPreflight, recordFetch, recordFetchedBody, updateUrlAfterFetch, type FetchPreflight, type FetchRecord } from '../storage/postgres/fetch-repository.js';
 import { getFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { getRobotsEntry } from '../storage/postgres/robots-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
@@ -44,7 +44,15 @@ const HEARTBEAT_EVERY_MS = 5_000;
  * try's number under the failure type's policy (1 for the first): it keys the attempt record and
  * decides whether the policy retries. Runs inside an activity (cancellation, heartbeats).
  */
-export type UrlFetcher = (input: FetchUrlInput, attemptNumber: number, holding?: BodyHolding) => Promise<FetchUrlResult>;
+export type UrlFetcher = (input: FetchUrlInput, attemptNumber: number, options?: UrlFetchOptions) => Promise<FetchUrlResult>;
+
+/** What a fetch burst hands the fetch of one of its URLs. */
+export interface UrlFetchOptions {
+  /** Keep the decoded body of a page to parse, for the burst's own parse. */
+  holding?: BodyHolding;
+  /** The URL's preflight, read with the burst's others in one statement; used when its origin is the URL's. */
+  preflight?: { origin: string; read: Promise<FetchPreflight> };
+}
 
 /** A fetch burst's request to keep the decoded body of a page it will parse (held-bodies.ts). */
 export interface BodyHolding {
@@ -64,7 +72,8 @@ export function createFetchActivities(fetchUrlAttempt: UrlFetcher) {
 export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache): UrlFetcher {
   return fetchUrlAttempt;
 
-  async function fetchUrlAttempt(input: FetchUrlInput, attemptNumber: number, holding?: BodyHolding): Promise<FetchUrlResult> {
+  async function fetchUrlAttempt(input: FetchUrlInput, attemptNumber: number, options: UrlFetchOptions = {}): Promise<FetchUrlResult> {
+    const holding = options.holding;
     const context = await crawls.get(input.crawlId);
     const crawlState = context.record.state;
     if (crawlState === 'stopping' || crawlState === 'stopped' || crawlState === 'finished') {
@@ -73,7 +82,10 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
     if (crawlState === 'paused') return { kind: 'skipped', reason: 'crawl-paused', atMs: deps.now() };
 
     const url = canonicalizeUrl(input.url, context.canonicalizeOptions);
-    const preflight = await readFetchPreflight(deps.pool, { fingerprint: input.fingerprint, generation: input.generation, origin: url.origin });
+    const preflight =
+      options.preflight?.origin === url.origin
+        ? await options.preflight.read
+        : await readFetchPreflight(deps.pool, { fingerprint: input.fingerprint, generation: input.generation, origin: url.origin });
     // Redelivered after the work was done: answer from the record, fetch nothing.
     if (preflight.recorded) return resultFromRecord(preflight.recorded, input);
     const robots = preflight.robots;

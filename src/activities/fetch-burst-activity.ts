@@ -26,6 +26,7 @@ import {
   type HostOutcome,
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
+import { readFetchPreflights, type FetchPreflight } from '../storage/postgres/fetch-repository.js';
 import { claimHostWork } from '../storage/postgres/frontier-repository.js';
 import type {
   FetchBurstInput,
@@ -43,7 +44,7 @@ import type {
   SettleUrlResult,
 } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
-import type { BodyHolding, UrlFetcher } from './fetch-activity.js';
+import type { BodyHolding, UrlFetcher, UrlFetchOptions } from './fetch-activity.js';
 import type { HeldBody, HeldBodyBudget } from './held-bodies.js';
 import type { PageParser } from './parse-activity.js';
 import { parseInputOf, plainSettlementOf } from '../workflows/fetch-followup.js';
@@ -86,6 +87,16 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
   async function fetchBurst(input: FetchBurstInput): Promise<FetchBurstResult> {
     const context = Context.current();
     const burstStartedAtMs = Date.now();
+    // Where the burst's time goes (stageMs in the result): sums per stage; parses overlap the waits.
+    const stageMs = { waiting: 0, fetching: 0, parsing: 0, claiming: 0, finishing: 0 };
+    const timed = async <T>(stage: Exclude<keyof typeof stageMs, 'finishing'>, work: Promise<T>): Promise<T> => {
+      const startedAtMs = Date.now();
+      try {
+        return await work;
+      } finally {
+        stageMs[stage] += Date.now() - startedAtMs;
+      }
+    };
     let politeness: HostPolitenessState = input.politeness;
     let requestsStarted = 0;
     const outcomes: FetchBurstOutcome[] = [];
@@ -112,7 +123,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       const parseInput = parseInputOf(item, outcome.result);
       ownParses = ownParses.then(async () => {
         try {
-          outcome.parsed = await parseOwn(parseInput, held?.bytes);
+          outcome.parsed = await timed('parsing', parseOwn(parseInput, held?.bytes));
         } finally {
           held?.release();
         }
@@ -125,6 +136,9 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     // With extendWithClaims, the host's URLs claimed once these are fetched and parsed: fetched by
     // this burst too while its span and size allow (their outcomes go back beside the claim).
     const items: FetchUrlInput[] = [...input.items];
+    // Each URL's preflight (its record if done, its robots rules, its validators), read for all the
+    // URLs of a batch in one statement: one pool checkout per batch, not one per request.
+    const preflights: Promise<FetchPreflight>[] = preflightsOf(input.items);
     let firstRequestAtMs: number | undefined;
     let claimFoundNothing = false;
     const extendedOutcomes: FetchBurstOutcome[] = [];
@@ -137,12 +151,14 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       // The claim takes the links the parses so far found.
       await Promise.all([ownParses, ...settles]);
       // After the first claim under the token, later ones must take new URLs, not return those.
-      const claimed = await claimBeside(input.host, { ...input.claim, maxItems: Math.min(room, input.claim.maxItems) }, items.length > input.items.length);
+      const claimed = await timed('claiming', claimBeside(input.host, { ...input.claim, maxItems: Math.min(room, input.claim.maxItems) }, items.length > input.items.length));
       if (claimed === undefined || claimed.length === 0) {
         claimFoundNothing = claimed !== undefined;
         return [];
       }
-      return claimed.map((item) => ({ ...item, hostDelayMs: input.policy.minDelayMs }));
+      const more = claimed.map((item) => ({ ...item, hostDelayMs: input.policy.minDelayMs }));
+      preflights.push(...preflightsOf(more));
+      return more;
     };
 
     for (let index = 0; ; index++) {
@@ -158,7 +174,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       }
       // Every start waits the delay plus a margin; the workflow may start a burst before the host's
       // next fetch time (it then needs no timer), so the first may wait too.
-      if (index > 0 || waitMs > 0) await context.sleep(waitMs + TIMER_MARGIN_MS);
+      if (index > 0 || waitMs > 0) await timed('waiting', context.sleep(waitMs + TIMER_MARGIN_MS));
       firstRequestAtMs ??= Date.now();
       if (Date.now() - burstStartedAtMs >= FIRST_HEARTBEAT_AFTER_MS) context.heartbeat();
 
@@ -167,8 +183,9 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       let hostOutcome: HostOutcome;
       let held: HeldBody | undefined;
       const holding: BodyHolding | undefined = input.parseFetched ? { budget: heldBodies, take: (body) => (held = body) } : undefined;
+      const options: UrlFetchOptions = { ...(holding ? { holding } : {}), preflight: { origin: item.origin, read: preflights[index]! } };
       try {
-        const result = await fetchUrlAttempt(item, BURST_ATTEMPT_NUMBER, holding);
+        const result = await timed('fetching', fetchUrlAttempt(item, BURST_ATTEMPT_NUMBER, options));
         hostOutcome = hostOutcomeOfResult(result);
         const done: Extract<FetchBurstOutcome, { kind: 'done' }> = { kind: 'done', result };
         if (input.parseFetched) finishOwn(done, item, held);
@@ -194,6 +211,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     }
     // Parses may wait on Postgres after the last request: keep the heartbeat going meanwhile.
     const heartbeats = setInterval(() => context.heartbeat(), HEARTBEAT_WHILE_FINISHING_MS);
+    const finishingFromMs = Date.now();
     let claimedItems: HostWorkItem[] | undefined;
     let parseOutcomes: ParseBatchOutcome[] | undefined;
     try {
@@ -203,13 +221,14 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       if (claimFoundNothing) claimedItems = [];
       else {
         const claim = claimBesideRequests ?? (input.claim ? claimBeside(input.host, input.claim, extended) : undefined);
-        claimedItems = claim === undefined ? undefined : await claim;
+        claimedItems = claim === undefined ? undefined : await timed('claiming', claim);
       }
       // Claimed URLs the burst did not get to go back with the claim's.
       const untried = items.slice(input.items.length).filter((_, i) => extendedOutcomes[i]?.kind === 'not-attempted');
       if (untried.length > 0) claimedItems = [...untried.map(withoutHostDelay), ...(claimedItems ?? [])];
     } finally {
       clearInterval(heartbeats);
+      stageMs.finishing = Date.now() - finishingFromMs;
     }
     return {
       outcomes,
@@ -218,6 +237,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       ...(claimedItems === undefined ? {} : { claimed: claimedItems }),
       ...(parseOutcomes === undefined ? {} : { parseOutcomes }),
       ...extendedResult(),
+      stageMs: { ...stageMs, total: Date.now() - burstStartedAtMs },
     };
 
     /** The claimed URLs the burst fetched, each with its outcome; untried ones went back with the claim. */
@@ -236,6 +256,18 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       (result) => result.outcomes,
       (error: unknown) => items.map((): ParseBatchOutcome => ({ ok: false, error: error instanceof Error ? error.message : String(error) })),
     );
+  }
+
+  /** One promise per URL from one read for them all; a failed read fails each URL's fetch when it comes to it. */
+  function preflightsOf(batch: readonly FetchUrlInput[]): Promise<FetchPreflight>[] {
+    const read = readFetchPreflights(deps.pool, batch);
+    // Awaited only when each URL's turn comes: not an unhandled rejection meanwhile.
+    read.catch(() => undefined);
+    return batch.map((_, i) => {
+      const one = read.then((all) => all[i]!);
+      one.catch(() => undefined);
+      return one;
+    });
   }
 
   /** One of the burst's own pages, as parseBatch would parse it alone: a failure is reported, not thrown. */

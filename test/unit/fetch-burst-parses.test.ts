@@ -5,7 +5,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import type { ActivityDeps } from '../../src/activities/deps.js';
 import type { FetchBurstInput, FetchBurstResult, FetchUrlInput, FetchUrlResult, ParseBatchInput, ParseBatchResult, ParseDocumentInput, SettleUrlInput } from '../../src/activities/contracts.js';
-import type { BodyHolding } from '../../src/activities/fetch-activity.js';
+import type { UrlFetchOptions } from '../../src/activities/fetch-activity.js';
 import { createFetchBurstActivities } from '../../src/activities/fetch-burst-activity.js';
 import { HeldBodyBudget } from '../../src/activities/held-bodies.js';
 import { DEFAULT_FETCH_BURST_LIMITS, DEFAULT_HOST_POLITENESS_POLICY, initialHostPolitenessState } from '../../src/domain/politeness/index.js';
@@ -37,7 +37,11 @@ describe('a fetch burst parsing its own bodies', () => {
     let allSent!: () => void;
     const everyRequestSent = new Promise<void>((resolve) => (allSent = resolve));
     const heldBodies = new HeldBodyBudget();
-    const fetchUrl = async (input: FetchUrlInput, _attempt: number, holding?: BodyHolding): Promise<FetchUrlResult> => {
+    let preflighted = 0;
+    const fetchUrl = async (input: FetchUrlInput, _attempt: number, options?: UrlFetchOptions): Promise<FetchUrlResult> => {
+      const holding = options?.holding;
+      // Its preflight comes from the burst's one read for all its URLs.
+      if (options?.preflight?.origin === input.origin) preflighted += 1;
       events.push(`fetch ${input.url}`);
       fetched += 1;
       if (fetched === PAGES) allSent();
@@ -83,5 +87,11 @@ describe('a fetch burst parsing its own bodies', () => {
     expect(result.outcomes.map((outcome) => (outcome.kind === 'done' ? (outcome.parsed?.ok ?? outcome.settled) : outcome.kind))).toEqual([true, true, true, true]);
     expect(settled.map((input) => [input.url, input.outcome.kind])).toEqual([[items[PLAIN]!.url, 'fetched-unparsed']]);
     expect(result.requestsStarted).toBe(PAGES);
+    expect(preflighted).toBe(PAGES);
+    // Where its time went: the first parse waited for every request, so parsing overlapped the waits.
+    const stages = result.stageMs!;
+    expect(stages.waiting).toBeGreaterThanOrEqual(3 * 2);
+    expect(stages.parsing).toBeGreaterThan(0);
+    expect(stages.total).toBeGreaterThanOrEqual(Math.max(stages.waiting, stages.fetching, stages.finishing));
   });
 });

@@ -206,6 +206,29 @@ export async function readFetchPreflight(db: Queryable, input: { fingerprint: st
   };
 }
 
+/**
+ * The preflights of several fetches in one statement (a fetch burst's URLs), in the order given.
+ * Read before the first request: a burst owns its URLs under its claim, so their records can come
+ * only from an earlier try of the same burst, which ended before this one started.
+ */
+export async function readFetchPreflights(db: Queryable, items: readonly { fingerprint: string; generation: number; origin: string }[]): Promise<FetchPreflight[]> {
+  if (items.length === 0) return [];
+  const result = await db.query<FetchRow & { robots_entry: RobotsCacheEntry | null; url_etag: string | null; url_last_modified: string | null }>(
+    `SELECT f.*, r.entry AS robots_entry, u.etag AS url_etag, u.last_modified AS url_last_modified
+       FROM unnest($1::bytea[], $2::int[], $3::text[]) WITH ORDINALITY AS i (fp, gen, origin, ord)
+       LEFT JOIN LATERAL (SELECT ${FETCH_COLUMNS} FROM fetches WHERE fingerprint = i.fp AND generation = i.gen) AS f ON true
+       LEFT JOIN robots_cache r ON r.origin = i.origin
+       LEFT JOIN urls u ON u.fingerprint = i.fp
+      ORDER BY i.ord`,
+    [items.map((item) => fingerprintToBytes(item.fingerprint)), items.map((item) => item.generation), items.map((item) => item.origin)],
+  );
+  return result.rows.map((row) => ({
+    ...(row.fingerprint === null ? {} : { recorded: toRecord(row) }),
+    ...(row.robots_entry === null ? {} : { robots: row.robots_entry }),
+    validators: { etag: row.url_etag, lastModified: row.url_last_modified },
+  }));
+}
+
 /** The URL record's latest state after a fetch; validators are kept only from successful responses. */
 interface UrlAfterFetch {
   fingerprint: string;
