@@ -23,7 +23,15 @@ import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl,
 import { HttpFetchError, type FetchResponseHead } from '../http/index.js';
 import { bodyKeyFor } from '../storage/object-store/body-store.js';
 import { attemptsSinceLastSuccess, recordAttempt } from '../storage/postgres/attempt-repository.js';
-import { readFetchPreflight, recordFetch, recordFetchedBody, updateUrlAfterFetch, type FetchPreflight, type FetchRecord } from '../storage/postgres/fetch-repository.js';
+import {
+  readFetchPreflight,
+  recordFetch,
+  recordFetchedBody,
+  updateUrlAfterFetch,
+  type FetchedBodyRecords,
+  type FetchPreflight,
+  type FetchRecord,
+} from '../storage/postgres/fetch-repository.js';
 import { getFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { getRobotsEntry } from '../storage/postgres/robots-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
@@ -52,6 +60,14 @@ export interface UrlFetchOptions {
   holding?: BodyHolding;
   /** The URL's preflight, read with the burst's others in one statement; used when its origin is the URL's. */
   preflight?: { origin: string; read: Promise<FetchPreflight> };
+  /**
+   * For a page to parse whose body this fetch uploaded itself: hand its records to the burst's
+   * parse, which writes them in its own transaction (a pool checkout and a commit fewer per page),
+   * instead of writing them here. A body found already stored is recorded here as before (its
+   * object must be checked after the record commits); the prune's grace period covers an object
+   * this fetch uploaded until its record commits.
+   */
+  deferRecord?: (records: FetchedBodyRecords) => void;
 }
 
 /** A fetch burst's request to keep the decoded body of a page it will parse (held-bodies.ts). */
@@ -121,6 +137,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
     let lastHeartbeatMs = Date.now();
     // A sitemap is read by its own reader, from the store.
     const bodyHolding = input.purpose === 'sitemap' ? undefined : holding;
+    const deferRecord = input.purpose === 'sitemap' ? undefined : options.deferRecord;
     const spool = new BodySpool({
       dir: deps.spoolDir,
       keepDecodedUpToBytes: bodyHolding?.budget.roomForOneBody() ?? 0,
@@ -232,7 +249,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
     const parse = isParsed(input.purpose, contentType);
     try {
       const { key, created } = await deps.bodies.putGzipIfAbsent(body.sha256, stored);
-      const records = {
+      const records: FetchedBodyRecords = {
         body: { sha256: body.sha256, objectKey: key, bytes: body.bytes, storedBytes },
         fetch: { ...baseRecord, outcome: 'ok', rawHash: body.sha256, bodyKey: key, bytes: body.bytes, redirectLocation: null },
         url: {
@@ -248,8 +265,11 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
         },
         frontier: { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation },
       };
-      if (parse) {
-        // The common case, one round trip: the parse records the page's visit.
+      if (parse && created && deferRecord !== undefined) {
+        // A burst's page: its parse writes these records in its transaction (it records the visit too).
+        deferRecord(records);
+      } else if (parse) {
+        // The common case of the one-URL path, one round trip: the parse records the page's visit.
         await recordFetchedBody(deps.pool, records);
       } else {
         await inTransaction(deps.pool, async (client) => {

@@ -26,7 +26,7 @@ import {
   type HostOutcome,
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
-import { readFetchPreflights, type FetchPreflight } from '../storage/postgres/fetch-repository.js';
+import { readFetchPreflights, recordFetchedBody, type FetchedBodyRecords, type FetchPreflight } from '../storage/postgres/fetch-repository.js';
 import { claimHostWork } from '../storage/postgres/frontier-repository.js';
 import type {
   FetchBurstInput,
@@ -44,9 +44,9 @@ import type {
   SettleUrlResult,
 } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
-import type { BodyHolding, UrlFetcher, UrlFetchOptions } from './fetch-activity.js';
+import type { UrlFetcher, UrlFetchOptions } from './fetch-activity.js';
 import type { HeldBody, HeldBodyBudget } from './held-bodies.js';
-import type { PageParser } from './parse-activity.js';
+import type { FetchedPage, PageParser } from './parse-activity.js';
 import { parseInputOf, plainSettlementOf } from '../workflows/fetch-followup.js';
 
 /**
@@ -109,7 +109,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     let ownParses: Promise<unknown> = Promise.resolve();
     // And the URLs whose result ends them without a parse: settled here, not by an activity each.
     const settles: Promise<void>[] = [];
-    const finishOwn = (outcome: Extract<FetchBurstOutcome, { kind: 'done' }>, item: HostWorkItem, held: HeldBody | undefined): void => {
+    const finishOwn = (outcome: Extract<FetchBurstOutcome, { kind: 'done' }>, item: HostWorkItem, held: HeldBody | undefined, fetchRecords: FetchedBodyRecords | undefined): void => {
       const plain = plainSettlementOf(outcome.result);
       if (plain !== undefined) {
         settles.push(
@@ -123,7 +123,10 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       const parseInput = parseInputOf(item, outcome.result);
       ownParses = ownParses.then(async () => {
         try {
-          outcome.parsed = await timed('parsing', parseOwn(parseInput, held?.bytes));
+          outcome.parsed = await timed('parsing', parseOwn(parseInput, { ...(held ? { heldBody: held.bytes } : {}), ...(fetchRecords ? { fetchRecords } : {}) }));
+          // A parse that failed rolled its transaction back, the fetch's records with it: they are
+          // written on their own (if that fails too, the burst fails and Temporal retries it).
+          if (fetchRecords && !outcome.parsed.ok) await recordFetchedBody(deps.pool, fetchRecords);
         } finally {
           held?.release();
         }
@@ -182,13 +185,17 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       let outcome: FetchBurstOutcome;
       let hostOutcome: HostOutcome;
       let held: HeldBody | undefined;
-      const holding: BodyHolding | undefined = input.parseFetched ? { budget: heldBodies, take: (body) => (held = body) } : undefined;
-      const options: UrlFetchOptions = { ...(holding ? { holding } : {}), preflight: { origin: item.origin, read: preflights[index]! } };
+      let deferred: FetchedBodyRecords | undefined;
+      const options: UrlFetchOptions = {
+        preflight: { origin: item.origin, read: preflights[index]! },
+        // This burst parses the page: the fetch leaves its records to that parse's transaction.
+        ...(input.parseFetched ? { holding: { budget: heldBodies, take: (body: HeldBody) => (held = body) }, deferRecord: (records: FetchedBodyRecords) => (deferred = records) } : {}),
+      };
       try {
         const result = await timed('fetching', fetchUrlAttempt(item, BURST_ATTEMPT_NUMBER, options));
         hostOutcome = hostOutcomeOfResult(result);
         const done: Extract<FetchBurstOutcome, { kind: 'done' }> = { kind: 'done', result };
-        if (input.parseFetched) finishOwn(done, item, held);
+        if (input.parseFetched) finishOwn(done, item, held, deferred);
         else held?.release();
         outcome = done;
       } catch (error) {
@@ -271,8 +278,8 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
   }
 
   /** One of the burst's own pages, as parseBatch would parse it alone: a failure is reported, not thrown. */
-  function parseOwn(item: ParseDocumentInput, heldBody: Buffer | undefined): Promise<ParseBatchOutcome> {
-    return parsePage(item, heldBody).then(
+  function parseOwn(item: ParseDocumentInput, fetched: FetchedPage): Promise<ParseBatchOutcome> {
+    return parsePage(item, fetched).then(
       (): ParseBatchOutcome => ({ ok: true }),
       (error: unknown): ParseBatchOutcome => ({ ok: false, error: error instanceof Error ? error.message : String(error) }),
     );

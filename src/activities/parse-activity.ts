@@ -18,7 +18,7 @@ import { productTokenOf } from '../domain/robots/index.js';
 import { decodeCharset } from '../http/index.js';
 import { extractHtmlDocument, robotsDirectives } from '../parse/html-document.js';
 import { recordDocument } from '../storage/postgres/document-repository.js';
-import { getFetch } from '../storage/postgres/fetch-repository.js';
+import { getFetch, recordFetchedBody, type FetchedBodyRecords } from '../storage/postgres/fetch-repository.js';
 import { settleFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import type { CrawlContextCache } from './crawl-context.js';
@@ -35,18 +35,28 @@ const NOTHING_REGISTERED: RegistrationResult = { registered: 0, edges: 0, reject
 /** Bump when extraction changes what it produces: documents are keyed by it (000 §7.1). */
 export const PARSER_VERSION = 1;
 
-/**
- * Parses one fetched page, or reads a sitemap. `heldBody` is the page's decoded body when the fetch
- * kept it in memory (a fetch burst parsing its own pages); without it the body is read from the store.
- */
-export type PageParser = (input: ParseDocumentInput, heldBody?: Buffer) => Promise<ParseDocumentResult>;
+/** What a fetch burst hands the parse of a page it fetched. */
+export interface FetchedPage {
+  /** The page's decoded body, kept in memory by the fetch; without it the body is read from the store. */
+  heldBody?: Buffer;
+  /** The fetch's records, left to this parse: written first in its transaction, so both commit together. */
+  fetchRecords?: FetchedBodyRecords;
+}
+
+/** Parses one fetched page, or reads a sitemap. */
+export type PageParser = (input: ParseDocumentInput, fetched?: FetchedPage) => Promise<ParseDocumentResult>;
 
 export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache): PageParser {
   return parsePage;
 
-  async function parsePage(input: ParseDocumentInput, heldBody?: Buffer): Promise<ParseDocumentResult> {
+  async function parsePage(input: ParseDocumentInput, fetched: FetchedPage = {}): Promise<ParseDocumentResult> {
+    const { heldBody, fetchRecords } = fetched;
     const context = await crawls.get(input.crawlId);
-    if (input.purpose === 'sitemap') return readFetchedSitemap(deps, context, input);
+    if (input.purpose === 'sitemap') {
+      // A sitemap's fetch records itself (it holds nothing for the burst); should one come here, it is written first.
+      if (fetchRecords) await recordFetchedBody(deps.pool, fetchRecords);
+      return readFetchedSitemap(deps, context, input);
+    }
     const config = context.record.config;
     const token = productTokenOf(config.userAgent);
     const [bytes, fetch] = await Promise.all([heldBody ?? deps.bodies.getBody(input.bodyKey), fetchFactsOf(input)]);
@@ -75,6 +85,7 @@ export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache):
     const readAtMs = fetch?.fetchedAtMs ?? deps.now();
 
     return inTransaction(deps.pool, async (client) => {
+      if (fetchRecords) await recordFetchedBody(client, fetchRecords);
       // A signal sweep only reads: its crawl fetches the sweep's sitemaps and listings, nothing they link to.
       const registration =
         context.record.kind === 'signals'

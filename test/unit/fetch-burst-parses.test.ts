@@ -8,6 +8,8 @@ import type { FetchBurstInput, FetchBurstResult, FetchUrlInput, FetchUrlResult, 
 import type { UrlFetchOptions } from '../../src/activities/fetch-activity.js';
 import { createFetchBurstActivities } from '../../src/activities/fetch-burst-activity.js';
 import { HeldBodyBudget } from '../../src/activities/held-bodies.js';
+import type { FetchedPage } from '../../src/activities/parse-activity.js';
+import type { FetchedBodyRecords } from '../../src/storage/postgres/fetch-repository.js';
 import { DEFAULT_FETCH_BURST_LIMITS, DEFAULT_HOST_POLITENESS_POLICY, initialHostPolitenessState } from '../../src/domain/politeness/index.js';
 
 const HOST = 'burst.example';
@@ -38,6 +40,7 @@ describe('a fetch burst parsing its own bodies', () => {
     const everyRequestSent = new Promise<void>((resolve) => (allSent = resolve));
     const heldBodies = new HeldBodyBudget();
     let preflighted = 0;
+    let recordsWrittenByParse = 0;
     const fetchUrl = async (input: FetchUrlInput, _attempt: number, options?: UrlFetchOptions): Promise<FetchUrlResult> => {
       const holding = options?.holding;
       // Its preflight comes from the burst's one read for all its URLs.
@@ -50,10 +53,13 @@ describe('a fetch burst parsing its own bodies', () => {
       // As the real fetch does: the body of a page to parse is held when the burst asks.
       const held = html ? holding?.budget.hold(Buffer.from(`<p>${input.url}</p>`)) : undefined;
       if (held) holding!.take(held);
+      // And leaves the records of a page to parse to that parse.
+      if (html) options?.deferRecord?.({ fetch: { url: input.url } } as unknown as FetchedBodyRecords);
       return { kind: 'fetched', status: 200, bodyKey: `bodies/${input.fingerprint}`, rawHash: input.fingerprint, bytes: 10, contentType: html ? 'text/html' : 'text/plain', parse: html, finalUrl: input.url, startedAtMs: nowMs, finishedAtMs: nowMs };
     };
-    const parsePage = async (input: ParseDocumentInput, heldBody?: Buffer) => {
-      events.push(`parse ${input.url} ${heldBody?.toString() ?? 'from the store'}`);
+    const parsePage = async (input: ParseDocumentInput, fetched?: FetchedPage) => {
+      events.push(`parse ${input.url} ${fetched?.heldBody?.toString() ?? 'from the store'}`);
+      if (fetched?.fetchRecords?.fetch.url === input.url) recordsWrittenByParse += 1;
       await everyRequestSent;
       return { title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false };
     };
@@ -88,6 +94,7 @@ describe('a fetch burst parsing its own bodies', () => {
     expect(settled.map((input) => [input.url, input.outcome.kind])).toEqual([[items[PLAIN]!.url, 'fetched-unparsed']]);
     expect(result.requestsStarted).toBe(PAGES);
     expect(preflighted).toBe(PAGES);
+    expect(recordsWrittenByParse).toBe(PAGES - 1);
     // Where its time went: the first parse waited for every request, so parsing overlapped the waits.
     const stages = result.stageMs!;
     expect(stages.waiting).toBeGreaterThanOrEqual(3 * 2);

@@ -242,6 +242,8 @@ async function crawlOneHost(options: {
   worker?: Parameters<Harness['startWorker']>[0];
   /** Pages form a binary tree (page i links to 2i+1 and 2i+2) crawled from its root alone; else every page is a seed. */
   tree?: boolean;
+  /** Runs on the crawl's database before the crawl starts (fault injection). */
+  beforeCrawl?: (harness: Harness) => Promise<void>;
 }): Promise<OneHostCrawl> {
   const children = (i: number): string =>
     options.tree ? [2 * i + 1, 2 * i + 2].filter((child) => child < options.pages).map((child) => `<a href="${pagePath(child)}">page ${child}</a>`).join(' ') : '';
@@ -259,6 +261,7 @@ async function crawlOneHost(options: {
   });
   const harness = await createHarness(options.name);
   await harness.startWorker(options.worker);
+  await options.beforeCrawl?.(harness);
   const seeds = Array.from({ length: options.tree ? 1 : options.pages }, (_, i) => `http://${options.host}:${web.port}${pagePath(i)}`);
   const config = { minHostDelayMs: options.delayMs, maxDepth: options.tree ? 10 : 0, politeness: { adaptiveFactor: 1 } };
   const summary = await harness.runCrawl({ crawlId: options.name, seeds, config });
@@ -427,3 +430,44 @@ async function claimInputs(client: Client, workflowId: string): Promise<ClaimHos
   }
   return inputs;
 }
+
+describe('a page whose parse fails inside the burst that fetched it', () => {
+  // The burst leaves a page's fetch records to its parse's transaction; a parse that fails rolls
+  // them back, so the burst writes them on their own before the workflow retries the parse.
+  const PAGES_HERE = 6;
+  const FAILING = 3;
+  const crawlId = 'wf-burst-parse-fails';
+  const crawled = crawlOneHostAround({
+    name: crawlId,
+    host: '127.65.0.5',
+    pages: PAGES_HERE,
+    delayMs: 100,
+    beforeCrawl: async (harness) => {
+      // Every insert of page 3's document fails, in the burst's parse and in parseDocument's retries.
+      await harness.pool.query(`CREATE FUNCTION fail_document_of_page_3() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.title = '${FAILING}' THEN RAISE EXCEPTION 'injected: the document of page ${FAILING} cannot be stored'; END IF; RETURN NEW; END $$`);
+      await harness.pool.query('CREATE TRIGGER fail_document BEFORE INSERT ON documents FOR EACH ROW EXECUTE FUNCTION fail_document_of_page_3()');
+    },
+  });
+
+  it('keeps the fetch record of the page whose parse failed, fetches it once, and settles it as a parse failure', async () => {
+    const { harness, log } = crawled();
+    const rows = await harness.pool.query<{ url: string; state: string; outcome: string | null; fetched: boolean; documented: boolean }>(
+      `SELECT f.url, f.state, f.outcome,
+              EXISTS (SELECT 1 FROM fetches x WHERE x.fingerprint = f.fingerprint AND x.outcome = 'ok') AS fetched,
+              EXISTS (SELECT 1 FROM documents d WHERE d.fingerprint = f.fingerprint) AS documented
+         FROM frontier f WHERE f.crawl_id = $1 ORDER BY f.url`,
+      [crawlId],
+    );
+    expect(rows.rows).toHaveLength(PAGES_HERE);
+    for (const row of rows.rows) {
+      expect(row.fetched).toBe(true);
+      // Dead-lettered: its parse failed on every try of the poison budget.
+      if (row.url.endsWith(pagePath(FAILING))) expect([row.state, row.outcome, row.documented]).toEqual(['dead', 'ParseFailed', false]);
+      else expect([row.state, row.documented]).toEqual(['done', true]);
+    }
+    // The failed parse was retried on the stored body: the page was requested once.
+    expect(log.filter((entry) => entry.path === pagePath(FAILING))).toHaveLength(1);
+    expect(log).toHaveLength(PAGES_HERE);
+  });
+});

@@ -146,10 +146,15 @@ function insertBodyParams(input: StoredBody): unknown[] {
  * touch different rows and none reads what another writes, so one snapshot serves them all. The
  * caller makes sure the object exists after it, as after recordBody. Repeating it changes nothing.
  */
-export async function recordFetchedBody(
-  db: Queryable,
-  input: { body: StoredBody; fetch: NewFetchRecord; url: UrlAfterFetch; frontier: { crawlId: string; fingerprint: string; generation: number } },
-): Promise<void> {
+/** What recordFetchedBody writes: the body, the fetch, the URL after it, and its frontier entry. */
+export interface FetchedBodyRecords {
+  body: StoredBody;
+  fetch: NewFetchRecord;
+  url: UrlAfterFetch;
+  frontier: { crawlId: string; fingerprint: string; generation: number };
+}
+
+export async function recordFetchedBody(db: Queryable, input: FetchedBodyRecords): Promise<void> {
   const statement = composeStatement(
     [
       { name: 'retention_lock', sql: RETENTION_LOCK_SQL, params: [bodyRetentionLockKey(input.body.sha256)] },
