@@ -14,11 +14,13 @@ import { waitFor } from '../support/wait-for.js';
 import { HOST_SEARCH_ATTRIBUTE, HOST_WORKFLOW_TYPE, hostStatusQuery, hostWorkflowId, pauseHostSignal, resumeHostSignal, setHostDelaySignal, wakeHostSignal } from '../../src/workflows/messages.js';
 import type { HostStatus } from '../../src/workflows/status.js';
 import { DEFAULT_FETCH_BURST_LIMITS, type HostPolitenessState } from '../../src/domain/politeness/index.js';
-import type { FetchBurstInput, FetchUrlInput } from '../../src/activities/contracts.js';
+import type { FetchBurstInput, FetchBurstResult, FetchUrlInput } from '../../src/activities/contracts.js';
 
 // Enough that the busy host, fetching in pipelined bursts, is still at work when the storm ends
-// (with 300 it finished every URL mid-storm once under load, and the next signal found no run).
-const PAGES = 450;
+// (with 300 it finished every URL mid-storm once under load, and the next signal found no run),
+// and that the storm sees several runs although bursts that claim and fetch on make a page cheap
+// in events (with 450 the storm ran out of pages after three runs).
+const PAGES = 650;
 /**
  * Pages the storm keeps unfetched: with fewer left it resumes the host no more, so however slow
  * a round (and however many pages an unpaused one lets through), the host never runs out of work
@@ -46,6 +48,7 @@ async function runsOf(client: Client, workflowId: string): Promise<WorkflowExecu
 /** The hostDelayMs each fetchUrl or fetch burst was scheduled with, by page path, over every run of a host workflow. */
 async function scheduledHostDelays(client: Client, workflowId: string, runs: WorkflowExecutionInfo[]): Promise<Map<string, number>> {
   const delays = new Map<string, number>();
+  const bursts = new Map<string, FetchBurstInput>();
   for (const run of runs) {
     const history = await client.workflow.getHandle(workflowId, run.runId).fetchHistory();
     for (const event of history.events ?? []) {
@@ -54,6 +57,15 @@ async function scheduledHostDelays(client: Client, workflowId: string, runs: Wor
       if (type !== 'fetchUrl' && type !== 'fetchBurst') continue;
       const input = defaultPayloadConverter.fromPayload<FetchUrlInput | FetchBurstInput>(scheduled!.input!.payloads![0]!);
       for (const item of 'items' in input ? input.items : [input]) delays.set(new URL(item.url).pathname, item.hostDelayMs);
+      if ('items' in input) bursts.set(String(event.eventId), input);
+    }
+    // URLs a burst claimed and fetched itself went at the burst's delay.
+    for (const event of history.events ?? []) {
+      const completed = event.activityTaskCompletedEventAttributes;
+      const burst = completed ? bursts.get(String(completed.scheduledEventId)) : undefined;
+      if (!burst) continue;
+      const result = defaultPayloadConverter.fromPayload<FetchBurstResult>(completed!.result!.payloads![0]!);
+      for (const { item } of result.extended ?? []) delays.set(new URL(item.url).pathname, burst.policy.minDelayMs);
     }
   }
   return delays;
