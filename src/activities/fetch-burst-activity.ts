@@ -20,9 +20,9 @@ import {
   applyHostOutcome,
   burstWaitMs,
   hostOutcomeOfFailure,
-  policyDelayMs,
   hostOutcomeOfResult,
   onFetchStarted,
+  policyDelayMs,
   type HostOutcome,
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
