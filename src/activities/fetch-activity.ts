@@ -137,7 +137,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
     let lastHeartbeatMs = Date.now();
     // A sitemap is read by its own reader, from the store.
     const bodyHolding = input.purpose === 'sitemap' ? undefined : holding;
-    const deferRecord = input.purpose === 'sitemap' ? undefined : options.deferRecord;
+    const deferRecord = options.deferRecord;
     const spool = new BodySpool({
       dir: deps.spoolDir,
       keepDecodedUpToBytes: bodyHolding?.budget.roomForOneBody() ?? 0,

@@ -53,7 +53,7 @@ export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache):
     const { heldBody, fetchRecords } = fetched;
     const context = await crawls.get(input.crawlId);
     if (input.purpose === 'sitemap') {
-      // A sitemap's fetch records itself (it holds nothing for the burst); should one come here, it is written first.
+      // The reader reads the stored body and its own records; the fetch's records go first.
       if (fetchRecords) await recordFetchedBody(deps.pool, fetchRecords);
       return readFetchedSitemap(deps, context, input);
     }

@@ -68,24 +68,29 @@ describe('SeenFilters: one bounded Bloom filter per crawl per process', () => {
   });
 });
 
+/** A crawls row as getCrawl reads it. */
+function crawlRow(id: string, state: string | undefined, config: Parameters<typeof resolveCrawlConfig>[0] = {}) {
+  return {
+    id,
+    kind: 'discovery',
+    state,
+    config: resolveCrawlConfig(config),
+    seed_hosts: ['h.example'],
+    created_at: new Date(0),
+    finished_at: null,
+    max_in_flight: 10,
+    admit_factor: 1,
+    admitted: 0,
+  };
+}
+
 describe('CrawlContextCache: filters of crawls that ended on another worker are swept', () => {
   it('drops them on the next sweep, a minute later, while running crawls keep theirs', async () => {
     const states = new Map<string, string>([
       ['a', 'running'],
       ['b', 'running'],
     ]);
-    const row = (id: string) => ({
-      id,
-      kind: 'discovery',
-      state: states.get(id),
-      config: resolveCrawlConfig({ seenFilterCapacity: 10_000 }),
-      seed_hosts: ['h.example'],
-      created_at: new Date(0),
-      finished_at: null,
-      max_in_flight: 10,
-      admit_factor: 1,
-      admitted: 0,
-    });
+    const row = (id: string) => crawlRow(id, states.get(id), { seenFilterCapacity: 10_000 });
     // Answers the two queries the cache makes: one crawl by id, and which crawls still run.
     const pool = {
       query: async (sql: string, params: unknown[]) => {
@@ -111,18 +116,7 @@ describe('CrawlContextCache: one load per crawl at a time', () => {
     let loads = 0;
     let state = 'running';
     let release: (() => void) | undefined;
-    const row = () => ({
-      id: 'a',
-      kind: 'discovery',
-      state,
-      config: resolveCrawlConfig({}),
-      seed_hosts: ['h.example'],
-      created_at: new Date(0),
-      finished_at: null,
-      max_in_flight: 10,
-      admit_factor: 1,
-      admitted: 0,
-    });
+    const row = () => crawlRow('a', state);
     // Each load of the crawl waits until the test releases it, as a busy pool would.
     const pool = {
       query: async () => {

@@ -195,20 +195,7 @@ export interface FetchPreflight {
 
 /** An earlier record of this fetch, the origin's robots entry and the URL's validators, in one statement. */
 export async function readFetchPreflight(db: Queryable, input: { fingerprint: string; generation: number; origin: string }): Promise<FetchPreflight> {
-  const result = await db.query<FetchRow & { robots_entry: RobotsCacheEntry | null; url_etag: string | null; url_last_modified: string | null }>(
-    `SELECT f.*, r.entry AS robots_entry, u.etag AS url_etag, u.last_modified AS url_last_modified
-       FROM (VALUES (1)) AS one (x)
-       LEFT JOIN (SELECT ${FETCH_COLUMNS} FROM fetches WHERE fingerprint = $1 AND generation = $2) AS f ON true
-       LEFT JOIN robots_cache r ON r.origin = $3
-       LEFT JOIN urls u ON u.fingerprint = $1`,
-    [fingerprintToBytes(input.fingerprint), input.generation, input.origin],
-  );
-  const row = result.rows[0]!;
-  return {
-    ...(row.fingerprint === null ? {} : { recorded: toRecord(row) }),
-    ...(row.robots_entry === null ? {} : { robots: row.robots_entry }),
-    validators: { etag: row.url_etag, lastModified: row.url_last_modified },
-  };
+  return (await readFetchPreflights(db, [input]))[0]!;
 }
 
 /**
