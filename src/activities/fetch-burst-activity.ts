@@ -46,13 +46,15 @@ import type {
 import type { ActivityDeps } from './deps.js';
 import type { UrlFetcher, UrlFetchOptions } from './fetch-activity.js';
 import type { HeldBody, HeldBodyBudget } from './held-bodies.js';
+import { sleepUntilMs } from './sleep-until.js';
 import type { FetchedPage, PageParser } from './parse-activity.js';
 import { parseInputOf, plainSettlementOf } from '../workflows/fetch-followup.js';
 
 /**
- * Date.now() is whole milliseconds and a Node timer may fire up to a millisecond early, while the
- * host sees real time: without a margin the bench's server measured a 249.7 ms gap for a 250 ms
- * delay. Two milliseconds keep every gap at least the delay.
+ * Date.now() is whole milliseconds, so a recorded finish may be up to a millisecond before the real
+ * one, while the host sees real time: without a margin the bench's server measured a 249.7 ms gap
+ * for a 250 ms delay. The wait also ends by the clock, not by the timer alone (sleepUntilMs): a
+ * timer on a busy worker fired early enough for CI's server to log 497.5 ms for a 500 ms delay.
  */
 const TIMER_MARGIN_MS = 2;
 
@@ -169,7 +171,8 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       const item = items[index];
       if (item === undefined) break;
       const into = index < input.items.length ? outcomes : extendedOutcomes;
-      const waitMs = ended ? undefined : burstWaitMs(politeness, input.policy, deps.now(), input.limits);
+      const decidedAtMs = deps.now();
+      const waitMs = ended ? undefined : burstWaitMs(politeness, input.policy, decidedAtMs, input.limits);
       if (waitMs === undefined) {
         ended = true;
         into.push({ kind: 'not-attempted' });
@@ -177,7 +180,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       }
       // Every start waits the delay plus a margin; the workflow may start a burst before the host's
       // next fetch time (it then needs no timer), so the first may wait too.
-      if (index > 0 || waitMs > 0) await timed('waiting', context.sleep(waitMs + TIMER_MARGIN_MS));
+      if (index > 0 || waitMs > 0) await timed('waiting', sleepUntilMs(decidedAtMs + waitMs + TIMER_MARGIN_MS, { nowMs: deps.now, sleepMs: (ms) => context.sleep(ms) }));
       firstRequestAtMs ??= Date.now();
       if (Date.now() - burstStartedAtMs >= FIRST_HEARTBEAT_AFTER_MS) context.heartbeat();
 
