@@ -118,6 +118,8 @@ export interface RefreshRobotsResult {
   startedAtMs: number;
   finishedAtMs: number;
   status?: number;
+  /** With a response: its download time, ms (request to last byte), which adaptive politeness uses. */
+  responseMs?: number;
   policyKind: 'rules' | 'allow-all' | 'disallow-all';
   freshUntilMs: number;
   crawlDelayMs?: number;
@@ -143,10 +145,12 @@ export type FetchUrlResult =
       finalUrl: string;
       startedAtMs: number;
       finishedAtMs: number;
+      /** The host's download time, ms: request to last byte (politeness adapts to it). Absent in results from before it was kept. */
+      responseMs?: number;
       /** The response's X-Robots-Tag (as kept with the fetch record), for the parse. */
       xRobotsTag?: string;
     }
-  | { kind: 'not-modified'; status: 304; startedAtMs: number; finishedAtMs: number }
+  | { kind: 'not-modified'; status: 304; startedAtMs: number; finishedAtMs: number; responseMs?: number }
   | {
       kind: 'redirect';
       status: number;
@@ -162,6 +166,8 @@ export type FetchUrlResult =
       reason?: string;
       startedAtMs: number;
       finishedAtMs: number;
+      /** The host's download time, ms: request to last byte (politeness adapts to it). Absent in results from before it was kept. */
+      responseMs?: number;
     }
   | { kind: 'robots-disallowed'; atMs: number }
   | { kind: 'robots-stale'; atMs: number }
@@ -260,6 +266,8 @@ export interface FetchFailureDetails {
   retryAfterAtMs?: number;
   startedAtMs: number;
   finishedAtMs: number;
+  /** With a response: the host's download time, ms, request to last byte. */
+  responseMs?: number;
   /** A request reached the host (a response or a transport error after connecting). */
   requested: boolean;
   /** Counted failures of this URL at the fetch stage since its last success, this one included (poison budget). */

@@ -195,7 +195,9 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
       clearInterval(heartbeats);
     }
     const finishedAtMs = deps.now();
-    const timing = { startedAtMs, finishedAtMs, requested: true } as const;
+    // What the host took, without what our sink did after the last byte (adaptive politeness).
+    const responseMs = Math.round(body.lastByteMs);
+    const timing = { startedAtMs, finishedAtMs, responseMs, requested: true } as const;
     const status = classifyHttpStatus(head.status);
 
     if (status.kind === 'failure') {
@@ -220,7 +222,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
       headers: keptHeaders(head.headers),
       requestHeaders: head.requestHeaders,
       wireBytes: body.wireBytes,
-      timings: { connectMs: head.timings.connectMs ?? -1, firstByteMs: head.timings.firstByteMs, totalMs: body.totalMs },
+      timings: { connectMs: head.timings.connectMs ?? -1, firstByteMs: head.timings.firstByteMs, lastByteMs: body.lastByteMs, totalMs: body.totalMs },
     };
 
     if (status.kind === 'not-modified') {
@@ -231,12 +233,12 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
         // A 304 is an observed "unchanged" at almost no cost (001).
         await recordVisit(client, { fingerprint: input.fingerprint, generation: input.generation, crawlId: input.crawlId, observedAtMs: startedAtMs, content: { kind: 'not-modified' } });
       });
-      return { kind: 'not-modified', status: 304, startedAtMs, finishedAtMs };
+      return { kind: 'not-modified', status: 304, startedAtMs, finishedAtMs, responseMs };
     }
 
     if (status.kind === 'redirect') {
       await spool.discard();
-      return handleRedirect(context, input, attemptNumber, head, baseRecord, startedAtMs, finishedAtMs);
+      return handleRedirect(context, input, attemptNumber, head, baseRecord, timing);
     }
 
     // 2xx
@@ -297,6 +299,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
         finalUrl: url.url,
         startedAtMs,
         finishedAtMs,
+        responseMs,
         ...xRobotsTagOf(baseRecord.headers),
       };
     } finally {
@@ -310,9 +313,9 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
     attemptNumber: number,
     head: FetchResponseHead,
     baseRecord: Omit<FetchRecord, 'outcome' | 'rawHash' | 'bodyKey' | 'bytes' | 'redirectLocation'>,
-    startedAtMs: number,
-    finishedAtMs: number,
+    timing: { startedAtMs: number; finishedAtMs: number; responseMs: number },
   ): Promise<FetchUrlResult> {
+    const { startedAtMs, finishedAtMs, responseMs } = timing;
     const location = head.headers['location'] ?? null;
     const entry = await getFrontierEntry(deps.pool, input.crawlId, input.fingerprint);
     const chain = [...(entry?.redirectChain ?? []), input.fingerprint];
@@ -363,6 +366,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
       throw await failure(input, attemptNumber, decision.kind === 'loop' ? 'RedirectLoop' : 'TooManyRedirects', `redirect ${decision.kind} at ${input.url}`, {
         startedAtMs,
         finishedAtMs,
+        responseMs,
         requested: true,
         status: head.status,
       });
@@ -376,6 +380,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
       ...(refusal ? { reason: refusal } : {}),
       startedAtMs,
       finishedAtMs,
+      responseMs,
     };
   }
 
@@ -437,6 +442,9 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
 function resultFromRecord(record: FetchRecord, input: FetchUrlInput): FetchUrlResult {
   const atMs = record.fetchedAt.getTime();
   const finishedAtMs = atMs + (record.timings['totalMs'] ?? 0);
+  // Records from before lastByteMs was kept answer without it (politeness then uses the elapsed time).
+  const recordedResponseMs = record.timings['lastByteMs'];
+  const responseMs = recordedResponseMs === undefined ? {} : { responseMs: Math.round(recordedResponseMs) };
   switch (record.outcome) {
     case 'ok':
       return {
@@ -450,15 +458,16 @@ function resultFromRecord(record: FetchRecord, input: FetchUrlInput): FetchUrlRe
         finalUrl: record.finalUrl,
         startedAtMs: atMs,
         finishedAtMs,
+        ...responseMs,
         ...xRobotsTagOf(record.headers),
       };
     case 'not-modified':
-      return { kind: 'not-modified', status: 304, startedAtMs: atMs, finishedAtMs };
+      return { kind: 'not-modified', status: 304, startedAtMs: atMs, finishedAtMs, ...responseMs };
     default:
       // A loop or an endless chain also kept its Location, but it is a terminal failure: answered below.
       if (record.outcome === 'redirect' || record.outcome === 'redirect-invalid') {
         const decision = record.outcome === 'redirect' ? 'follow' : 'invalid';
-        return { kind: 'redirect', status: record.status ?? 301, location: record.redirectLocation, decision, startedAtMs: atMs, finishedAtMs };
+        return { kind: 'redirect', status: record.status ?? 301, location: record.redirectLocation, decision, startedAtMs: atMs, finishedAtMs, ...responseMs };
       }
       // A failure recorded at settlement: report it again, without a new request.
       throw ApplicationFailure.create({

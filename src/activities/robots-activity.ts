@@ -45,12 +45,17 @@ export function createRobotsActivities(deps: ActivityDeps, crawls: CrawlContextC
     try {
       const http = deps.http({ userAgent: config.userAgent, allowPrivateNetworks: config.allowPrivateNetworks });
       const startedAtMs = deps.now();
-      const { outcome, headers, status, transportFailure } = await fetchRobots(http, input.origin, cached);
+      const { outcome, headers, status, transportFailure, responseMs } = await fetchRobots(http, input.origin, cached);
       const finishedAtMs = deps.now();
       const entry = nextRobotsCacheEntry(outcome, cached, finishedAtMs, headers, { unreachableRetryMs: robotsUnreachableRetryMsOf(config.politeness) });
       const sitemaps = entry.policy.kind === 'rules' ? entry.policy.rules.sitemaps : [];
       await saveRobotsEntry(deps.pool, { origin: input.origin, owner, entry, sitemaps });
-      return { ...summary(entry, token, true, startedAtMs, finishedAtMs), status, ...(transportFailure === undefined ? {} : { transportFailure }) };
+      return {
+        ...summary(entry, token, true, startedAtMs, finishedAtMs),
+        status,
+        ...(transportFailure === undefined ? {} : { transportFailure }),
+        ...(responseMs === undefined ? {} : { responseMs }),
+      };
     } catch (error) {
       await releaseRobotsLease(deps.pool, input.origin, owner);
       throw error;
@@ -94,6 +99,8 @@ interface RobotsResponse {
   status: number | undefined;
   /** Set when the request failed below HTTP: a TLS or DNS failure holds the whole host, not only its robots.txt. */
   transportFailure?: FetchFailureType;
+  /** The last response's download time, ms (request to last byte). */
+  responseMs?: number;
 }
 
 /** GET /robots.txt, following at most five redirects (RFC 9309 §2.3.1.2); conditional when we hold validators. */
@@ -109,6 +116,7 @@ async function fetchRobots(http: HttpClient, origin: string, cached: RobotsCache
     const chunks: Uint8Array[] = [];
     let kept = 0;
     let head;
+    let responseMs: number;
     try {
       const response = await http.fetch(
         { url, headers: { ...conditional, accept: 'text/plain,*/*;q=0.5' }, maxBodyBytes: 4 * ROBOTS_MAX_BYTES, firstByteTimeoutMs: 20_000, bodyTimeoutMs: 30_000 },
@@ -129,6 +137,7 @@ async function fetchRobots(http: HttpClient, origin: string, cached: RobotsCache
             : undefined,
       );
       head = response.head;
+      responseMs = Math.round(response.body.lastByteMs);
     } catch (error) {
       if (error instanceof HttpFetchError && error.code === 'body-too-large' && kept > 0) {
         // A huge robots.txt: obey its first 512 KiB, as the RFC allows.
@@ -148,13 +157,13 @@ async function fetchRobots(http: HttpClient, origin: string, cached: RobotsCache
     if ([301, 302, 303, 307, 308].includes(status)) {
       const decision = decideRedirect({ location: head.headers['location'], fromUrl: url, chainFingerprints: chain });
       if (decision.kind !== 'follow') {
-        return { outcome: { kind: 'unreachable', reason: `robots.txt redirect ${decision.kind}` }, headers, status };
+        return { outcome: { kind: 'unreachable', reason: `robots.txt redirect ${decision.kind}` }, headers, status, responseMs };
       }
       chain.push(decision.fingerprint);
       url = decision.target.url;
       continue;
     }
-    return { outcome: robotsFetchOutcomeOf(status, Buffer.concat(chunks)), headers, status };
+    return { outcome: robotsFetchOutcomeOf(status, Buffer.concat(chunks)), headers, status, responseMs };
   }
   return { outcome: { kind: 'unreachable', reason: `more than ${MAX_ROBOTS_REDIRECTS} redirects` }, headers: undefined, status: undefined };
 }

@@ -76,8 +76,13 @@ export interface FetchedBody {
   contentEncoding?: string;
   /** Wall clock when the body was complete, ms since the epoch. */
   finishedAtMs: number;
-  /** From fetch() to the end of the body, ms. */
+  /** From fetch() to the end of the body, ms, including the sink's own end (compression, a file's close). */
   totalMs: number;
+  /**
+   * From fetch() to the body's last byte, ms, as the event loop first saw it: the host's download
+   * time plus our loop's lag, without the sink's work after it. What adaptive politeness measures.
+   */
+  lastByteMs: number;
 }
 
 export interface FetchResult {
@@ -236,6 +241,8 @@ export class HttpClient {
       }
       const contentEncoding = head.headers['content-encoding'];
       const codings = contentCodingsOf(contentEncoding);
+      let lastByteMs: number | undefined;
+      exchange.body.once('end', () => (lastByteMs = performance.now() - startedAt));
       const reading = readBody(exchange.body, {
         url: request.url,
         codings,
@@ -255,7 +262,8 @@ export class HttpClient {
       }
       clearTimeout(timers.bodyDeadline);
       sink = undefined; // ended: nothing left to abort
-      const body: FetchedBody = { ...read, finishedAtMs: Date.now(), totalMs: performance.now() - startedAt };
+      const totalMs = performance.now() - startedAt;
+      const body: FetchedBody = { ...read, finishedAtMs: Date.now(), totalMs, lastByteMs: lastByteMs ?? totalMs };
       if (codings.length > 0) body.contentEncoding = contentEncoding;
       // undici hands a finished HTTP/1.1 connection back to its pool in a setImmediate; waiting one
       // turn here means the caller's next request to this origin reuses it instead of opening another.

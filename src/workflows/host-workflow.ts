@@ -463,7 +463,7 @@ async function runBackQueue(
       transportFailure !== undefined
         ? { kind: 'transport-failure', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, type: transportFailure }
         : result.requested
-          ? { kind: 'response', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, status: result.status ?? 200 }
+          ? { kind: 'response', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, status: result.status ?? 200, ...(result.responseMs === undefined ? {} : { responseMs: result.responseMs }) }
           : { kind: 'not-sent', atMs: result.finishedAtMs },
       item,
       random,

@@ -74,6 +74,8 @@ describe('HttpClient against a local server', () => {
     expect(head.timings.startedAtMs).toBeGreaterThanOrEqual(before);
     expect(head.timings.firstByteMs).toBeGreaterThanOrEqual(0);
     expect(body.totalMs).toBeGreaterThanOrEqual(head.timings.firstByteMs);
+    expect(body.lastByteMs).toBeGreaterThanOrEqual(head.timings.firstByteMs);
+    expect(body.lastByteMs).toBeLessThanOrEqual(body.totalMs);
     expect(body.finishedAtMs).toBeGreaterThanOrEqual(head.timings.startedAtMs);
     expect(sink.text()).toBe(PAGE);
     expect(sink.ended).toBe(true);
@@ -81,6 +83,14 @@ describe('HttpClient against a local server', () => {
     expect(body.wireBytes).toBe(Buffer.byteLength(PAGE));
     expect(body.sha256).toBe(sha256(PAGE));
     expect(body.contentEncoding).toBeUndefined();
+  });
+
+  it("times the host's download to the last byte, without the sink's own end (what adaptive politeness counts)", async () => {
+    const SINK_END_MS = 150;
+    const slowEnd: BodySink = { write() {}, end: () => new Promise((resolve) => setTimeout(resolve, SINK_END_MS)), abort() {} };
+    const { body } = await client.fetch({ url: `${server.url}page` }, () => slowEnd);
+    expect(body.totalMs).toBeGreaterThanOrEqual(SINK_END_MS);
+    expect(body.totalMs - body.lastByteMs).toBeGreaterThanOrEqual(SINK_END_MS - 5);
   });
 
   it('identifies itself and asks for compressed HTML', async () => {

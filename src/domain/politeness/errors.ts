@@ -11,6 +11,13 @@ export class PolitenessInputError extends DomainInputError<PolitenessErrorCode> 
   override readonly name = 'PolitenessInputError';
 }
 
+/** Throws POLITENESS_TIME_INVALID unless `value` is a finite duration in ms, 0 or more. */
+export function requireDurationMs(field: string, value: number): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new PolitenessInputError('POLITENESS_TIME_INVALID', field, value, 'pass a finite duration in ms, 0 or more');
+  }
+}
+
 /** Throws POLITENESS_TIME_INVALID unless `value` is a finite number (a time in ms since epoch). */
 export function requireTimeMs(field: string, value: number): void {
   if (typeof value !== 'number' || !Number.isFinite(value)) {

@@ -8,7 +8,7 @@ import type { HostOutcome } from './host-outcome.js';
 
 /** The timing of a fetch that returned: a response, or no request at all. */
 export type FetchResultTiming =
-  | { kind: 'fetched' | 'not-modified' | 'redirect'; status: number; startedAtMs: number; finishedAtMs: number }
+  | { kind: 'fetched' | 'not-modified' | 'redirect'; status: number; startedAtMs: number; finishedAtMs: number; responseMs?: number }
   | { kind: 'robots-disallowed' | 'robots-stale' | 'skipped'; atMs: number };
 
 /** A response counts by its status; robots verdicts and skips sent nothing and only free the slot. */
@@ -17,7 +17,13 @@ export function hostOutcomeOfResult(result: FetchResultTiming): HostOutcome {
     case 'fetched':
     case 'not-modified':
     case 'redirect':
-      return { kind: 'response', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, status: result.status };
+      return {
+        kind: 'response',
+        startedAtMs: result.startedAtMs,
+        finishedAtMs: result.finishedAtMs,
+        status: result.status,
+        ...(result.responseMs === undefined ? {} : { responseMs: result.responseMs }),
+      };
     case 'robots-disallowed':
     case 'robots-stale':
     case 'skipped':
@@ -31,6 +37,8 @@ export interface FetchFailureFacts {
   retryAfterAtMs?: number;
   startedAtMs: number;
   finishedAtMs: number;
+  /** With a response: the host's download time, ms (request to last byte). */
+  responseMs?: number;
   /** A request reached the host. */
   requested: boolean;
 }
@@ -53,6 +61,7 @@ export function hostOutcomeOfFailure(type: string, facts: FetchFailureFacts | un
       finishedAtMs: facts.finishedAtMs,
       status: facts.status,
       ...(facts.retryAfterAtMs === undefined ? {} : { retryAfterAtMs: facts.retryAfterAtMs }),
+      ...(facts.responseMs === undefined ? {} : { responseMs: facts.responseMs }),
     };
   }
   return { kind: 'transport-failure', startedAtMs: facts?.startedAtMs ?? nowMs, finishedAtMs: facts?.finishedAtMs ?? nowMs, type: type as FetchFailureType };

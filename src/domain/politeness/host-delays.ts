@@ -1,18 +1,19 @@
 import { DEFAULT_JITTER, jitterMultiplier } from '../failures/index.js';
 import { policyDelayMs, type HostPolitenessPolicy } from './host-politeness-policy.js';
-import type { HostPolitenessState } from './host-politeness-state.js';
+import { hostResponseTimeMs, type HostPolitenessState } from './host-politeness-state.js';
 
 /**
  * The adaptive delay, a duration in ms (000 §5.3):
- * - no recent overload: min(adaptiveFactor * lastResponseTimeMs, maxAdaptiveDelayMs), the Mercator
- *   rule (200 ms -> 2 s, 5 s -> 50 s);
+ * - no recent overload: min(adaptiveFactor * the host's response time, maxAdaptiveDelayMs), the
+ *   Mercator rule (200 ms -> 2 s, 5 s -> 50 s); the response time is the least of the last few
+ *   (hostResponseTimeMs), since our own event loop's lag only ever adds to a measurement;
  * - after n recent overload signals (429, 503, 5xx, timeouts): the larger of that and the policy
  *   delay, doubled n times, still capped at maxAdaptiveDelayMs. Basing it on the policy delay
  *   means a host that answers 429 in 5 ms still slows down.
  * Each healthy response lowers n by one, halving the penalty: slow down fast, recover step by step.
  */
 export function adaptiveDelayMs(state: HostPolitenessState, policy: HostPolitenessPolicy): number {
-  const responseDelayMs = policy.adaptiveFactor * (state.lastResponseTimeMs ?? 0);
+  const responseDelayMs = policy.adaptiveFactor * hostResponseTimeMs(state);
   if (state.recentThrottles <= 0) return Math.min(policy.maxAdaptiveDelayMs, responseDelayMs);
   const penalisedMs = Math.max(responseDelayMs, policyDelayMs(policy)) * 2 ** state.recentThrottles;
   return Math.min(policy.maxAdaptiveDelayMs, penalisedMs);

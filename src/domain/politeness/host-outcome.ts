@@ -1,13 +1,21 @@
 import { HOST_HOLD_RECHECK_MS, failurePolicyFor, failureTypeOfStatus, type FetchFailureType } from '../failures/index.js';
-import { requireTimeMs } from './errors.js';
+import { requireDurationMs, requireTimeMs } from './errors.js';
 import { adaptiveDelayMs, throttleDelayMs } from './host-delays.js';
 import { policyDelayMs, type HostPolitenessPolicy } from './host-politeness-policy.js';
-import { MAX_RECENT_THROTTLES, type HostPolitenessState } from './host-politeness-state.js';
+import { MAX_RECENT_THROTTLES, RESPONSE_TIME_WINDOW, hostResponseTimeMs, type HostPolitenessState } from './host-politeness-state.js';
 
 /** What one fetch did to the host, as the host workflow reports it. Times are absolute ms. */
 export type HostOutcome =
   /** Any HTTP response. retryAfterAtMs is parseRetryAfter's result, if the header was there. */
-  | { kind: 'response'; startedAtMs: number; finishedAtMs: number; status: number; retryAfterAtMs?: number }
+  | {
+      kind: 'response';
+      startedAtMs: number;
+      finishedAtMs: number;
+      status: number;
+      retryAfterAtMs?: number;
+      /** The host's download time, ms (request to last byte), when measured; else finishedAtMs - startedAtMs counts. */
+      responseMs?: number;
+    }
   /** No usable response: a timeout, DNS, TLS, connection or body-limit failure. */
   | { kind: 'transport-failure'; startedAtMs: number; finishedAtMs: number; type: FetchFailureType }
   /** No request was sent (robots-disallowed, invalid URL, ...): releases the slot, adds no delay. */
@@ -28,8 +36,8 @@ export type HostOutcome =
  *   breaker, which opens at the threshold for circuitCooldownMs, doubled per reopening, capped;
  * - 'quarantine-host' / 'negative-cache-host': the host is held for the policy's recheckAfterMs;
  * - anything else (body limits, bad encoding, malformed or 1xx responses): neutral.
- * The response time is measured start to finish; a failure's elapsed time is only a lower bound, so
- * it can raise lastResponseTimeMs but not lower it.
+ * The response time is the outcome's responseMs (request to last byte) or else start to finish; a
+ * failure's elapsed time is only a lower bound, so it can raise the host's response time but not lower it.
  */
 export function applyHostOutcome(state: HostPolitenessState, outcome: HostOutcome, policy: HostPolitenessPolicy, random: () => number): HostPolitenessState {
   const inFlight = Math.max(0, state.inFlight - 1);
@@ -49,7 +57,16 @@ export function applyHostOutcome(state: HostPolitenessState, outcome: HostOutcom
   const healthy = outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 500 && effect === 'none';
 
   const next: HostPolitenessState = { ...state, inFlight };
-  next.lastResponseTimeMs = outcome.kind === 'response' ? elapsedMs : Math.max(state.lastResponseTimeMs ?? 0, elapsedMs);
+  if (outcome.kind === 'response') {
+    const responseMs = outcome.responseMs ?? elapsedMs;
+    requireDurationMs('outcome.responseMs', responseMs);
+    next.lastResponseTimeMs = responseMs;
+    next.recentResponseTimesMs = [...(state.recentResponseTimesMs ?? []), responseMs].slice(-RESPONSE_TIME_WINDOW);
+  } else {
+    // A failure's elapsed time is a lower bound: it counts at once, whatever the recent responses say.
+    next.lastResponseTimeMs = Math.max(state.lastResponseTimeMs ?? 0, elapsedMs);
+    next.recentResponseTimesMs = [Math.max(hostResponseTimeMs(state), elapsedMs)];
+  }
 
   if (overloaded) next.recentThrottles = Math.min(MAX_RECENT_THROTTLES, state.recentThrottles + 1);
   if (healthy) next.recentThrottles = Math.max(0, state.recentThrottles - 1);

@@ -13,6 +13,11 @@ export interface HostPolitenessState {
   retryAfterAtMs: number;
   /** Duration of the last fetch, ms (a lower bound after a timeout); absent before the first one. */
   lastResponseTimeMs?: number;
+  /**
+   * The last RESPONSE_TIME_WINDOW response times, ms, oldest first; the adaptive delay uses their
+   * minimum (hostResponseTimeMs). Absent in states saved before it was kept.
+   */
+  recentResponseTimesMs?: number[];
   /** Recent overload signals (429, 503, 5xx, timeouts), up to MAX_RECENT_THROTTLES; each healthy response takes one off. */
   recentThrottles: number;
   /** Cooldown failures in a row; a healthy response resets it. Opens the circuit at the threshold. */
@@ -27,6 +32,24 @@ export interface HostPolitenessState {
   holdReason?: FetchFailureType;
   /** Requests started and not yet finished. */
   inFlight: number;
+}
+
+/**
+ * How many recent response times the host's response time is the minimum of. A measured time is
+ * the host's plus our own event loop's lag, which only ever adds: the least of a few recent ones is
+ * the closest to the host's (as TCP keeps its least recent RTT), and a host that slows down raises
+ * it within this many responses.
+ */
+export const RESPONSE_TIME_WINDOW = 4;
+
+/**
+ * The host's response time, ms, that the adaptive delay multiplies: the least of its recent
+ * response times, else the last one, else 0.
+ */
+export function hostResponseTimeMs(state: HostPolitenessState): number {
+  const recent = state.recentResponseTimesMs;
+  if (recent !== undefined && recent.length > 0) return Math.min(...recent);
+  return state.lastResponseTimeMs ?? 0;
 }
 
 /** Cap on recentThrottles: 2^10 times any base delay is already past every cap we use. */

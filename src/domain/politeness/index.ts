@@ -1,6 +1,6 @@
 export { DEFAULT_HOST_POLITENESS_POLICY, policyDelayMs, resolveHostPolitenessPolicy, validateHostPolitenessPolicy } from './host-politeness-policy.js';
 export type { HostPolitenessPolicy } from './host-politeness-policy.js';
-export { MAX_RECENT_THROTTLES, initialHostPolitenessState } from './host-politeness-state.js';
+export { MAX_RECENT_THROTTLES, RESPONSE_TIME_WINDOW, hostResponseTimeMs, initialHostPolitenessState } from './host-politeness-state.js';
 export type { HostPolitenessState } from './host-politeness-state.js';
 export { adaptiveDelayMs, hostDelayFloorMs, throttleDelayMs } from './host-delays.js';
 export { applyHostOutcome } from './host-outcome.js';

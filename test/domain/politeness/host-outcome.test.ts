@@ -3,11 +3,13 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_HOST_POLITENESS_POLICY,
   MAX_RECENT_THROTTLES,
+  RESPONSE_TIME_WINDOW,
   adaptiveDelayMs,
   applyHostOutcome,
   canStartFetch,
   circuitStateAt,
   hostHoldAt,
+  hostResponseTimeMs,
   initialHostPolitenessState,
   nextFetchAtMs,
   onFetchStarted,
@@ -187,6 +189,70 @@ describe('429 and 503', () => {
     let state = fetchOnce(initialHostPolitenessState(T0), response(T0, 4000));
     state = fetchOnce(state, { kind: 'transport-failure', startedAtMs: T0 + 50_000, finishedAtMs: T0 + 50_001, type: 'ConnectionFailed' });
     expect(state.lastResponseTimeMs).toBe(4000);
+  });
+});
+
+describe("the host's response time: the least of its recent ones (our loop's lag only adds)", () => {
+  /** A response whose measured download time (responseMs) differs from its elapsed time. */
+  const measured = (startMs: number, responseMs: number): Extract<HostOutcome, { kind: 'response' }> => ({ kind: 'response', startedAtMs: startMs, finishedAtMs: startMs + responseMs + 40, status: 200, responseMs });
+
+  it('counts the download time (request to last byte), not the time our sink took after it', () => {
+    const state = fetchOnce(initialHostPolitenessState(T0), measured(T0, 200));
+    expect(state.lastResponseTimeMs).toBe(200);
+    expect(state.nextFetchAtMs).toBe(T0 + 240 + 2000);
+  });
+
+  it('without a measured download time, counts start to finish as before', () => {
+    const state = fetchOnce(initialHostPolitenessState(T0), response(T0, 150));
+    expect(state.recentResponseTimesMs).toEqual([150]);
+    expect(hostResponseTimeMs(state)).toBe(150);
+  });
+
+  it('one slow measurement among fast ones does not slow the host down', () => {
+    let state = fetchOnce(initialHostPolitenessState(T0), measured(T0, 20));
+    state = fetchOnce(state, measured(T0 + 2000, 150));
+    expect(state.lastResponseTimeMs).toBe(150);
+    expect(hostResponseTimeMs(state)).toBe(20);
+    expect(adaptiveDelayMs(state, policy)).toBe(200);
+    expect(state.nextFetchAtMs).toBe(T0 + 2000 + 190 + 1000);
+  });
+
+  it(`a host that stays slow for ${RESPONSE_TIME_WINDOW} responses gets the Mercator delay for its new time`, () => {
+    let state = fetchOnce(initialHostPolitenessState(T0), measured(T0, 20));
+    for (let i = 1; i <= RESPONSE_TIME_WINDOW; i++) {
+      state = fetchOnce(state, measured(T0 + i * 10_000, 500));
+      expect(hostResponseTimeMs(state)).toBe(i < RESPONSE_TIME_WINDOW ? 20 : 500);
+    }
+    expect(state.recentResponseTimesMs).toHaveLength(RESPONSE_TIME_WINDOW);
+    expect(adaptiveDelayMs(state, policy)).toBe(5000);
+  });
+
+  it('a host that speeds up gets the shorter delay at once', () => {
+    let state = fetchOnce(initialHostPolitenessState(T0), measured(T0, 500));
+    expect(adaptiveDelayMs(state, policy)).toBe(5000);
+    state = fetchOnce(state, measured(T0 + 10_000, 30));
+    expect(adaptiveDelayMs(state, policy)).toBe(300);
+  });
+
+  it("a timeout's lower bound counts at once, above the recent fast responses", () => {
+    let state = fetchOnce(initialHostPolitenessState(T0), measured(T0, 20));
+    state = fetchOnce(state, measured(T0 + 1000, 25));
+    state = fetchOnce(state, { kind: 'transport-failure', startedAtMs: T0 + 5000, finishedAtMs: T0 + 15_000, type: 'FirstByteTimeout' });
+    expect(hostResponseTimeMs(state)).toBe(10_000);
+    expect(state.recentResponseTimesMs).toEqual([10_000]);
+  });
+
+  it('a state saved before the window existed uses its last response time', () => {
+    const { recentResponseTimesMs: _dropped, ...old } = fetchOnce(initialHostPolitenessState(T0), measured(T0, 300));
+    expect(hostResponseTimeMs(old)).toBe(300);
+    expect(adaptiveDelayMs(old, policy)).toBe(3000);
+  });
+
+  it('refuses a download time that is not a duration, naming it', () => {
+    const start = onFetchStarted(initialHostPolitenessState(T0), T0);
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => applyHostOutcome(start, { ...measured(T0, 10), responseMs: bad }, policy, neutral)).toThrow(/outcome\.responseMs/);
+    }
   });
 });
 
