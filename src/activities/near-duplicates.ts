@@ -16,18 +16,20 @@ import {
   type ContentIdentity,
 } from '../domain/content/index.js';
 import {
-  clusterMemberships,
   leaveCluster,
   minhashCandidates,
   replaceIndexEntries,
   simhashCandidates,
   upsertMembership,
-  type IndexCandidate,
+  type ClusteredCandidate,
 } from '../storage/postgres/content-index-repository.js';
 import type { PoolClient } from '../storage/postgres/pool.js';
 
-/** Candidates read per lookup at most: a block shared by thousands of pages is boilerplate, not similarity. */
-const MAX_CANDIDATES = 500;
+/**
+ * Candidates read per lookup at most, those sharing the most index keys first: a key shared by
+ * thousands of pages is boilerplate, not similarity, and the nearest match shares the most keys.
+ */
+const MAX_CANDIDATES = 100;
 
 /** The thresholds stored with each membership, so clusters can be rebuilt when they change (000 §7.2). */
 export const NEAR_DUPLICATE_THRESHOLDS = Object.freeze({
@@ -55,7 +57,7 @@ export type NearDuplicateOutcome =
   | { status: 'member'; clusterId: string; matched: string; method: 'simhash' | 'minhash'; distance?: number; similarity?: number };
 
 interface Match {
-  candidate: IndexCandidate;
+  candidate: ClusteredCandidate;
   method: 'simhash' | 'minhash';
   distance?: number;
   similarity?: number;
@@ -73,7 +75,9 @@ export async function clusterNearDuplicates(client: PoolClient, doc: ParsedIdent
     return { status: 'no-text' };
   }
 
-  const candidates = short
+  // One round trip under the key locks for the lookup (candidates with their clusters, and ours);
+  // the membership writes go with COMMIT: the locks are held for two round trips, not five.
+  const { candidates, own } = short
     ? await minhashCandidates(client, bands, doc.fingerprint, MAX_CANDIDATES)
     : await simhashCandidates(client, blocks, doc.fingerprint, MAX_CANDIDATES);
   const self = identityOf(doc.simhash, doc.minhash);
@@ -101,11 +105,10 @@ export async function clusterNearDuplicates(client: PoolClient, doc: ParsedIdent
       (a.candidate.fingerprint < b.candidate.fingerprint ? -1 : a.candidate.fingerprint > b.candidate.fingerprint ? 1 : 0),
   );
 
-  const memberships = await clusterMemberships(client, [doc.fingerprint, ...matches.map((match) => match.candidate.fingerprint)]);
-  if (memberships.get(doc.fingerprint)?.method === 'representative') return { status: 'representative', clusterId: doc.fingerprint };
+  if (own?.method === 'representative') return { status: 'representative', clusterId: doc.fingerprint };
   // Join the nearest match's cluster; if the nearest is in none, the nearest that is, so clusters do not split.
-  const best = matches.find((match) => memberships.has(match.candidate.fingerprint)) ?? matches[0]!;
-  let clusterId = memberships.get(best.candidate.fingerprint)?.clusterId;
+  const best = matches.find((match) => match.candidate.membership !== undefined) ?? matches[0]!;
+  let clusterId = best.candidate.membership?.clusterId;
   if (clusterId === undefined) {
     // The match was indexed first: it represents the new cluster.
     clusterId = best.candidate.fingerprint;

@@ -67,6 +67,41 @@ describe('clusterNearDuplicates', () => {
     expect(await secondParse).toMatchObject({ status: 'member', clusterId: first.fingerprint, matched: first.fingerprint, method: 'simhash', distance: 2 });
     const members = await harness.pool.query<{ method: string }>('SELECT method FROM near_duplicates ORDER BY method');
     expect(members.rows.map((row) => row.method)).toEqual(['representative', 'simhash']);
+    // The membership, written with COMMIT, is mirrored on the URL record.
+    const mirrored = await harness.pool.query<{ of: Buffer | null }>('SELECT near_duplicate_of AS of FROM urls WHERE fingerprint = $1', [Buffer.from(second.fingerprint, 'hex')]);
+    expect(mirrored.rows[0]?.of?.toString('hex')).toBe(first.fingerprint);
+  });
+
+  it('finds the nearest match among more pages sharing a common key than one lookup reads', async () => {
+    // DECOYS pages share only the lowest 16-bit block with the target (boilerplate), each at least
+    // 16 bits away; one page 1 bit away shares all but one block. Indexed last, it still comes first.
+    // Every decoy's fingerprint sorts before the nearest's: read in fingerprint order, a lookup
+    // would fill up with decoys and never see it.
+    const DECOYS = 120;
+    const TARGET = 0x5a5a_3c3c_0f0f_1234n;
+    const nearest = identityOf('nearest', TARGET ^ (1n << 20n));
+    const target = identityOf('target', TARGET);
+    const decoyPaths: string[] = [];
+    for (let n = 0; decoyPaths.length < DECOYS; n++) {
+      if (urlFingerprint(`http://${HOST}/decoy-${n}`) < nearest.fingerprint) decoyPaths.push(`decoy-${n}`);
+    }
+    const decoys = decoyPaths.map((path, i) => identityOf(path, (TARGET & 0xffffn) | ((BigInt(i + 1) * 0x0001_0001_0001_0000n) ^ (TARGET & ~0xffffn) ^ 0xffff_0000_0000_0000n)));
+    const paths = [...decoyPaths, 'nearest', 'target'];
+    await recordUrlIdentities(
+      harness.pool,
+      paths.map((path) => ({ fingerprint: urlFingerprint(`http://${HOST}/${path}`), url: `http://${HOST}/${path}`, canonicalizationVersion: 1, host: HOST, origin: `http://${HOST}` })),
+    );
+    for (const doc of [...decoys, nearest]) {
+      await inTransaction(harness.pool, async (client) => {
+        await recordDocument(client, documentOf(doc));
+        await clusterNearDuplicates(client, doc);
+      });
+    }
+    const outcome = await inTransaction(harness.pool, async (client) => {
+      await recordDocument(client, documentOf(target));
+      return clusterNearDuplicates(client, target);
+    });
+    expect(outcome).toMatchObject({ status: 'member', matched: nearest.fingerprint, method: 'simhash', distance: 1 });
   });
 });
 

@@ -4,7 +4,10 @@
  */
 import type { MinhashBandKey, SimhashBlockKey } from '../../domain/content/index.js';
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
-import type { PoolClient } from './pool.js';
+import type { Pool, PoolClient } from './pool.js';
+import { FIGURE_ORDER, writeWithCommit } from './shared-figures.js';
+
+type Queryable = Pool | PoolClient;
 
 /** Advisory lock classes: one lock per index key, so two near-duplicates indexed at once meet. */
 const SIMHASH_LOCK_CLASS = 1_397_000;
@@ -114,56 +117,81 @@ const CANDIDATE_INDEXES = {
   minhash: { table: 'minhash_bands', part: 'band' },
 } as const;
 
-/** Documents with any of `keys` in `index`, other than `excludeFingerprint`, at most `limit`. */
-async function indexCandidates(
-  client: PoolClient,
-  index: keyof typeof CANDIDATE_INDEXES,
-  keys: readonly { part: number; key: number }[],
-  excludeFingerprint: string,
-  limit: number,
-): Promise<IndexCandidate[]> {
-  if (keys.length === 0) return [];
-  const { table, part } = CANDIDATE_INDEXES[index];
-  const result = await client.query<CandidateRow>(
-    `SELECT DISTINCT ${CANDIDATE_COLUMNS}
-     FROM unnest($1::smallint[], $2::int[]) AS q(part, key)
-     JOIN ${table} i ON i.${part} = q.part AND i.key = q.key
-     JOIN documents d ON d.fingerprint = i.fingerprint AND d.generation = i.generation AND d.parser_version = i.parser_version
-     WHERE i.fingerprint <> $3
-     LIMIT $4`,
-    [keys.map((k) => k.part), keys.map((k) => k.key), fingerprintToBytes(excludeFingerprint), limit],
-  );
-  return result.rows.map(toCandidate);
-}
-
-/** Documents sharing any of the SimHash blocks, other than `excludeFingerprint`, at most `limit`. */
-export function simhashCandidates(client: PoolClient, blocks: readonly SimhashBlockKey[], excludeFingerprint: string, limit: number): Promise<IndexCandidate[]> {
-  return indexCandidates(client, 'simhash', blocks.map((b) => ({ part: b.block, key: b.key })), excludeFingerprint, limit);
-}
-
-/** Documents sharing any of the MinHash band keys, other than `excludeFingerprint`, at most `limit`. */
-export function minhashCandidates(client: PoolClient, bands: readonly MinhashBandKey[], excludeFingerprint: string, limit: number): Promise<IndexCandidate[]> {
-  return indexCandidates(client, 'minhash', bands.map((b) => ({ part: b.band, key: b.key })), excludeFingerprint, limit);
-}
-
 export interface ClusterMembership {
   fingerprint: string;
   clusterId: string;
   method: 'representative' | 'simhash' | 'minhash';
 }
 
-export async function clusterMemberships(client: PoolClient, fingerprints: readonly string[]): Promise<Map<string, ClusterMembership>> {
-  if (fingerprints.length === 0) return new Map();
-  const result = await client.query<{ fingerprint: Buffer; cluster_id: Buffer; method: ClusterMembership['method'] }>(
-    'SELECT fingerprint, cluster_id, method FROM near_duplicates WHERE fingerprint = ANY($1::bytea[])',
-    [fingerprints.map(fingerprintToBytes)],
+/** A candidate and the cluster it is in, if any. */
+export interface ClusteredCandidate extends IndexCandidate {
+  membership?: ClusterMembership;
+}
+
+/** What one lookup returns: the candidates, and the cluster the looked-up URL is in already, if any. */
+export interface CandidateLookup {
+  candidates: ClusteredCandidate[];
+  own?: ClusterMembership;
+}
+
+interface LookupRow extends CandidateRow {
+  cluster_id: Buffer | null;
+  method: ClusterMembership['method'] | null;
+  own: boolean;
+}
+
+const membershipOf = (row: LookupRow): ClusterMembership | undefined =>
+  row.cluster_id === null || row.method === null ? undefined : { fingerprint: fingerprintFromBytes(row.fingerprint), clusterId: fingerprintFromBytes(row.cluster_id), method: row.method };
+
+/**
+ * Documents with any of `keys` in `index`, other than `self`, at most `limit`, those sharing the
+ * most keys first (the likeliest near-duplicates when a key is common), each with its cluster; and
+ * `self`'s own cluster. One statement: it runs while the parse holds the index keys' locks.
+ */
+async function lookUpCandidates(
+  client: PoolClient,
+  index: keyof typeof CANDIDATE_INDEXES,
+  keys: readonly { part: number; key: number }[],
+  self: string,
+  limit: number,
+): Promise<CandidateLookup> {
+  const { table, part } = CANDIDATE_INDEXES[index];
+  const result = await client.query<LookupRow>(
+    `WITH hits AS (
+       SELECT i.fingerprint, i.generation, i.parser_version, count(*) AS shared
+       FROM unnest($1::smallint[], $2::int[]) AS q(part, key)
+       JOIN ${table} i ON i.${part} = q.part AND i.key = q.key
+       WHERE i.fingerprint <> $3
+       GROUP BY i.fingerprint, i.generation, i.parser_version
+       ORDER BY shared DESC, i.fingerprint
+       LIMIT $4)
+     SELECT ${CANDIDATE_COLUMNS}, n.cluster_id, n.method, false AS own
+     FROM hits h
+     JOIN documents d ON d.fingerprint = h.fingerprint AND d.generation = h.generation AND d.parser_version = h.parser_version
+     LEFT JOIN near_duplicates n ON n.fingerprint = d.fingerprint
+     UNION ALL
+     SELECT n.fingerprint, NULL, NULL, NULL, NULL, n.cluster_id, n.method, true FROM near_duplicates n WHERE n.fingerprint = $3`,
+    [keys.map((k) => k.part), keys.map((k) => k.key), fingerprintToBytes(self), limit],
   );
-  return new Map(
-    result.rows.map((row) => {
-      const membership = { fingerprint: fingerprintFromBytes(row.fingerprint), clusterId: fingerprintFromBytes(row.cluster_id), method: row.method };
-      return [membership.fingerprint, membership];
-    }),
-  );
+  const ownRow = result.rows.find((row) => row.own);
+  const own = ownRow ? membershipOf(ownRow) : undefined;
+  const candidates = result.rows
+    .filter((row) => !row.own)
+    .map((row) => {
+      const membership = membershipOf(row);
+      return { ...toCandidate(row), ...(membership ? { membership } : {}) };
+    });
+  return { candidates, ...(own ? { own } : {}) };
+}
+
+/** Documents sharing any of the SimHash blocks, other than `self`, at most `limit`, with their clusters and self's. */
+export function simhashCandidates(client: PoolClient, blocks: readonly SimhashBlockKey[], self: string, limit: number): Promise<CandidateLookup> {
+  return lookUpCandidates(client, 'simhash', blocks.map((b) => ({ part: b.block, key: b.key })), self, limit);
+}
+
+/** Documents sharing any of the MinHash band keys, other than `self`, at most `limit`, with their clusters and self's. */
+export function minhashCandidates(client: PoolClient, bands: readonly MinhashBandKey[], self: string, limit: number): Promise<CandidateLookup> {
+  return lookUpCandidates(client, 'minhash', bands.map((b) => ({ part: b.band, key: b.key })), self, limit);
 }
 
 export interface NewMembership {
@@ -179,44 +207,48 @@ export interface NewMembership {
 }
 
 /**
- * Puts a URL in a cluster (or moves it) and mirrors the representative on the URL record. A
- * representative keeps its row whatever happens to its members: clusters only grow or move
- * members, nothing is deleted.
+ * Puts a URL in a cluster (or moves it) and mirrors the representative on the URL record, in one
+ * statement. A representative keeps its row whatever happens to its members: clusters only grow
+ * or move members, nothing is deleted. Inside a transaction it is sent with COMMIT (writeWithCommit):
+ * it is written while the parse holds the index keys, and nothing after it reads it.
  */
-export async function upsertMembership(client: PoolClient, membership: NewMembership): Promise<boolean> {
-  const written = await client.query(
-    `INSERT INTO near_duplicates (fingerprint, cluster_id, method, distance, similarity, matched, generation, parser_version, threshold)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-     ON CONFLICT (fingerprint) DO UPDATE SET cluster_id = EXCLUDED.cluster_id, method = EXCLUDED.method, distance = EXCLUDED.distance,
-       similarity = EXCLUDED.similarity, matched = EXCLUDED.matched, generation = EXCLUDED.generation,
-       parser_version = EXCLUDED.parser_version, threshold = EXCLUDED.threshold, joined_at = now()
-     WHERE near_duplicates.method <> 'representative' OR EXCLUDED.method = 'representative'`,
+export async function upsertMembership(db: Queryable, membership: NewMembership): Promise<void> {
+  await writeWithCommit(
+    db,
+    FIGURE_ORDER.nearDuplicateClusters,
+    `WITH written AS (
+       INSERT INTO near_duplicates (fingerprint, cluster_id, method, distance, similarity, matched, generation, parser_version, threshold)
+       VALUES (decode($1, 'hex'), decode($2, 'hex'), $3, $4, $5, decode($6, 'hex'), $7, $8, $9::jsonb)
+       ON CONFLICT (fingerprint) DO UPDATE SET cluster_id = EXCLUDED.cluster_id, method = EXCLUDED.method, distance = EXCLUDED.distance,
+         similarity = EXCLUDED.similarity, matched = EXCLUDED.matched, generation = EXCLUDED.generation,
+         parser_version = EXCLUDED.parser_version, threshold = EXCLUDED.threshold, joined_at = now()
+       WHERE near_duplicates.method <> 'representative' OR EXCLUDED.method = 'representative'
+       RETURNING fingerprint)
+     UPDATE urls SET near_duplicate_of = decode($10, 'hex')
+     WHERE fingerprint = decode($1, 'hex') AND near_duplicate_of IS DISTINCT FROM decode($10, 'hex') AND EXISTS (SELECT 1 FROM written)`,
     [
-      fingerprintToBytes(membership.fingerprint),
-      fingerprintToBytes(membership.clusterId),
+      membership.fingerprint,
+      membership.clusterId,
       membership.method,
       membership.distance,
       membership.similarity,
-      membership.matched ? fingerprintToBytes(membership.matched) : null,
+      membership.matched,
       membership.generation,
       membership.parserVersion,
       JSON.stringify(membership.threshold),
+      // Only a row that changes is locked: the representative's row is usually held by its own parse.
+      membership.method === 'representative' ? null : membership.clusterId,
     ],
   );
-  if ((written.rowCount ?? 0) === 0) return false;
-  // Only a row that changes is locked: the representative's row is usually held by its own parse.
-  await client.query('UPDATE urls SET near_duplicate_of = $2 WHERE fingerprint = $1 AND near_duplicate_of IS DISTINCT FROM $2', [
-    fingerprintToBytes(membership.fingerprint),
-    membership.method === 'representative' ? null : fingerprintToBytes(membership.clusterId),
-  ]);
-  return true;
 }
 
-/** A member whose content no longer resembles anything leaves its cluster (a representative stays one). */
-export async function leaveCluster(client: PoolClient, fingerprint: string): Promise<void> {
-  await client.query(
-    `WITH membership AS (DELETE FROM near_duplicates WHERE fingerprint = $1 AND method <> 'representative')
-     UPDATE urls SET near_duplicate_of = NULL WHERE fingerprint = $1 AND near_duplicate_of IS NOT NULL`,
-    [fingerprintToBytes(fingerprint)],
+/** A member whose content no longer resembles anything leaves its cluster (a representative stays one); sent with COMMIT like upsertMembership. */
+export async function leaveCluster(db: Queryable, fingerprint: string): Promise<void> {
+  await writeWithCommit(
+    db,
+    FIGURE_ORDER.nearDuplicateClusters,
+    `WITH membership AS (DELETE FROM near_duplicates WHERE fingerprint = decode($1, 'hex') AND method <> 'representative')
+     UPDATE urls SET near_duplicate_of = NULL WHERE fingerprint = decode($1, 'hex') AND near_duplicate_of IS NOT NULL`,
+    [fingerprint],
   );
 }

@@ -9,6 +9,8 @@ type Queryable = Pool | PoolClient;
  * own rows.
  */
 export const FIGURE_ORDER = {
+  /** Taken first: written while the parse holds the near-duplicate index keys others wait on. */
+  nearDuplicateClusters: '0',
   crawlCounters: 'a',
   rejectionCounts: 'b',
   seenStats: 'c',
@@ -52,6 +54,17 @@ export async function bumpSharedFigure(
   const held = combine ? pending.find((write) => write.order === order && write.sql === sql && write.combine === combine) : undefined;
   if (held) held.params = combine!(held.params, params);
   else pending.push({ order, sql, params, ...(combine ? { combine } : {}) });
+}
+
+/**
+ * A write that nothing later in its transaction reads. Inside `inTransaction` it is held and sent
+ * with COMMIT, in `order` among the figure writes; elsewhere it runs at once. For writes made
+ * while the transaction holds locks that others wait for: each round trip it saves is one wait on
+ * the worker's event loop less for them. Parameters must be inlinable (no Buffers: pass hex and
+ * decode it in SQL).
+ */
+export function writeWithCommit(db: Queryable, order: string, sql: string, params: unknown[]): Promise<void> {
+  return bumpSharedFigure(db, order, sql, params);
 }
 
 /** `inTransaction` calls this after BEGIN. */
