@@ -15,14 +15,7 @@ import {
   simhashBlockKeys,
   type ContentIdentity,
 } from '../domain/content/index.js';
-import {
-  leaveCluster,
-  minhashCandidates,
-  replaceIndexEntries,
-  simhashCandidates,
-  upsertMembership,
-  type ClusteredCandidate,
-} from '../storage/postgres/content-index-repository.js';
+import { indexAndLookUp, leaveCluster, upsertMembership, type ClusteredCandidate } from '../storage/postgres/content-index-repository.js';
 import type { PoolClient } from '../storage/postgres/pool.js';
 
 /**
@@ -68,18 +61,15 @@ export async function clusterNearDuplicates(client: PoolClient, doc: ParsedIdent
   const short = doc.minhash !== null;
   const blocks = !short && doc.simhash !== null ? simhashBlockKeys(doc.simhash) : [];
   const bands = short ? minhashBandKeys(doc.minhash!) : [];
-  const current = await replaceIndexEntries(client, doc, blocks, bands);
+  // One round trip under the index key locks: taking them, indexing, and the lookup (candidates
+  // with their clusters, and ours); the membership writes go with COMMIT.
+  const { current, candidates, own } = await indexAndLookUp(client, doc, blocks, bands, MAX_CANDIDATES);
   if (!current) return { status: 'superseded' };
   if (blocks.length === 0 && bands.length === 0) {
     await leaveCluster(client, doc.fingerprint);
     return { status: 'no-text' };
   }
 
-  // One round trip under the key locks for the lookup (candidates with their clusters, and ours);
-  // the membership writes go with COMMIT: the locks are held for two round trips, not five.
-  const { candidates, own } = short
-    ? await minhashCandidates(client, bands, doc.fingerprint, MAX_CANDIDATES)
-    : await simhashCandidates(client, blocks, doc.fingerprint, MAX_CANDIDATES);
   const self = identityOf(doc.simhash, doc.minhash);
   const matches: Match[] = [];
   for (const candidate of candidates) {

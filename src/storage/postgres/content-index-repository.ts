@@ -34,21 +34,30 @@ function indexLockKeys(blocks: readonly SimhashBlockKey[], bands: readonly Minha
 }
 
 /**
- * Takes the locks on the document's index keys (held to the end of the transaction), then makes
- * `doc` the URL's indexed document unless a newer one is indexed already (a late replay of an
- * older generation changes nothing). Returns whether `doc` is the indexed one afterwards. The
- * caller looks up candidates after it, in a statement of its own: its snapshot then shows every
- * document indexed under these keys by transactions that held them before.
+ * In one statement: takes the locks on the document's index keys (held to the end of the
+ * transaction), makes `doc` the URL's indexed document unless a newer one is indexed already (a
+ * late replay of an older generation changes nothing), and, when `doc` is the indexed one, reads
+ * the candidates sharing its keys with their clusters (near_duplicate_candidates, migration 0011).
+ * That function's queries take their own snapshot after the locks are granted, so they see every
+ * document indexed under these keys by transactions that held them before; the caller then needs
+ * no other round trip under the locks before COMMIT.
  *
- * One statement: the main query reads the locks first, the writes run after it. The statement's
- * snapshot predates its lock waits, which is sound because the parse holds the URL's row lock
- * (recordVisit) already: no other parse of this URL can commit in between.
+ * The main query reads the locks first, the writes run after it. The statement's snapshot
+ * predates its lock waits, which is sound for the writes because the parse holds the URL's row
+ * lock (recordVisit) already: no other parse of this URL can commit in between.
  */
-export async function replaceIndexEntries(client: PoolClient, doc: IndexedDocument, blocks: readonly SimhashBlockKey[], bands: readonly MinhashBandKey[]): Promise<boolean> {
+export async function indexAndLookUp(
+  client: PoolClient,
+  doc: IndexedDocument,
+  blocks: readonly SimhashBlockKey[],
+  bands: readonly MinhashBandKey[],
+  maxCandidates: number,
+): Promise<{ current: boolean } & CandidateLookup> {
   // Keys of the new document are upserted, the URL's other keys deleted. The two never touch the
   // same row, which one statement must not do.
   const locks = indexLockKeys(blocks, bands);
-  const result = await client.query<{ current: boolean }>(
+  const lookup = bands.length > 0 ? { index: 'minhash', parts: bands.map((key) => key.band), keys: bands.map((key) => key.key) } : { index: 'simhash', parts: blocks.map((key) => key.block), keys: blocks.map((key) => key.key) };
+  const result = await client.query<{ current: boolean } & (LookupRow | { [column in keyof LookupRow]: null })>(
     `WITH key_locks AS (
        SELECT pg_advisory_xact_lock(c, k) FROM (SELECT * FROM unnest($8::int[], $9::int[]) AS l(c, k) ORDER BY c, k) AS ordered),
      newer AS (
@@ -65,8 +74,12 @@ export async function replaceIndexEntries(client: PoolClient, doc: IndexedDocume
      new_bands AS (
        INSERT INTO minhash_bands (fingerprint, band, key, generation, parser_version)
        SELECT $1, b, k, $2, $3 FROM unnest($6::smallint[], $7::int[]) AS e(b, k) WHERE NOT EXISTS (SELECT 1 FROM newer)
-       ON CONFLICT (fingerprint, band) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version)
-     SELECT NOT EXISTS (SELECT 1 FROM newer) AS current FROM (SELECT count(*) FROM key_locks) AS taken`,
+       ON CONFLICT (fingerprint, band) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version),
+     locked AS (
+       SELECT NOT EXISTS (SELECT 1 FROM newer) AS current FROM (SELECT count(*) FROM key_locks) AS taken)
+     SELECT locked.current, c.fingerprint, c.generation, c.parser_version, c.simhash, c.minhash, c.cluster_id, c.method, c.own
+     FROM locked
+     LEFT JOIN LATERAL near_duplicate_candidates(locked.current AND cardinality($11::int[]) > 0, $10, $11::smallint[], $12::int[], $1, $13) AS c ON true`,
     [
       fingerprintToBytes(doc.fingerprint),
       doc.generation,
@@ -77,9 +90,24 @@ export async function replaceIndexEntries(client: PoolClient, doc: IndexedDocume
       bands.map((key) => key.key),
       locks.classes,
       locks.keys,
+      lookup.index,
+      lookup.parts,
+      lookup.keys,
+      maxCandidates,
     ],
   );
-  return result.rows[0]?.current === true;
+  const current = result.rows[0]?.current === true;
+  // One row with no candidate columns when nothing was found (LEFT JOIN).
+  const rows = result.rows.filter((row): row is { current: boolean } & LookupRow => row.fingerprint !== null);
+  const ownRow = rows.find((row) => row.own);
+  const own = ownRow ? membershipOf(ownRow) : undefined;
+  const candidates = rows
+    .filter((row) => !row.own)
+    .map((row) => {
+      const membership = membershipOf(row);
+      return { ...toCandidate(row), ...(membership ? { membership } : {}) };
+    });
+  return { current, candidates, ...(own ? { own } : {}) };
 }
 
 /** A stored document that shares an index key with the one looked up. */
@@ -91,8 +119,6 @@ export interface IndexCandidate {
   simhashSigned: string | null;
   minhash: number[] | null;
 }
-
-const CANDIDATE_COLUMNS = `d.fingerprint, d.generation, d.parser_version, d.simhash::text AS simhash, d.minhash`;
 
 interface CandidateRow {
   fingerprint: Buffer;
@@ -110,12 +136,6 @@ const toCandidate = (row: CandidateRow): IndexCandidate => ({
   // Stored signed (document-repository): back to the unsigned values minhashSignature computes.
   minhash: row.minhash?.map((value) => value >>> 0) ?? null,
 });
-
-/** The two LSH indexes: each row keys a document version by (part, key). */
-const CANDIDATE_INDEXES = {
-  simhash: { table: 'simhash_blocks', part: 'block' },
-  minhash: { table: 'minhash_bands', part: 'band' },
-} as const;
 
 export interface ClusterMembership {
   fingerprint: string;
@@ -142,57 +162,6 @@ interface LookupRow extends CandidateRow {
 
 const membershipOf = (row: LookupRow): ClusterMembership | undefined =>
   row.cluster_id === null || row.method === null ? undefined : { fingerprint: fingerprintFromBytes(row.fingerprint), clusterId: fingerprintFromBytes(row.cluster_id), method: row.method };
-
-/**
- * Documents with any of `keys` in `index`, other than `self`, at most `limit`, those sharing the
- * most keys first (the likeliest near-duplicates when a key is common), each with its cluster; and
- * `self`'s own cluster. One statement: it runs while the parse holds the index keys' locks.
- */
-async function lookUpCandidates(
-  client: PoolClient,
-  index: keyof typeof CANDIDATE_INDEXES,
-  keys: readonly { part: number; key: number }[],
-  self: string,
-  limit: number,
-): Promise<CandidateLookup> {
-  const { table, part } = CANDIDATE_INDEXES[index];
-  const result = await client.query<LookupRow>(
-    `WITH hits AS (
-       SELECT i.fingerprint, i.generation, i.parser_version, count(*) AS shared
-       FROM unnest($1::smallint[], $2::int[]) AS q(part, key)
-       JOIN ${table} i ON i.${part} = q.part AND i.key = q.key
-       WHERE i.fingerprint <> $3
-       GROUP BY i.fingerprint, i.generation, i.parser_version
-       ORDER BY shared DESC, i.fingerprint
-       LIMIT $4)
-     SELECT ${CANDIDATE_COLUMNS}, n.cluster_id, n.method, false AS own
-     FROM hits h
-     JOIN documents d ON d.fingerprint = h.fingerprint AND d.generation = h.generation AND d.parser_version = h.parser_version
-     LEFT JOIN near_duplicates n ON n.fingerprint = d.fingerprint
-     UNION ALL
-     SELECT n.fingerprint, NULL, NULL, NULL, NULL, n.cluster_id, n.method, true FROM near_duplicates n WHERE n.fingerprint = $3`,
-    [keys.map((k) => k.part), keys.map((k) => k.key), fingerprintToBytes(self), limit],
-  );
-  const ownRow = result.rows.find((row) => row.own);
-  const own = ownRow ? membershipOf(ownRow) : undefined;
-  const candidates = result.rows
-    .filter((row) => !row.own)
-    .map((row) => {
-      const membership = membershipOf(row);
-      return { ...toCandidate(row), ...(membership ? { membership } : {}) };
-    });
-  return { candidates, ...(own ? { own } : {}) };
-}
-
-/** Documents sharing any of the SimHash blocks, other than `self`, at most `limit`, with their clusters and self's. */
-export function simhashCandidates(client: PoolClient, blocks: readonly SimhashBlockKey[], self: string, limit: number): Promise<CandidateLookup> {
-  return lookUpCandidates(client, 'simhash', blocks.map((b) => ({ part: b.block, key: b.key })), self, limit);
-}
-
-/** Documents sharing any of the MinHash band keys, other than `self`, at most `limit`, with their clusters and self's. */
-export function minhashCandidates(client: PoolClient, bands: readonly MinhashBandKey[], self: string, limit: number): Promise<CandidateLookup> {
-  return lookUpCandidates(client, 'minhash', bands.map((b) => ({ part: b.band, key: b.key })), self, limit);
-}
 
 export interface NewMembership {
   fingerprint: string;
