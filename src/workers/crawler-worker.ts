@@ -33,7 +33,7 @@ export interface CrawlerWorkerOptions {
   maxConcurrentActivities?: number;
   /** Workflow executions kept in memory; host workflows sleep a lot, so keep many. Default 1,000. */
   maxCachedWorkflows?: number;
-  /** Postgres connections of this process. Default 20. */
+  /** Postgres connections of this process. Default DEFAULT_MAX_DATABASE_CONNECTIONS (40). */
   maxDatabaseConnections?: number;
   /** Where the workflow bundle is cached and bodies are spooled. */
   dataDir: string;
@@ -76,10 +76,18 @@ export interface CrawlerWorker {
   shutdown(): Promise<void>;
 }
 
+/**
+ * A worker's Postgres pool. A transaction holds its connection while it waits for the worker's
+ * event loop between statements, so a busy worker needs more connections than it runs statements
+ * at once: in the bench 40 crawled faster than 20 (77.2 against 57.6 pages/s) and at less CPU per
+ * page. Two workers' pools still fit well under the embedded cluster's max_connections (200).
+ */
+export const DEFAULT_MAX_DATABASE_CONNECTIONS = 40;
+
 export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promise<CrawlerWorker> {
   installRuntime(options.logLevel ?? 'WARN');
   const identity = options.identity ?? `${os.hostname()}/${process.pid}`;
-  const pool = createPool({ connectionString: options.databaseUrl, maxConnections: options.maxDatabaseConnections ?? 20, applicationName: `crawler-worker ${identity}` });
+  const pool = createPool({ connectionString: options.databaseUrl, maxConnections: options.maxDatabaseConnections ?? DEFAULT_MAX_DATABASE_CONNECTIONS, applicationName: `crawler-worker ${identity}` });
   await migrate(pool);
   const bodies = new BodyStore(options.s3);
   await bodies.ensureBucket();

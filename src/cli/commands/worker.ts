@@ -9,7 +9,7 @@ export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concur
 Runs a worker against the configured services (TEMPORAL_ADDRESS, DATABASE_URL, S3_* or the local
 stack of the data folder) until SIGINT or SIGTERM. Run more of them to scale out.
 
---max-database-connections N: Postgres connections of this process (default 20); a transaction
+--max-database-connections N: Postgres connections of this process (default 40); a transaction
 holds one while it waits for the process's event loop, so a busy worker may need more.
 
 --role workflows|activities splits a worker in two processes: workflow activations run on a
