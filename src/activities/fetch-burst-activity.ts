@@ -68,6 +68,13 @@ const HEARTBEAT_WHILE_FINISHING_MS = 5000;
  */
 const FIRST_HEARTBEAT_AFTER_MS = 10_000;
 
+/**
+ * A burst's own pages parsed at once, at most. Each parse holds a pool connection through its
+ * transaction, most of it waiting for round trips; one at a time, a burst's parses took most of its
+ * time (9 s of 14, p50) and held its host's next burst back.
+ */
+const OWN_PARSES_AT_ONCE = 3;
+
 /** A burst's try of a URL is its first under the failure type's policy. */
 const BURST_ATTEMPT_NUMBER = 1;
 
@@ -79,12 +86,14 @@ export interface FetchBurstParts {
   /** For this burst's own bodies (input.parseFetched), from memory when the budget held them. */
   parsePage: PageParser;
   settleUrl: (input: SettleUrlInput) => Promise<SettleUrlResult>;
+  /** Whether a body records signal readings (a sitemap, a listing page): those are parsed alone, in fetch order. */
+  readsSignals: (input: ParseDocumentInput) => Promise<boolean>;
   /** Bounds the bodies held between a burst's fetch and its own parse of them. */
   heldBodies: HeldBodyBudget;
 }
 
 export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurstParts) {
-  const { fetchUrlAttempt, parseBatch, parsePage, settleUrl, heldBodies } = parts;
+  const { fetchUrlAttempt, parseBatch, parsePage, settleUrl, readsSignals, heldBodies } = parts;
 
   async function fetchBurst(input: FetchBurstInput): Promise<FetchBurstResult> {
     const context = Context.current();
@@ -106,9 +115,10 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     let ended = false;
     // The previous burst's bodies are parsed beside the requests: parsing never delays a request by more than its CPU time.
     const parsed = input.parse && input.parse.length > 0 ? parseBeside(input.parse) : undefined;
-    // So are this burst's own bodies (parseFetched), one after another in fetch order, as parseBatch
-    // parses a listing's or sitemap's; each outcome goes with its URL's.
-    let ownParses: Promise<unknown> = Promise.resolve();
+    // So are this burst's own bodies (parseFetched), started in fetch order, OWN_PARSES_AT_ONCE at a
+    // time; a sitemap or listing page alone, after those before it, as parseBatch parses them.
+    // Each outcome goes with its URL's.
+    const ownParses = ownParseQueue(OWN_PARSES_AT_ONCE);
     // And the URLs whose result ends them without a parse: settled here, not by an activity each.
     const settles: Promise<void>[] = [];
     const finishOwn = (outcome: Extract<FetchBurstOutcome, { kind: 'done' }>, item: HostWorkItem, held: HeldBody | undefined, fetchRecords: FetchedBodyRecords | undefined): void => {
@@ -123,7 +133,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       }
       if (outcome.result.kind !== 'fetched') return;
       const parseInput = parseInputOf(item, outcome.result);
-      ownParses = ownParses.then(async () => {
+      ownParses.add(readsSignals(parseInput), async () => {
         try {
           outcome.parsed = await timed('parsing', parseOwn(parseInput, { ...(held ? { heldBody: held.bytes } : {}), ...(fetchRecords ? { fetchRecords } : {}) }));
           // A parse that failed rolled its transaction back, the fetch's records with it: they are
@@ -154,7 +164,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       const spanLeftMs = firstRequestAtMs === undefined ? 0 : input.limits.maxSpanMs - (Date.now() - firstRequestAtMs);
       if (room <= 0 || spanLeftMs <= policyDelayMs(input.policy)) return [];
       // The claim takes the links the parses so far found.
-      await Promise.all([ownParses, ...settles]);
+      await Promise.all([ownParses.settled(), ...settles]);
       // After the first claim under the token, later ones must take new URLs, not return those.
       const claimed = await timed('claiming', claimBeside(input.host, { ...input.claim, maxItems: Math.min(room, input.claim.maxItems) }, items.length > input.items.length));
       if (claimed === undefined || claimed.length === 0) {
@@ -226,7 +236,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     let parseOutcomes: ParseBatchOutcome[] | undefined;
     try {
       parseOutcomes = parsed === undefined ? undefined : await parsed;
-      await Promise.all([ownParses, ...settles]);
+      await Promise.all([ownParses.settled(), ...settles]);
       const extended = items.length > input.items.length;
       if (claimFoundNothing) claimedItems = [];
       else {
@@ -317,4 +327,42 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
 function withoutHostDelay(item: FetchUrlInput): HostWorkItem {
   const { hostDelayMs: _hostDelayMs, ...rest } = item;
   return rest;
+}
+
+/**
+ * Parses started in the order they are added, at most `atOnce` running; one added as `alone`
+ * starts after every earlier one has ended and holds back the later ones until it ends.
+ * `settled()` waits for all added so far and rejects with the first failure, as a chain would.
+ */
+function ownParseQueue(atOnce: number): { add: (alone: Promise<boolean>, work: () => Promise<void>) => void; settled: () => Promise<void> } {
+  const running = new Set<Promise<void>>();
+  const finished: Promise<void>[] = [];
+  // Resolves once the last one added has started (or, alone, ended): the next may then start.
+  let nextMayStart: Promise<void> = Promise.resolve();
+  return {
+    add(alone, work) {
+      const started = nextMayStart.then(async () => {
+        const isAlone = await alone;
+        if (isAlone) await Promise.allSettled([...running]);
+        while (running.size >= atOnce) await Promise.race([...running].map((run) => run.catch(() => undefined)));
+        const run = work();
+        running.add(run);
+        const leave = (): void => void running.delete(run);
+        run.then(leave, leave);
+        if (isAlone) await run.catch(() => undefined);
+        return { run };
+      });
+      nextMayStart = started.then(
+        () => undefined,
+        () => undefined,
+      );
+      const done = started.then(({ run }) => run);
+      // Awaited by settled(); marked handled here so a failure before that is not an unhandled rejection.
+      done.catch(() => undefined);
+      finished.push(done);
+    },
+    async settled() {
+      await Promise.all(finished);
+    },
+  };
 }

@@ -9,7 +9,7 @@ import { createFetchActivities, createUrlFetcher } from './fetch-activity.js';
 import { createFetchBurstActivities } from './fetch-burst-activity.js';
 import { createHostActivities } from './host-activities.js';
 import { HeldBodyBudget } from './held-bodies.js';
-import { createPageParser, createParseActivities } from './parse-activity.js';
+import { createPageParser, createParseActivities, createSignalReadingCheck } from './parse-activity.js';
 import { createRecrawlActivities } from './recrawl-activities.js';
 import { createRobotsActivities } from './robots-activity.js';
 import { createSignalSweepActivities } from './signal-sweep-activities.js';
@@ -32,6 +32,7 @@ export function createActivities(deps: ActivityDeps) {
       parseBatch: parseActivities.parseBatch,
       parsePage,
       settleUrl: hostActivities.settleUrl,
+      readsSignals: createSignalReadingCheck(crawls),
       heldBodies: new HeldBodyBudget(),
     }),
     ...parseActivities,

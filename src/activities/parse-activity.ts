@@ -163,7 +163,13 @@ export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache):
   }
 }
 
+/** Whether parsing this body records signal readings (a sitemap, a listing page): such parses go one at a time, in fetch order. */
+export function createSignalReadingCheck(crawls: CrawlContextCache): (item: ParseDocumentInput) => Promise<boolean> {
+  return async (item) => item.purpose === 'sitemap' || isListingPage((await crawls.get(item.crawlId)).record.config, item.url);
+}
+
 export function createParseActivities(parsePage: PageParser, crawls: CrawlContextCache) {
+  const readsSignalsOf = createSignalReadingCheck(crawls);
   async function parseDocument(input: ParseDocumentInput): Promise<ParseDocumentResult> {
     return parsePage(input);
   }
@@ -189,7 +195,7 @@ export function createParseActivities(parsePage: PageParser, crawls: CrawlContex
 
   async function readsSignals(items: readonly ParseDocumentInput[]): Promise<boolean> {
     for (const item of items) {
-      if (item.purpose === 'sitemap' || isListingPage((await crawls.get(item.crawlId)).record.config, item.url)) return true;
+      if (await readsSignalsOf(item)) return true;
     }
     return false;
   }

@@ -71,7 +71,7 @@ describe('a fetch burst parsing its own bodies', () => {
       settled.push(input);
       return { deadLettered: false };
     };
-    const { fetchBurst } = createFetchBurstActivities({ now: Date.now } as unknown as ActivityDeps, { fetchUrlAttempt: fetchUrl, parseBatch, parsePage, settleUrl, heldBodies });
+    const { fetchBurst } = createFetchBurstActivities({ now: Date.now } as unknown as ActivityDeps, { fetchUrlAttempt: fetchUrl, parseBatch, parsePage, settleUrl, readsSignals: async () => false, heldBodies });
     const items = Array.from({ length: PAGES }, (_, i) => itemOf(i));
     const input: FetchBurstInput = {
       host: HOST,
@@ -100,5 +100,64 @@ describe('a fetch burst parsing its own bodies', () => {
     expect(stages.waiting).toBeGreaterThanOrEqual(3 * 2);
     expect(stages.parsing).toBeGreaterThan(0);
     expect(stages.total).toBeGreaterThanOrEqual(Math.max(stages.waiting, stages.fetching, stages.finishing));
+  });
+
+  it('parses up to three pages at once, started in fetch order; a sitemap alone, after those before it', async () => {
+    const URLS = 7;
+    const SITEMAP = 4;
+    const log: string[] = [];
+    let running = 0;
+    let mostAtOnce = 0;
+    const release: (() => void)[] = [];
+    const fetchUrl = async (input: FetchUrlInput): Promise<FetchUrlResult> => {
+      const nowMs = Date.now();
+      return { kind: 'fetched', status: 200, bodyKey: `bodies/${input.fingerprint}`, rawHash: input.fingerprint, bytes: 10, contentType: 'text/html', parse: true, finalUrl: input.url, startedAtMs: nowMs, finishedAtMs: nowMs };
+    };
+    const parsePage = async (input: ParseDocumentInput) => {
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      log.push(`start ${input.url} with ${running} running`);
+      // Each parse ends when the test lets it: the queue must not start a fourth meanwhile.
+      await new Promise<void>((resolve) => release.push(resolve));
+      running -= 1;
+      log.push(`end ${input.url}`);
+      return { title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false };
+    };
+    const items = Array.from({ length: URLS }, (_, i) => ({ ...itemOf(i), ...(i === SITEMAP ? { purpose: 'sitemap' } : {}) }));
+    const { fetchBurst } = createFetchBurstActivities({ now: Date.now } as unknown as ActivityDeps, {
+      fetchUrlAttempt: fetchUrl,
+      parseBatch: async () => ({ outcomes: [] }),
+      parsePage,
+      settleUrl: async () => ({ deadLettered: false }),
+      readsSignals: async (input) => input.purpose === 'sitemap',
+      heldBodies: new HeldBodyBudget(),
+    });
+    const input: FetchBurstInput = {
+      host: HOST,
+      items,
+      politeness: initialHostPolitenessState(Date.now()),
+      policy: { ...DEFAULT_HOST_POLITENESS_POLICY, minDelayMs: 2, adaptiveFactor: 1 },
+      limits: { ...DEFAULT_FETCH_BURST_LIMITS, maxUrls: URLS },
+      parseFetched: true,
+    };
+    const burst: Promise<FetchBurstResult> = new MockActivityEnvironment().run(fetchBurst, input);
+    // Let the parses go one at a time, whenever one is waiting, until all have ended.
+    const releasing = (async () => {
+      while (log.filter((line) => line.startsWith('end')).length < URLS) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        release.shift()?.();
+      }
+    })();
+    const result = await burst;
+    await releasing;
+
+    expect(result.outcomes.every((outcome) => outcome.kind === 'done' && outcome.parsed?.ok === true)).toBe(true);
+    expect(mostAtOnce).toBe(3);
+    const starts = log.filter((line) => line.startsWith('start')).map((line) => line.split(' ')[1]);
+    expect(starts).toEqual(items.map((item) => item.url));
+    // The sitemap started with nothing else running, and nothing started until it ended.
+    const sitemap = items[SITEMAP]!.url;
+    expect(log).toContain(`start ${sitemap} with 1 running`);
+    expect(log[log.indexOf(`start ${sitemap} with 1 running`) + 1]).toBe(`end ${sitemap}`);
   });
 });
