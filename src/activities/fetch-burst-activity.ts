@@ -159,30 +159,21 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     const extendedOutcomes: FetchBurstOutcome[] = [];
     const claimMore = async (): Promise<FetchUrlInput[]> => {
       const extension = input.extendWithClaims;
-      if (extension === undefined || input.claim === undefined || !input.parseFetched) return [];
-      // The host's URLs queued now are claimed at once, beside the parses still running (the host
-      // would otherwise sit idle while they wait on Postgres); when none are queued, the claim is
-      // tried again each time one of those parses ends, since its links may be the host's.
-      for (;;) {
-        const room = extension.maxUrls - items.length;
-        const spanLeftMs = firstRequestAtMs === undefined ? 0 : input.limits.maxSpanMs - (Date.now() - firstRequestAtMs);
-        if (ended || room <= 0 || spanLeftMs <= policyDelayMs(input.policy)) return [];
-        const parsesEndedBefore = ownParses.endedCount();
-        // After the first claim under the token, later ones must take new URLs, not return those.
-        const claimed = await timed('claiming', claimBeside(input.host, { ...input.claim, maxItems: Math.min(room, input.claim.maxItems) }, items.length > input.items.length));
-        if (claimed === undefined) return [];
-        if (claimed.length > 0) {
-          const more = claimed.map((item) => ({ ...item, hostDelayMs: input.policy.minDelayMs }));
-          preflights.push(...preflightsOf(more));
-          return more;
-        }
-        // A parse that ended while the claim ran may have found links it did not see: claim again.
-        if (ownParses.endedCount() === parsesEndedBefore && !(await ownParses.oneEnded())) {
-          // Every parse has ended and found nothing more for the host.
-          claimFoundNothing = true;
-          return [];
-        }
+      if (ended || extension === undefined || input.claim === undefined || !input.parseFetched) return [];
+      const room = extension.maxUrls - items.length;
+      const spanLeftMs = firstRequestAtMs === undefined ? 0 : input.limits.maxSpanMs - (Date.now() - firstRequestAtMs);
+      if (room <= 0 || spanLeftMs <= policyDelayMs(input.policy)) return [];
+      // The claim takes the links the parses so far found.
+      await Promise.all([ownParses.settled(), ...settles]);
+      // After the first claim under the token, later ones must take new URLs, not return those.
+      const claimed = await timed('claiming', claimBeside(input.host, { ...input.claim, maxItems: Math.min(room, input.claim.maxItems) }, items.length > input.items.length));
+      if (claimed === undefined || claimed.length === 0) {
+        claimFoundNothing = claimed !== undefined;
+        return [];
       }
+      const more = claimed.map((item) => ({ ...item, hostDelayMs: input.policy.minDelayMs }));
+      preflights.push(...preflightsOf(more));
+      return more;
     };
 
     for (let index = 0; ; index++) {
@@ -341,20 +332,11 @@ function withoutHostDelay(item: FetchUrlInput): HostWorkItem {
 /**
  * Parses started in the order they are added, at most `atOnce` running; one added as `alone`
  * starts after every earlier one has ended and holds back the later ones until it ends.
- * `settled()` waits for all added so far and rejects with the first failure, as a chain would;
- * `oneEnded()` waits for the next of them to end; `endedCount()` counts those that have.
+ * `settled()` waits for all added so far and rejects with the first failure, as a chain would.
  */
-function ownParseQueue(atOnce: number): {
-  add: (alone: Promise<boolean>, work: () => Promise<void>) => void;
-  settled: () => Promise<void>;
-  oneEnded: () => Promise<boolean>;
-  endedCount: () => number;
-} {
+function ownParseQueue(atOnce: number): { add: (alone: Promise<boolean>, work: () => Promise<void>) => void; settled: () => Promise<void> } {
   const running = new Set<Promise<void>>();
   const finished: Promise<void>[] = [];
-  // Added and not yet ended (waiting to start or running).
-  const outstanding = new Set<Promise<void>>();
-  let ended = 0;
   // Resolves once the last one added has started (or, alone, ended): the next may then start.
   let nextMayStart: Promise<void> = Promise.resolve();
   return {
@@ -378,23 +360,9 @@ function ownParseQueue(atOnce: number): {
       // Awaited by settled(); marked handled here so a failure before that is not an unhandled rejection.
       done.catch(() => undefined);
       finished.push(done);
-      outstanding.add(done);
-      const end = (): void => {
-        outstanding.delete(done);
-        ended += 1;
-      };
-      done.then(end, end);
     },
     async settled() {
       await Promise.all(finished);
     },
-    /** Waits until one of those added has ended (true), or answers false at once when none is outstanding. */
-    async oneEnded() {
-      if (outstanding.size === 0) return false;
-      await Promise.race([...outstanding].map((parse) => parse.catch(() => undefined)));
-      return true;
-    },
-    /** How many of those added have ended so far. */
-    endedCount: () => ended,
   };
 }
