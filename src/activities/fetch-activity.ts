@@ -16,7 +16,7 @@ import {
   type FetchFailureType,
 } from '../domain/failures/index.js';
 import { retryDelayScaleOf } from '../config/politeness-config.js';
-import { parseRetryAfter } from '../domain/politeness/index.js';
+import { hostDownloadMs, parseRetryAfter } from '../domain/politeness/index.js';
 import { changeKey } from '../domain/recrawl/index.js';
 import { isRobotsFresh, productTokenOf, robotsVerdictFor } from '../domain/robots/index.js';
 import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl, decideRedirect, isSkippedContentType } from '../domain/url/index.js';
@@ -195,8 +195,8 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
       clearInterval(heartbeats);
     }
     const finishedAtMs = deps.now();
-    // What the host took, without what our sink did after the last byte (adaptive politeness).
-    const responseMs = Math.round(body.lastByteMs);
+    // What the host took: to the last byte, less our own event loop's recent lag (adaptive politeness).
+    const responseMs = hostDownloadMs(body);
     const timing = { startedAtMs, finishedAtMs, responseMs, requested: true } as const;
     const status = classifyHttpStatus(head.status);
 
@@ -222,7 +222,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
       headers: keptHeaders(head.headers),
       requestHeaders: head.requestHeaders,
       wireBytes: body.wireBytes,
-      timings: { connectMs: head.timings.connectMs ?? -1, firstByteMs: head.timings.firstByteMs, lastByteMs: body.lastByteMs, totalMs: body.totalMs },
+      timings: { connectMs: head.timings.connectMs ?? -1, firstByteMs: head.timings.firstByteMs, lastByteMs: body.lastByteMs, loopLagMs: body.loopLagMs, totalMs: body.totalMs },
     };
 
     if (status.kind === 'not-modified') {
@@ -443,8 +443,8 @@ function resultFromRecord(record: FetchRecord, input: FetchUrlInput): FetchUrlRe
   const atMs = record.fetchedAt.getTime();
   const finishedAtMs = atMs + (record.timings['totalMs'] ?? 0);
   // Records from before lastByteMs was kept answer without it (politeness then uses the elapsed time).
-  const recordedResponseMs = record.timings['lastByteMs'];
-  const responseMs = recordedResponseMs === undefined ? {} : { responseMs: Math.round(recordedResponseMs) };
+  const lastByteMs = record.timings['lastByteMs'];
+  const responseMs = lastByteMs === undefined ? {} : { responseMs: hostDownloadMs({ lastByteMs, loopLagMs: record.timings['loopLagMs'] ?? 0 }) };
   switch (record.outcome) {
     case 'ok':
       return {

@@ -15,6 +15,7 @@ import {
   type RobotsFetchOutcome,
 } from '../domain/robots/index.js';
 import { classifyTransportError, type FetchFailureType } from '../domain/failures/index.js';
+import { hostDownloadMs } from '../domain/politeness/index.js';
 import { decideRedirect, urlFingerprint } from '../domain/url/index.js';
 import { robotsUnreachableRetryMsOf } from '../config/politeness-config.js';
 import { HttpFetchError, type HttpClient } from '../http/index.js';
@@ -137,7 +138,7 @@ async function fetchRobots(http: HttpClient, origin: string, cached: RobotsCache
             : undefined,
       );
       head = response.head;
-      responseMs = Math.round(response.body.lastByteMs);
+      responseMs = hostDownloadMs(response.body);
     } catch (error) {
       if (error instanceof HttpFetchError && error.code === 'body-too-large' && kept > 0) {
         // A huge robots.txt: obey its first 512 KiB, as the RFC allows.

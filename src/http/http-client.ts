@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
 import { Agent } from 'undici';
+import { processEventLoopLag } from './loop-lag.js';
 import { callSink, readBody, SinkFailure, type BodySink } from './body-reader.js';
 import { contentCodingsOf } from './content-decoders.js';
 import { DnsCache } from './dns-cache.js';
@@ -83,6 +84,8 @@ export interface FetchedBody {
    * time plus our loop's lag, without the sink's work after it. What adaptive politeness measures.
    */
   lastByteMs: number;
+  /** How late this process's event loop ran callbacks around then, ms (EventLoopLag): part of lastByteMs that is ours, not the host's. */
+  loopLagMs: number;
 }
 
 export interface FetchResult {
@@ -263,7 +266,7 @@ export class HttpClient {
       clearTimeout(timers.bodyDeadline);
       sink = undefined; // ended: nothing left to abort
       const totalMs = performance.now() - startedAt;
-      const body: FetchedBody = { ...read, finishedAtMs: Date.now(), totalMs, lastByteMs: lastByteMs ?? totalMs };
+      const body: FetchedBody = { ...read, finishedAtMs: Date.now(), totalMs, lastByteMs: lastByteMs ?? totalMs, loopLagMs: processEventLoopLag().currentMs() };
       if (codings.length > 0) body.contentEncoding = contentEncoding;
       // undici hands a finished HTTP/1.1 connection back to its pool in a setImmediate; waiting one
       // turn here means the caller's next request to this origin reuses it instead of opening another.

@@ -76,6 +76,7 @@ describe('HttpClient against a local server', () => {
     expect(body.totalMs).toBeGreaterThanOrEqual(head.timings.firstByteMs);
     expect(body.lastByteMs).toBeGreaterThanOrEqual(head.timings.firstByteMs);
     expect(body.lastByteMs).toBeLessThanOrEqual(body.totalMs);
+    expect(body.loopLagMs).toBeGreaterThanOrEqual(0);
     expect(body.finishedAtMs).toBeGreaterThanOrEqual(head.timings.startedAtMs);
     expect(sink.text()).toBe(PAGE);
     expect(sink.ended).toBe(true);

@@ -66,3 +66,12 @@ export function hostOutcomeOfFailure(type: string, facts: FetchFailureFacts | un
   }
   return { kind: 'transport-failure', startedAtMs: facts?.startedAtMs ?? nowMs, finishedAtMs: facts?.finishedAtMs ?? nowMs, type: type as FetchFailureType };
 }
+
+/**
+ * The host's download time as adaptive politeness counts it, ms: request to last byte as our
+ * event loop saw it, less the lag that loop had lately (it saw the last byte late by about that),
+ * rounded, at least 0.
+ */
+export function hostDownloadMs(measured: { lastByteMs: number; loopLagMs: number }): number {
+  return Math.max(0, Math.round(measured.lastByteMs - measured.loopLagMs));
+}

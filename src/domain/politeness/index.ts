@@ -7,7 +7,7 @@ export { applyHostOutcome } from './host-outcome.js';
 export type { HostOutcome } from './host-outcome.js';
 export { DEFAULT_FETCH_BURST_LIMITS, burstWaitMs, fetchBurstSize } from './fetch-burst.js';
 export type { FetchBurstLimits } from './fetch-burst.js';
-export { hostOutcomeOfFailure, hostOutcomeOfResult } from './fetch-outcome.js';
+export { hostDownloadMs, hostOutcomeOfFailure, hostOutcomeOfResult } from './fetch-outcome.js';
 export type { FetchFailureFacts, FetchResultTiming } from './fetch-outcome.js';
 export { canStartFetch, circuitStateAt, hostHoldAt, nextFetchAtMs, onFetchStarted } from './host-gate.js';
 export type { CircuitState } from './host-gate.js';

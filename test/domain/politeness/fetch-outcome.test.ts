@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FETCH_FAILURE_TYPES, failurePolicyFor } from '../../../src/domain/failures/index.js';
-import { hostOutcomeOfFailure, hostOutcomeOfResult } from '../../../src/domain/politeness/index.js';
+import { hostDownloadMs, hostOutcomeOfFailure, hostOutcomeOfResult } from '../../../src/domain/politeness/index.js';
 
 const T0 = 1_700_000_000_000;
 const NOW = T0 + 500;
@@ -50,5 +50,20 @@ describe('hostOutcomeOfFailure', () => {
 
   it('an unknown type (an unexpected error) has no host effect and never throws', () => {
     expect(hostOutcomeOfFailure('TypeError', undefined, NOW)).toEqual({ kind: 'not-sent', atMs: NOW });
+  });
+});
+
+describe('hostDownloadMs', () => {
+  it("takes our event loop's recent lag off the measured time to the last byte", () => {
+    expect(hostDownloadMs({ lastByteMs: 134.4, loopLagMs: 100 })).toBe(34);
+    expect(hostDownloadMs({ lastByteMs: 500, loopLagMs: 0 })).toBe(500);
+  });
+
+  it('never goes below 0, whatever the lag', () => {
+    expect(hostDownloadMs({ lastByteMs: 20, loopLagMs: 6000 })).toBe(0);
+  });
+
+  it('passes a measured time through when there is no lag, so a slow host still shows slow', () => {
+    expect(hostDownloadMs({ lastByteMs: 5000.6, loopLagMs: 0 })).toBe(5001);
   });
 });
