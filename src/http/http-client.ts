@@ -81,7 +81,8 @@ export interface FetchedBody {
   totalMs: number;
   /**
    * From fetch() to the body's last byte, ms, as the event loop first saw it: the host's download
-   * time plus our loop's lag, without the sink's work after it. What adaptive politeness measures.
+   * time plus our loop's lag, without the sink's work after it. Less loopLagMs, what adaptive
+   * politeness counts (hostDownloadMs).
    */
   lastByteMs: number;
   /** How late this process's event loop ran callbacks around then, ms (EventLoopLag): part of lastByteMs that is ours, not the host's. */
