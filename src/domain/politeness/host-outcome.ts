@@ -36,8 +36,10 @@ export type HostOutcome =
  *   breaker, which opens at the threshold for circuitCooldownMs, doubled per reopening, capped;
  * - 'quarantine-host' / 'negative-cache-host': the host is held for the policy's recheckAfterMs;
  * - anything else (body limits, bad encoding, malformed or 1xx responses): neutral.
- * The response time is the outcome's responseMs (request to last byte) or else start to finish; a
- * failure's elapsed time is only a lower bound, so it can raise the host's response time but not lower it.
+ * The response time is the outcome's responseMs (the host's download time), the least of the last
+ * RESPONSE_TIME_WINDOW counting; an outcome without one (recorded before it was measured) counts its
+ * start to finish alone, exactly as then. A failure's elapsed time is only a lower bound, so it can
+ * raise the host's response time but not lower it.
  */
 export function applyHostOutcome(state: HostPolitenessState, outcome: HostOutcome, policy: HostPolitenessPolicy, random: () => number): HostPolitenessState {
   const inFlight = Math.max(0, state.inFlight - 1);
@@ -57,15 +59,19 @@ export function applyHostOutcome(state: HostPolitenessState, outcome: HostOutcom
   const healthy = outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 500 && effect === 'none';
 
   const next: HostPolitenessState = { ...state, inFlight };
-  if (outcome.kind === 'response') {
-    const responseMs = outcome.responseMs ?? elapsedMs;
-    requireDurationMs('outcome.responseMs', responseMs);
-    next.lastResponseTimeMs = responseMs;
-    next.recentResponseTimesMs = [...(state.recentResponseTimesMs ?? []), responseMs].slice(-RESPONSE_TIME_WINDOW);
+  if (outcome.kind === 'response' && outcome.responseMs !== undefined) {
+    requireDurationMs('outcome.responseMs', outcome.responseMs);
+    next.lastResponseTimeMs = outcome.responseMs;
+    next.recentResponseTimesMs = [...(state.recentResponseTimesMs ?? []), outcome.responseMs].slice(-RESPONSE_TIME_WINDOW);
+  } else if (outcome.kind === 'response') {
+    // A result recorded before download times were measured: the last elapsed time counts alone, as
+    // it did then (a workflow history replays the delays it was written with).
+    next.lastResponseTimeMs = elapsedMs;
+    delete next.recentResponseTimesMs;
   } else {
     // A failure's elapsed time is a lower bound: it counts at once, whatever the recent responses say.
     next.lastResponseTimeMs = Math.max(state.lastResponseTimeMs ?? 0, elapsedMs);
-    next.recentResponseTimesMs = [Math.max(hostResponseTimeMs(state), elapsedMs)];
+    if (state.recentResponseTimesMs !== undefined) next.recentResponseTimesMs = [Math.max(hostResponseTimeMs(state), elapsedMs)];
   }
 
   if (overloaded) next.recentThrottles = Math.min(MAX_RECENT_THROTTLES, state.recentThrottles + 1);

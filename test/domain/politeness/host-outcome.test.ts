@@ -202,10 +202,22 @@ describe("the host's response time: the least of its recent ones (our loop's lag
     expect(state.nextFetchAtMs).toBe(T0 + 240 + 2000);
   });
 
-  it('without a measured download time, counts start to finish as before', () => {
-    const state = fetchOnce(initialHostPolitenessState(T0), response(T0, 150));
-    expect(state.recentResponseTimesMs).toEqual([150]);
+  it('without a measured download time, counts the last start to finish alone, as before (histories replay)', () => {
+    let state = fetchOnce(initialHostPolitenessState(T0), response(T0, 150));
+    expect(state.recentResponseTimesMs).toBeUndefined();
     expect(hostResponseTimeMs(state)).toBe(150);
+    state = fetchOnce(state, response(T0 + 2000, 400));
+    expect(hostResponseTimeMs(state)).toBe(400);
+    // A failure then counts as it did: the larger of the last and its elapsed time.
+    state = fetchOnce(state, { kind: 'transport-failure', startedAtMs: T0 + 9000, finishedAtMs: T0 + 9100, type: 'ConnectionFailed' });
+    expect(state.recentResponseTimesMs).toBeUndefined();
+    expect(hostResponseTimeMs(state)).toBe(400);
+  });
+
+  it('an outcome without a download time after measured ones counts alone again', () => {
+    let state = fetchOnce(initialHostPolitenessState(T0), measured(T0, 20));
+    state = fetchOnce(state, response(T0 + 2000, 300));
+    expect(hostResponseTimeMs(state)).toBe(300);
   });
 
   it('one slow measurement among fast ones does not slow the host down', () => {
