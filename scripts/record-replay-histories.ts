@@ -43,7 +43,7 @@ const input: CrawlWorkflowInput = {
   crawlId,
   seeds: [firstSeed!],
   taskQueue,
-  config: resolveCrawlConfig({ allowPrivateNetworks: true, minHostDelayMs: 30, maxDepth: 50, scope: { mode: 'any', allowPrefixes: [], denyPrefixes: [] } }),
+  config: resolveCrawlConfig({ allowPrivateNetworks: true, minHostDelayMs: 30, maxDepth: 50, maxPages: 3000, scope: { mode: 'any', allowPrefixes: [], denyPrefixes: [] } }),
   options: { tickIntervalMs: 300 },
 };
 const recordingStartedAt = new Date();
