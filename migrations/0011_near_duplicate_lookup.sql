@@ -15,37 +15,26 @@ BEGIN
   IF after_locks IS NOT TRUE THEN
     RETURN;
   END IF;
-  IF index_name = 'simhash' THEN
-    RETURN QUERY
-      WITH hits AS (
-        SELECT i.fingerprint AS f, i.generation AS g, i.parser_version AS p, count(*) AS shared
-        FROM unnest(parts, keys) AS q(part, key)
-        JOIN simhash_blocks i ON i.block = q.part AND i.key = q.key
-        WHERE i.fingerprint <> self
-        GROUP BY i.fingerprint, i.generation, i.parser_version
-        ORDER BY shared DESC, i.fingerprint
-        LIMIT max_candidates)
-      SELECT d.fingerprint, d.generation, d.parser_version, d.simhash::text, d.minhash, n.cluster_id, n.method, false
-      FROM hits h
-      JOIN documents d ON d.fingerprint = h.f AND d.generation = h.g AND d.parser_version = h.p
-      LEFT JOIN near_duplicates n ON n.fingerprint = d.fingerprint;
-  ELSIF index_name = 'minhash' THEN
-    RETURN QUERY
-      WITH hits AS (
-        SELECT i.fingerprint AS f, i.generation AS g, i.parser_version AS p, count(*) AS shared
-        FROM unnest(parts, keys) AS q(part, key)
-        JOIN minhash_bands i ON i.band = q.part AND i.key = q.key
-        WHERE i.fingerprint <> self
-        GROUP BY i.fingerprint, i.generation, i.parser_version
-        ORDER BY shared DESC, i.fingerprint
-        LIMIT max_candidates)
-      SELECT d.fingerprint, d.generation, d.parser_version, d.simhash::text, d.minhash, n.cluster_id, n.method, false
-      FROM hits h
-      JOIN documents d ON d.fingerprint = h.f AND d.generation = h.g AND d.parser_version = h.p
-      LEFT JOIN near_duplicates n ON n.fingerprint = d.fingerprint;
-  ELSE
+  IF index_name NOT IN ('simhash', 'minhash') THEN
     RAISE EXCEPTION 'near_duplicate_candidates: index_name must be simhash or minhash, got %', index_name;
   END IF;
+  -- One query for both indexes: simhash_blocks keys by block, minhash_bands by band.
+  RETURN QUERY EXECUTE format(
+    'WITH hits AS (
+       SELECT i.fingerprint AS f, i.generation AS g, i.parser_version AS p, count(*) AS shared
+       FROM unnest($1, $2) AS q(part, key)
+       JOIN %I i ON i.%I = q.part AND i.key = q.key
+       WHERE i.fingerprint <> $3
+       GROUP BY i.fingerprint, i.generation, i.parser_version
+       ORDER BY shared DESC, i.fingerprint
+       LIMIT $4)
+     SELECT d.fingerprint, d.generation, d.parser_version, d.simhash::text, d.minhash, n.cluster_id, n.method, false
+     FROM hits h
+     JOIN documents d ON d.fingerprint = h.f AND d.generation = h.g AND d.parser_version = h.p
+     LEFT JOIN near_duplicates n ON n.fingerprint = d.fingerprint',
+    CASE index_name WHEN 'simhash' THEN 'simhash_blocks' ELSE 'minhash_bands' END,
+    CASE index_name WHEN 'simhash' THEN 'block' ELSE 'band' END)
+    USING parts, keys, self, max_candidates;
   RETURN QUERY SELECT n.fingerprint, NULL::integer, NULL::integer, NULL::text, NULL::integer[], n.cluster_id, n.method, true
     FROM near_duplicates n WHERE n.fingerprint = self;
 END
