@@ -1,4 +1,4 @@
-import { get as httpGet } from 'node:http';
+import { createServer, get as httpGet, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import * as cheerio from 'cheerio';
@@ -20,6 +20,7 @@ import {
   type TestWeb,
   type WebSpec,
 } from '../support/test-web/index.js';
+import { stampWrites } from '../support/test-web/respond.js';
 
 const MIB = 1024 * 1024;
 const webs: TestWeb[] = [];
@@ -256,6 +257,40 @@ describe('startTestWeb: the request log', () => {
     expect(entry?.lastWriteAtMs).toBeLessThanOrEqual(entry?.finishedAtMs ?? 0);
     expect(head).toMatchObject({ method: 'HEAD', status: 200, bytesSent: 0 });
     expect(head?.lastWriteAtMs).toBeLessThanOrEqual(head?.finishedAtMs ?? 0);
+  });
+
+  it("stamps the last call that sends bytes: an end() after a declared-length body's last write sends none", async () => {
+    const stamps = new Map<string, { lastWriteAtMs?: number; bodyWrittenAtMs?: number }>();
+    const server: Server = createServer((req, res) => {
+      const entry: { lastWriteAtMs?: number; bodyWrittenAtMs?: number } = {};
+      stamps.set(req.url ?? '', entry);
+      stampWrites(res, entry);
+      if (req.url === '/empty') {
+        // Nothing written: end() sends the headers.
+        res.writeHead(204);
+        setTimeout(() => res.end(), 30);
+        return;
+      }
+      res.writeHead(200, req.url === '/declared' ? { 'content-length': 5 } : {});
+      res.write('hello');
+      entry.bodyWrittenAtMs = entry.lastWriteAtMs;
+      // A busy server ends the response later; only the chunked one still has bytes to send then.
+      setTimeout(() => res.end(), 30);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      for (const path of ['/declared', '/chunked', '/empty']) {
+        await new Promise<void>((resolve, reject) => httpGet(`http://127.0.0.1:${port}${path}`, (res) => res.resume().on('end', resolve).on('error', reject)).on('error', reject));
+      }
+      const declared = stamps.get('/declared')!;
+      expect(declared.lastWriteAtMs).toBe(declared.bodyWrittenAtMs);
+      const chunked = stamps.get('/chunked')!;
+      expect(chunked.lastWriteAtMs).toBeGreaterThanOrEqual(chunked.bodyWrittenAtMs! + 25);
+      expect(stamps.get('/empty')!.lastWriteAtMs).toBeDefined();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('clearLog empties it; requestsByHost groups and orders by arrival', async () => {

@@ -33,16 +33,28 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/** Reads the clock just before every write and end call, whatever path writes the response. */
-function stampWrites(res: ServerResponse, entry: RequestLogEntry): void {
+/**
+ * Reads the clock just before every call that can put bytes on the wire, whatever path writes the
+ * response: each write, and end() unless it has nothing left to send. A body of declared length
+ * is complete, for the client, with its last write; an end() after it sends nothing, and when a
+ * busy test web called it a few ms later its stamp made the client's next request look early
+ * (a certain violation of 249.8 ms for 250, the client having read the whole body before the end
+ * was stamped). end() sends bytes with a last chunk, the headers when nothing was written yet,
+ * and the last chunk of a chunked body.
+ */
+export function stampWrites(res: ServerResponse, entry: Pick<RequestLogEntry, 'lastWriteAtMs'>): void {
   const write = res.write.bind(res) as (...args: unknown[]) => boolean;
   const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  let wrote = false;
   res.write = ((...args: unknown[]) => {
     entry.lastWriteAtMs = clockMs();
+    wrote = true;
     return write(...args);
   }) as ServerResponse['write'];
   res.end = ((...args: unknown[]) => {
-    entry.lastWriteAtMs = clockMs();
+    const chunk = typeof args[0] === 'function' ? undefined : (args[0] as { length?: number } | null | undefined);
+    const withChunk = chunk !== undefined && chunk !== null && chunk.length !== 0;
+    if (withChunk || !wrote || res.chunkedEncoding) entry.lastWriteAtMs = clockMs();
     return end(...args);
   }) as ServerResponse['end'];
 }
