@@ -18,7 +18,7 @@ import { productTokenOf } from '../domain/robots/index.js';
 import { decodeCharset } from '../http/index.js';
 import { extractHtmlDocument, robotsDirectives } from '../parse/html-document.js';
 import { recordDocument } from '../storage/postgres/document-repository.js';
-import { getFetch, recordFetchedBody, type FetchedBodyRecords } from '../storage/postgres/fetch-repository.js';
+import { fetchedBodyStatement, getFetch, recordFetchedBody, type FetchedBodyRecords } from '../storage/postgres/fetch-repository.js';
 import { settleFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import type { CrawlContextCache } from './crawl-context.js';
@@ -84,8 +84,9 @@ export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache):
     const listingEntries = listingPage ? listingEntriesOf(document.listingEntries, context) : undefined;
     const readAtMs = fetch?.fetchedAtMs ?? deps.now();
 
+    // The fetch's records open the transaction, sent with BEGIN: both commit together.
+    const openWith = fetchRecords ? { openWith: fetchedBodyStatement(fetchRecords) } : {};
     return inTransaction(deps.pool, async (client) => {
-      if (fetchRecords) await recordFetchedBody(client, fetchRecords);
       // A signal sweep only reads: its crawl fetches the sweep's sitemaps and listings, nothing they link to.
       const registration =
         context.record.kind === 'signals'
@@ -152,7 +153,7 @@ export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache):
         noindex: directives.noindex,
         nofollow: directives.nofollow,
       };
-    });
+    }, openWith);
   }
 
   /** What the parse needs of the fetch: carried in its input, or read from the record in histories from before. */

@@ -1,13 +1,14 @@
 // Shared figures go to Postgres with COMMIT in one round trip, their values written into the text:
 // on a real database, hostile host names, paths and rejection codes (they come from crawled pages)
-// are stored exactly, and a failing write rolls the whole transaction back.
+// are stored exactly, and a failing write rolls the whole transaction back. A transaction may also
+// open with a write sent with BEGIN (openWith), bytes and times written in as literals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { addCrawlCounters } from '../../src/storage/postgres/crawl-counters.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
 import { migrate } from '../../src/storage/postgres/migrate.js';
 import { createPool, inTransaction, type Pool } from '../../src/storage/postgres/pool.js';
-import { bumpSharedFigure } from '../../src/storage/postgres/shared-figures.js';
+import { FIGURE_ORDER, bumpSharedFigure, writeWithCommit } from '../../src/storage/postgres/shared-figures.js';
 import { addGrowthStats, addSeenStats, readSeenStats, recordRejections } from '../../src/storage/postgres/url-scope-repository.js';
 import { freshDatabase } from '../support/stack-context.js';
 
@@ -60,6 +61,44 @@ describe('shared figures sent with COMMIT', () => {
     expect(counters.rows[0]).toEqual({ n: 0 });
     expect((await pool.query('SELECT state FROM crawls WHERE id = $1', [crawlId])).rows[0]).not.toEqual({ state: 'paused' });
     // The connection is usable again.
+    expect((await pool.query('SELECT 1 AS one')).rows[0]).toEqual({ one: 1 });
+  });
+
+  it('writes bytes, byte arrays and times with COMMIT and with BEGIN exactly as bound parameters would', async () => {
+    await pool.query('CREATE TABLE IF NOT EXISTS inline_probe (id text PRIMARY KEY, b bytea, bs bytea[], at timestamptz)');
+    // Every byte value, a backslash and a quote among them; an empty one; a time with milliseconds.
+    const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    const at = new Date(Date.UTC(2026, 11, 1, 10, 59, 58, 123));
+    const row = ['with-commit', bytes, [bytes, Buffer.alloc(0), null], at];
+    await inTransaction(
+      pool,
+      async (client) => {
+        await writeWithCommit(client, FIGURE_ORDER.pageRows, 'INSERT INTO inline_probe (id, b, bs, at) VALUES ($1, $2, $3::bytea[], $4)', row);
+        // Sent with COMMIT: not there yet inside the transaction.
+        expect((await client.query(`SELECT count(*)::int AS n FROM inline_probe WHERE id = 'with-commit'`)).rows[0]).toEqual({ n: 0 });
+        expect((await client.query(`SELECT b FROM inline_probe WHERE id = 'with-begin'`)).rows[0]).toEqual({ b: Buffer.from([0, 92, 39]) });
+      },
+      { openWith: { text: 'INSERT INTO inline_probe (id, b, bs, at) VALUES ($1, $2, $3::bytea[], $4)', values: ['with-begin', Buffer.from([0, 92, 39]), [], at] } },
+    );
+    const stored = await pool.query('SELECT id, b, bs, at FROM inline_probe ORDER BY id');
+    expect(stored.rows).toEqual([
+      { id: 'with-begin', b: Buffer.from([0, 92, 39]), bs: [], at },
+      { id: 'with-commit', b: bytes, bs: [bytes, Buffer.alloc(0), null], at },
+    ]);
+  });
+
+  it('a failing opening write rolls back, and the work never runs', async () => {
+    let ran = false;
+    await expect(
+      inTransaction(
+        pool,
+        async () => {
+          ran = true;
+        },
+        { openWith: { text: 'INSERT INTO no_such_table VALUES ($1)', values: [Buffer.from('x')] } },
+      ),
+    ).rejects.toThrow(/no_such_table/);
+    expect(ran).toBe(false);
     expect((await pool.query('SELECT 1 AS one')).rows[0]).toEqual({ one: 1 });
   });
 });

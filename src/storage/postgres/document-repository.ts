@@ -1,5 +1,6 @@
 import { fingerprintToBytes } from './frontier-repository.js';
 import { type Pool, type PoolClient } from './pool.js';
+import { FIGURE_ORDER, writeWithCommit } from './shared-figures.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -82,10 +83,13 @@ export async function followedLinkTargets(db: Queryable, source: string): Promis
   return result.rows.map((row) => ({ url: row.url, anchorText: row.anchor_text ?? undefined, rel: row.rel ?? undefined }));
 }
 
+/** The page's link edges, once each. Inside a transaction they are sent with its COMMIT (nothing in it reads them back). */
 export async function recordLinks(db: Queryable, crawlId: string, edges: readonly LinkEdge[]): Promise<void> {
   if (edges.length === 0) return;
   const unique = [...new Map(edges.map((edge) => [`${edge.source}/${edge.target}/${edge.kind}`, edge])).values()];
-  await db.query(
+  await writeWithCommit(
+    db,
+    FIGURE_ORDER.pageRows,
     `INSERT INTO links (source, target, crawl_id, anchor_text, rel, kind)
      SELECT s, t, $1, a, r, k FROM unnest($2::bytea[], $3::bytea[], $4::text[], $5::text[], $6::text[]) AS e(s, t, a, r, k)
      ON CONFLICT (source, target, kind) DO NOTHING`,

@@ -155,7 +155,13 @@ export interface FetchedBodyRecords {
 }
 
 export async function recordFetchedBody(db: Queryable, input: FetchedBodyRecords): Promise<void> {
-  const statement = composeStatement(
+  const statement = fetchedBodyStatement(input);
+  await db.query(statement.text, statement.values);
+}
+
+/** recordFetchedBody's one statement, for a transaction that opens with it (inTransaction's `openWith`). */
+export function fetchedBodyStatement(input: FetchedBodyRecords): { text: string; values: unknown[] } {
+  return composeStatement(
     [
       { name: 'retention_lock', sql: RETENTION_LOCK_SQL, params: [bodyRetentionLockKey(input.body.sha256)] },
       { name: 'new_body', sql: INSERT_BODY_SQL, params: insertBodyParams(input.body) },
@@ -166,7 +172,6 @@ export async function recordFetchedBody(db: Queryable, input: FetchedBodyRecords
     // Reading the lock makes Postgres take it first; the writes run when the main query is done.
     'SELECT 1 FROM retention_lock',
   );
-  await db.query(statement.text, statement.values);
 }
 
 /**

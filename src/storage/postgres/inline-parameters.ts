@@ -5,9 +5,11 @@
  * event loop while the transaction holds its hot rows.
  *
  * Values are escaped by node-postgres's escapeLiteral (strings, including those inside arrays,
- * may come from crawled pages); only the types our figure writes use are accepted, anything else
- * is refused rather than guessed at. Arrays become array literals, so their placeholder must carry
- * a cast (`$2::text[]`), as ours do.
+ * may come from crawled pages); only the types our writes use are accepted, anything else is
+ * refused rather than guessed at. Arrays become array literals, so their placeholder must carry a
+ * cast (`$2::text[]`), as ours do. A Buffer becomes bytea's hex text and a Date its ISO text with
+ * its zone (UTC): untyped literals, which Postgres reads by their place (a bytea or timestamptz
+ * column, or a cast) as it reads the bound parameters node-postgres would have sent.
  */
 import pg from 'pg';
 
@@ -37,6 +39,11 @@ function literalOf(value: unknown, index: number): string {
   if (typeof value === 'bigint') return value < 0n ? `(${value.toString()})` : value.toString();
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
   if (typeof value === 'string') return escapedString(value, index);
+  if (Buffer.isBuffer(value)) return escapedString(byteaText(value), index);
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw new UninlinableParameterError(index, value);
+    return escapedString(value.toISOString(), index);
+  }
   if (Array.isArray(value)) return escapedString(arrayLiteralOf(value, index), index);
   throw new UninlinableParameterError(index, value);
 }
@@ -51,6 +58,7 @@ function escapedString(value: string, index: number): string {
 function arrayLiteralOf(values: readonly unknown[], index: number): string {
   const elements = values.map((element) => {
     if (element === null || element === undefined) return 'NULL';
+    if (Buffer.isBuffer(element)) return `"${byteaText(element).replace(/\\/g, '\\\\')}"`;
     if (typeof element === 'number' && !Number.isFinite(element)) throw new UninlinableParameterError(index, element);
     if (typeof element !== 'string' && typeof element !== 'number' && typeof element !== 'bigint' && typeof element !== 'boolean') {
       throw new UninlinableParameterError(index, element);
@@ -60,9 +68,15 @@ function arrayLiteralOf(values: readonly unknown[], index: number): string {
   return `{${elements.join(',')}}`;
 }
 
+/** bytea's hex input form: a backslash, an x, then two hex digits per byte. */
+function byteaText(bytes: Buffer): string {
+  return `\\x${bytes.toString('hex')}`;
+}
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array with an element of an unsupported type';
+  if (value instanceof Date) return 'an invalid Date';
   if (typeof value === 'object') return `a ${value.constructor?.name ?? 'object'}`;
   if (typeof value === 'string') return 'a string holding NUL';
   return `${typeof value} ${String(value)}`;

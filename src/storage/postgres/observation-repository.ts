@@ -7,6 +7,7 @@ import type { ChangeObservation, PageSignals, UrlChangeEvidence } from '../../do
 import { pageSignalsOf, SIGNAL_COLUMNS, type SignalColumns } from './cheap-signal-repository.js';
 import { fingerprintToBytes } from './frontier-repository.js';
 import type { PoolClient } from './pool.js';
+import { FIGURE_ORDER, writeWithCommit } from './shared-figures.js';
 import { composeStatement } from './statement-composition.js';
 
 export interface LockedUrlEvidence {
@@ -125,6 +126,8 @@ export interface SavedUrlEvidence {
  * Records one visit's observation and writes the evidence, the estimate and the next due time
  * back to the URL record, in one statement (two tables; neither part reads the other's rows). A
  * repeat fails on the observation's key rather than count a visit twice (see lockUrlEvidence).
+ * It goes with the transaction's COMMIT: the rows are the page's own, locked by lockUrlEvidence,
+ * and nothing after it in a visit's transaction reads them.
  */
 export async function recordObservation(client: PoolClient, row: ObservationRow, saved: SavedUrlEvidence): Promise<void> {
   const statement = composeStatement(
@@ -134,7 +137,7 @@ export async function recordObservation(client: PoolClient, row: ObservationRow,
     ],
     'SELECT 1',
   );
-  await client.query(statement.text, statement.values);
+  await writeWithCommit(client, FIGURE_ORDER.pageRows, statement.text, statement.values);
 }
 
 const INSERT_OBSERVATION_SQL = `INSERT INTO url_observations (fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day)

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { inlineParameters } from './inline-parameters.js';
 import { dropSharedFigures, holdSharedFigures, sharedFiguresThenCommit } from './shared-figures.js';
 
 export type Pool = pg.Pool;
@@ -80,14 +81,22 @@ export function createPool(options: PoolOptions): Pool {
   return pool;
 }
 
+export interface TransactionOptions {
+  /**
+   * The transaction's first statement, sent with BEGIN in one round trip (its values written in as
+   * literals: inlineParameters's types only). For a write the work does not read the result of.
+   */
+  openWith?: { text: string; values: readonly unknown[] };
+}
+
 /**
  * Runs `work` in one transaction; rolls back on any error. Shared figures it bumps
  * (`bumpSharedFigure`) are written last, in one global order, sent with COMMIT.
  */
-export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(options.openWith ? `BEGIN;\n${inlineParameters(options.openWith.text, options.openWith.values)}` : 'BEGIN');
     holdSharedFigures(client);
     const result = await work(client);
     await client.query(sharedFiguresThenCommit(client));

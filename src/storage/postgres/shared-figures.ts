@@ -9,7 +9,12 @@ type Queryable = Pool | PoolClient;
  * own rows.
  */
 export const FIGURE_ORDER = {
-  /** Taken first: written while the parse holds the near-duplicate index keys others wait on. */
+  /**
+   * Rows of the transaction's own page (its links, its visit, its URL record), which no other
+   * transaction writes: sent with COMMIT only to save their round trips, and taken before any hot row.
+   */
+  pageRows: '!',
+  /** Taken first of the hot rows: written while the parse holds the near-duplicate index keys others wait on. */
   nearDuplicateClusters: '0',
   crawlCounters: 'a',
   rejectionCounts: 'b',

@@ -109,27 +109,23 @@ export async function addGrowthStats(
  * once (a replayed parse counts nothing); a page with no text counts without new content.
  */
 export async function recordContentGrowth(db: Queryable, input: { crawlId: string; fingerprint: string; normalizedHash: string | null }): Promise<void> {
-  // One statement: the page is counted once, and only then is its hash offered to the crawl's set.
-  const first = await db.query<{ host: string; depth: number; is_new: boolean }>(
+  // One statement: the page is counted once, and only then is its hash offered to the crawl's set
+  // and its host's row at its depth bumped. Nothing in the transaction reads these rows back, so
+  // inside one it goes with COMMIT, at the depth figures' place: a transaction bumps one such row.
+  await bumpSharedFigure(
+    db,
+    `${FIGURE_ORDER.depthStats}|${input.crawlId}|${input.fingerprint}`,
     `WITH page AS (
-       UPDATE frontier SET content_counted = true WHERE crawl_id = $1 AND fingerprint = $2 AND NOT content_counted RETURNING host, depth),
+       UPDATE frontier SET content_counted = true WHERE crawl_id = $1 AND fingerprint = $2::bytea AND NOT content_counted RETURNING host, depth),
      fresh AS (
        INSERT INTO crawl_content_hashes (crawl_id, normalized_hash)
        SELECT $1, $3::bytea FROM page WHERE $3::bytea IS NOT NULL
        ON CONFLICT DO NOTHING RETURNING 1)
-     SELECT host, depth, EXISTS (SELECT 1 FROM fresh) AS is_new FROM page`,
-    [input.crawlId, fingerprintToBytes(input.fingerprint), input.normalizedHash === null ? null : Buffer.from(input.normalizedHash, 'hex')],
-  );
-  const page = first.rows[0];
-  if (!page) return;
-  const isNew = page.is_new;
-  await bumpSharedFigure(
-    db,
-    `${FIGURE_ORDER.depthStats}|${input.crawlId}|${page.host}|${String(page.depth).padStart(10, '0')}`,
-    `INSERT INTO crawl_depth_stats (crawl_id, host, depth, pages, new_content) VALUES ($1, $2, $3, 1, $4)
+     INSERT INTO crawl_depth_stats (crawl_id, host, depth, pages, new_content)
+     SELECT $1, host, depth, 1, CASE WHEN EXISTS (SELECT 1 FROM fresh) THEN 1 ELSE 0 END FROM page
      ON CONFLICT (crawl_id, host, depth) DO UPDATE SET pages = crawl_depth_stats.pages + 1,
        new_content = crawl_depth_stats.new_content + EXCLUDED.new_content`,
-    [input.crawlId, page.host, page.depth, isNew ? 1 : 0],
+    [input.crawlId, fingerprintToBytes(input.fingerprint), input.normalizedHash === null ? null : Buffer.from(input.normalizedHash, 'hex')],
   );
 }
 

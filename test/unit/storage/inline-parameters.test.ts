@@ -31,10 +31,17 @@ describe('inlineParameters', () => {
     expect(inlineParameters('$1::text[]', [[]])).toBe("'{}'::text[]");
   });
 
+  it('writes bytes as bytea hex text and times as ISO text in UTC, in an E literal where backslashes need it', () => {
+    expect(inlineParameters('VALUES ($1, $2)', [Buffer.from([0, 0xff, 0x5c]), Buffer.alloc(0)])).toBe("VALUES ( E'\\\\x00ff5c',  E'\\\\x')");
+    expect(inlineParameters('$1::bytea[]', [[Buffer.from([1, 2]), null]])).toBe(` E'{"\\\\\\\\x0102",NULL}'::bytea[]`);
+    expect(inlineParameters('VALUES ($1)', [new Date(Date.UTC(2026, 11, 1, 10, 59, 58, 123))])).toBe("VALUES ('2026-12-01T10:59:58.123Z')");
+  });
+
   it('refuses what it cannot write faithfully, naming the parameter', () => {
     expect(() => inlineParameters('VALUES ($1)', [Number.NaN])).toThrow(UninlinableParameterError);
-    expect(() => inlineParameters('VALUES ($1, $2)', [1, Buffer.from('x')])).toThrow(/parameter \$2 \(a Buffer\)/);
-    expect(() => inlineParameters('VALUES ($1)', [new Date(0)])).toThrow(/parameter \$1 \(a Date\)/);
+    expect(() => inlineParameters('VALUES ($1, $2)', [1, new Map()])).toThrow(/parameter \$2 \(a Map\)/);
+    expect(() => inlineParameters('VALUES ($1)', [new Date(Number.NaN)])).toThrow(/parameter \$1 \(an invalid Date\)/);
+    expect(() => inlineParameters('VALUES ($1)', [[new Date(0)]])).toThrow(UninlinableParameterError);
     expect(() => inlineParameters('VALUES ($1)', [[{}]])).toThrow(UninlinableParameterError);
     expect(() => inlineParameters('VALUES ($1)', [[Number.POSITIVE_INFINITY]])).toThrow(UninlinableParameterError);
     expect(() => inlineParameters('VALUES ($1)', ['a\u0000b'])).toThrow(/NUL/);
