@@ -17,9 +17,8 @@ import { pageChangeKey } from '../domain/recrawl/index.js';
 import { productTokenOf } from '../domain/robots/index.js';
 import { decodeCharset } from '../http/index.js';
 import { extractHtmlDocument, robotsDirectives } from '../parse/html-document.js';
-import { recordDocument } from '../storage/postgres/document-repository.js';
+import { recordDocumentAndSettle } from '../storage/postgres/document-repository.js';
 import { fetchedBodyStatement, getFetch, recordFetchedBody, type FetchedBodyRecords } from '../storage/postgres/fetch-repository.js';
-import { settleFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import type { CrawlContextCache } from './crawl-context.js';
 import type { ParseBatchInput, ParseBatchOutcome, ParseBatchResult, ParseDocumentInput, ParseDocumentResult } from './contracts.js';
@@ -100,7 +99,11 @@ export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache):
               sourceContentHash: normalized.length > 0 ? sha256Hex(normalized) : null,
             });
       const listing = listingEntries ? await recordListingReading(client, { readAtMs, entries: listingEntries }) : undefined;
-      const recorded = await recordDocument(client, {
+      // The document and the page's settlement in one round trip. Settled before the near-duplicate
+      // step, which takes the index's key locks: they are held to COMMIT, so nothing but that step
+      // and the writes sent with COMMIT come after them.
+      const settlement = { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'ok' } as const;
+      const recorded = await recordDocumentAndSettle(client, {
         fingerprint: input.fingerprint,
         generation: input.generation,
         parserVersion: PARSER_VERSION,
@@ -124,10 +127,7 @@ export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache):
           ...(Object.keys(changeFields).length > 0 ? { changeFields: document.changeFields } : {}),
           ...(listing ? { listing } : {}),
         },
-      });
-      // Settled before the near-duplicate step, which takes the index's key locks: they are held to
-      // COMMIT, so nothing but that step and the hot-row flush comes after them.
-      await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'ok' });
+      }, settlement);
       if (recorded) {
         // Once per (fingerprint, generation, parser version): a replayed parse finds its document and adds nothing.
         await recordVisit(client, {

@@ -1,6 +1,7 @@
-import { fingerprintToBytes } from './frontier-repository.js';
+import { countSettlement, fingerprintToBytes, settleFrontierPart, type FrontierSettlement } from './frontier-repository.js';
 import { type Pool, type PoolClient } from './pool.js';
 import { FIGURE_ORDER, writeWithCommit } from './shared-figures.js';
+import { composeStatement } from './statement-composition.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -30,36 +31,58 @@ export interface DocumentRecord {
 
 /** Once per (fingerprint, generation, parser version): a replayed parse changes nothing. */
 export async function recordDocument(db: Queryable, doc: DocumentRecord): Promise<boolean> {
-  const result = await db.query(
-    `INSERT INTO documents (fingerprint, generation, parser_version, crawl_id, title, language, canonical_hint, meta_robots,
+  const result = await db.query(RECORD_DOCUMENT_SQL, recordDocumentParams(doc));
+  return (result.rowCount ?? 0) > 0;
+}
+
+/**
+ * recordDocument and the page's settlement in one round trip (one statement: different rows,
+ * neither reads the other's). Returns whether the document is new, as recordDocument does; the
+ * settlement's counters follow as settleFrontierEntry's would.
+ */
+export async function recordDocumentAndSettle(db: Queryable, doc: DocumentRecord, settlement: FrontierSettlement): Promise<boolean> {
+  const statement = composeStatement(
+    [
+      { name: 'document', sql: `${RECORD_DOCUMENT_SQL} RETURNING 1`, params: recordDocumentParams(doc) },
+      settleFrontierPart('settled', settlement),
+    ],
+    'SELECT EXISTS (SELECT 1 FROM document) AS recorded, EXISTS (SELECT 1 FROM settled) AS settled',
+  );
+  const result = await db.query<{ recorded: boolean; settled: boolean }>(statement.text, statement.values);
+  const row = result.rows[0]!;
+  await countSettlement(db, settlement, row.settled);
+  return row.recorded;
+}
+
+const RECORD_DOCUMENT_SQL = `INSERT INTO documents (fingerprint, generation, parser_version, crawl_id, title, language, canonical_hint, meta_robots,
                             x_robots_tag, noindex, nofollow, charset, text_length, normalized_hash, simhash, minhash,
                             links_found, links_registered, extracted)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::bigint, $16, $17, $18, $19)
-     ON CONFLICT (fingerprint, generation, parser_version) DO NOTHING`,
-    [
-      fingerprintToBytes(doc.fingerprint),
-      doc.generation,
-      doc.parserVersion,
-      doc.crawlId,
-      doc.title,
-      doc.language,
-      doc.canonicalHint,
-      doc.metaRobots,
-      doc.xRobotsTag,
-      doc.noindex,
-      doc.nofollow,
-      doc.charset,
-      doc.textLength,
-      doc.normalizedHash ? Buffer.from(doc.normalizedHash, 'hex') : null,
-      doc.simhashSigned,
-      // Postgres integer is signed: a value at or above 2^31 would be out of range (short texts hit it).
-      doc.minhash?.map((value) => value | 0) ?? null,
-      doc.linksFound,
-      doc.linksRegistered,
-      JSON.stringify(doc.extracted),
-    ],
-  );
-  return (result.rowCount ?? 0) > 0;
+     ON CONFLICT (fingerprint, generation, parser_version) DO NOTHING`;
+
+function recordDocumentParams(doc: DocumentRecord): unknown[] {
+  return [
+    fingerprintToBytes(doc.fingerprint),
+    doc.generation,
+    doc.parserVersion,
+    doc.crawlId,
+    doc.title,
+    doc.language,
+    doc.canonicalHint,
+    doc.metaRobots,
+    doc.xRobotsTag,
+    doc.noindex,
+    doc.nofollow,
+    doc.charset,
+    doc.textLength,
+    doc.normalizedHash ? Buffer.from(doc.normalizedHash, 'hex') : null,
+    doc.simhashSigned,
+    // Postgres integer is signed: a value at or above 2^31 would be out of range (short texts hit it).
+    doc.minhash?.map((value) => value | 0) ?? null,
+    doc.linksFound,
+    doc.linksRegistered,
+    JSON.stringify(doc.extracted),
+  ];
 }
 
 export interface LinkEdge {

@@ -7,6 +7,7 @@ import type { HostWorkItem } from '../../activities/contracts.js';
 import { chooseTierCounts, TIER_COUNT } from '../../domain/frontier/index.js';
 import { addCrawlCounters, counterShardOf, SUMMED_COUNTERS_SQL } from './crawl-counters.js';
 import { type Pool, type PoolClient } from './pool.js';
+import type { StatementPart } from './statement-composition.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -317,18 +318,35 @@ export function settleFrontierParams(input: { crawlId: string; fingerprint: stri
  * Moves a dispatched URL to its next state. Only a URL still in flight moves, so repeating a
  * settlement changes nothing and the crawl's in-flight count stays exact.
  */
-export async function settleFrontierEntry(
-  db: Queryable,
-  input: { crawlId: string; fingerprint: string; generation: number; state: FrontierState; outcome: string; attempts?: number },
-): Promise<boolean> {
-  const leavingFlight = input.state !== 'dispatched' && input.state !== 'fetched';
+export async function settleFrontierEntry(db: Queryable, input: FrontierSettlement): Promise<boolean> {
   const result = await db.query(SETTLE_FRONTIER_SQL, settleFrontierParams(input));
   const changed = (result.rowCount ?? 0) > 0;
+  await countSettlement(db, input, changed);
+  return changed;
+}
+
+/** Where a URL in flight moves, and why. */
+export interface FrontierSettlement {
+  crawlId: string;
+  fingerprint: string;
+  generation: number;
+  state: FrontierState;
+  outcome: string;
+  attempts?: number;
+}
+
+/** settleFrontierEntry's statement as a part of a composed one (composeStatement), returning a row when the entry moved. */
+export function settleFrontierPart(name: string, input: FrontierSettlement): StatementPart {
+  return { name, sql: `${SETTLE_FRONTIER_SQL} RETURNING 1`, params: settleFrontierParams(input) };
+}
+
+/** The counters a settlement moves once its entry moved (`changed`): settleFrontierEntry's second half. */
+export async function countSettlement(db: Queryable, input: FrontierSettlement, changed: boolean): Promise<void> {
+  const leavingFlight = input.state !== 'dispatched' && input.state !== 'fetched';
   if (changed && leavingFlight) {
     // A URL returned to the queue gives its admission back; a settled one keeps counting against the budget.
     await addCrawlCounters(db, input.crawlId, counterShardOf(input.fingerprint), input.state === 'queued' ? { returned: 1 } : { settled: 1 });
   }
-  return changed;
 }
 
 /**

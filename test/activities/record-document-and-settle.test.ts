@@ -1,0 +1,86 @@
+// A parsed page's document record and its settlement in one statement: the document once per
+// (fingerprint, generation, parser version), the frontier entry moved once and counted once, a
+// replayed parse changing nothing. On Postgres.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
+import { urlFingerprint } from '../../src/domain/url/index.js';
+import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
+import { recordDocumentAndSettle, type DocumentRecord } from '../../src/storage/postgres/document-repository.js';
+import { fingerprintToBytes, registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { inTransaction } from '../../src/storage/postgres/pool.js';
+import { createHarness, type Harness } from '../support/crawler-harness.js';
+
+const HOST = '127.71.1.1';
+const crawlId = 'record-document-and-settle';
+const GENERATION = 1;
+
+const entry = (path: string): NewFrontierEntry => {
+  const url = `http://${HOST}/${path}`;
+  return { fingerprint: urlFingerprint(url), url, host: HOST, origin: `http://${HOST}`, canonicalizationVersion: 1, depth: 1, priority: 1, tier: 0 };
+};
+
+const documentOf = (page: NewFrontierEntry, title: string): DocumentRecord => ({
+  fingerprint: page.fingerprint,
+  generation: GENERATION,
+  parserVersion: 1,
+  crawlId,
+  title,
+  language: 'en',
+  canonicalHint: null,
+  metaRobots: null,
+  xRobotsTag: null,
+  noindex: false,
+  nofollow: false,
+  charset: 'utf-8',
+  textLength: 42,
+  normalizedHash: 'ab'.repeat(32),
+  simhashSigned: '-12345',
+  minhash: [1, 2 ** 31 + 5],
+  linksFound: 3,
+  linksRegistered: 2,
+  extracted: { charsetSource: 'header' },
+});
+
+describe('recordDocumentAndSettle', () => {
+  let harness: Harness;
+  const [page, gone] = ['page', 'gone'].map(entry) as [NewFrontierEntry, NewFrontierEntry];
+  const settlementOf = (p: NewFrontierEntry) => ({ crawlId, fingerprint: p.fingerprint, generation: GENERATION, state: 'done', outcome: 'ok' }) as const;
+
+  const stateOf = async (p: NewFrontierEntry) => {
+    const fp = fingerprintToBytes(p.fingerprint);
+    const [documents, frontier, counters] = await Promise.all([
+      harness.pool.query<{ title: string }>('SELECT title FROM documents WHERE fingerprint = $1', [fp]),
+      harness.pool.query<{ state: string; outcome: string | null }>('SELECT state, outcome FROM frontier WHERE crawl_id = $1 AND fingerprint = $2', [crawlId, fp]),
+      harness.pool.query<{ settled: number }>('SELECT COALESCE(sum(settled), 0)::int AS settled FROM crawl_counters WHERE crawl_id = $1', [crawlId]),
+    ]);
+    return { titles: documents.rows.map((row) => row.title), frontier: frontier.rows[0], settled: counters.rows[0]!.settled };
+  };
+
+  beforeAll(async () => {
+    harness = await createHarness('record-document-and-settle');
+    await createCrawl(harness.pool, { id: crawlId, config: resolveCrawlConfig({ allowPrivateNetworks: true }), seedHosts: [HOST] });
+    await registerFrontierEntries(harness.pool, crawlId, [page, gone], { respectDiscoveryBudget: false });
+    await harness.pool.query(`UPDATE frontier SET state = 'fetched', generation = $2 WHERE crawl_id = $1`, [crawlId, GENERATION]);
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('records the document, settles the entry and counts it once; a replay records and counts nothing', async () => {
+    const first = await inTransaction(harness.pool, (client) => recordDocumentAndSettle(client, documentOf(page, 'first'), settlementOf(page)));
+    expect(first).toBe(true);
+    expect(await stateOf(page)).toEqual({ titles: ['first'], frontier: { state: 'done', outcome: 'ok' }, settled: 1 });
+
+    const replay = await inTransaction(harness.pool, (client) => recordDocumentAndSettle(client, documentOf(page, 'replayed'), settlementOf(page)));
+    expect(replay).toBe(false);
+    expect(await stateOf(page)).toEqual({ titles: ['first'], frontier: { state: 'done', outcome: 'ok' }, settled: 1 });
+  });
+
+  it('records the document of an entry no longer in flight without moving or counting it', async () => {
+    await harness.pool.query(`UPDATE frontier SET state = 'failed', outcome = 'http-error' WHERE crawl_id = $1 AND fingerprint = $2`, [crawlId, fingerprintToBytes(gone.fingerprint)]);
+    const recorded = await inTransaction(harness.pool, (client) => recordDocumentAndSettle(client, documentOf(gone, 'late'), settlementOf(gone)));
+    expect(recorded).toBe(true);
+    expect(await stateOf(gone)).toEqual({ titles: ['late'], frontier: { state: 'failed', outcome: 'http-error' }, settled: 1 });
+  });
+});
