@@ -62,9 +62,13 @@ export interface VisitVerdict {
   nextFetchAtMs?: number;
 }
 
-/** Runs inside the caller's transaction (the parse's or the 304's), so the report and the record it belongs to commit together. */
-export async function recordVisit(client: PoolClient, report: VisitReport): Promise<VisitVerdict> {
-  const locked = await lockUrlEvidence(client, report.fingerprint, report.generation);
+/**
+ * Runs inside the caller's transaction (the parse's or the 304's), so the report and the record it
+ * belongs to commit together. `lockedBefore`: the URL's evidence as the caller locked it already
+ * in this transaction (lockUrlEvidence's answer, read in one of its own statements).
+ */
+export async function recordVisit(client: PoolClient, report: VisitReport, lockedBefore?: { evidence: LockedUrlEvidence | undefined }): Promise<VisitVerdict> {
+  const locked = lockedBefore ? lockedBefore.evidence : await lockUrlEvidence(client, report.fingerprint, report.generation);
   if (!locked) return { verdict: 'unknown-url' };
   if (locked.observed) return { verdict: 'replayed' };
 

@@ -17,7 +17,7 @@ import { pageChangeKey } from '../domain/recrawl/index.js';
 import { productTokenOf } from '../domain/robots/index.js';
 import { decodeCharset } from '../http/index.js';
 import { extractHtmlDocument, robotsDirectives } from '../parse/html-document.js';
-import { recordDocumentAndSettle } from '../storage/postgres/document-repository.js';
+import { recordParsedPage } from '../storage/postgres/document-repository.js';
 import { fetchedBodyStatement, getFetch, recordFetchedBody, type FetchedBodyRecords } from '../storage/postgres/fetch-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import type { CrawlContextCache } from './crawl-context.js';
@@ -99,11 +99,11 @@ export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache):
               sourceContentHash: normalized.length > 0 ? sha256Hex(normalized) : null,
             });
       const listing = listingEntries ? await recordListingReading(client, { readAtMs, entries: listingEntries }) : undefined;
-      // The document and the page's settlement in one round trip. Settled before the near-duplicate
-      // step, which takes the index's key locks: they are held to COMMIT, so nothing but that step
-      // and the writes sent with COMMIT come after them.
+      // The document, the page's settlement and the lock on its URL's evidence in one round trip.
+      // Settled before the near-duplicate step, which takes the index's key locks: they are held to
+      // COMMIT, so nothing but that step and the writes sent with COMMIT come after them.
       const settlement = { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'ok' } as const;
-      const recorded = await recordDocumentAndSettle(client, {
+      const page = await recordParsedPage(client, {
         fingerprint: input.fingerprint,
         generation: input.generation,
         parserVersion: PARSER_VERSION,
@@ -128,16 +128,20 @@ export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache):
           ...(listing ? { listing } : {}),
         },
       }, settlement);
-      if (recorded) {
+      if (page.recorded) {
         // Once per (fingerprint, generation, parser version): a replayed parse finds its document and adds nothing.
-        await recordVisit(client, {
-          fingerprint: input.fingerprint,
-          generation: input.generation,
-          crawlId: input.crawlId,
-          observedAtMs: readAtMs,
-          content: { kind: 'content', changeKey: visitKey },
-          normalizedHash,
-        });
+        await recordVisit(
+          client,
+          {
+            fingerprint: input.fingerprint,
+            generation: input.generation,
+            crawlId: input.crawlId,
+            observedAtMs: readAtMs,
+            content: { kind: 'content', changeKey: visitKey },
+            normalizedHash,
+          },
+          { evidence: page.evidence },
+        );
         await clusterNearDuplicates(client, {
           fingerprint: input.fingerprint,
           generation: input.generation,

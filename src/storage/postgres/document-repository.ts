@@ -1,5 +1,6 @@
 import { countSettlement, fingerprintToBytes, settleFrontierPart, type FrontierSettlement } from './frontier-repository.js';
 import { type Pool, type PoolClient } from './pool.js';
+import { lockedEvidenceOf, lockUrlEvidencePart, type EvidenceRow, type LockedUrlEvidence } from './observation-repository.js';
 import { FIGURE_ORDER, writeWithCommit } from './shared-figures.js';
 import { composeStatement } from './statement-composition.js';
 
@@ -35,23 +36,35 @@ export async function recordDocument(db: Queryable, doc: DocumentRecord): Promis
   return (result.rowCount ?? 0) > 0;
 }
 
+/** What recordParsedPage found: whether the document is new, and the page's URL evidence, locked. */
+export interface ParsedPageRecord {
+  recorded: boolean;
+  /** lockUrlEvidence's answer for the page's URL (undefined for an unknown URL), its row locked to COMMIT. */
+  evidence: LockedUrlEvidence | undefined;
+}
+
 /**
- * recordDocument and the page's settlement in one round trip (one statement: different rows,
- * neither reads the other's). Returns whether the document is new, as recordDocument does; the
- * settlement's counters follow as settleFrontierEntry's would.
+ * A parsed page's document, its settlement and the lock on its URL's change evidence (for its
+ * visit, recordVisit) in one round trip: one statement whose parts touch different tables and
+ * read nothing another writes. `recorded` says whether the document is new, as recordDocument
+ * does; the settlement's counters follow as settleFrontierEntry's would.
  */
-export async function recordDocumentAndSettle(db: Queryable, doc: DocumentRecord, settlement: FrontierSettlement): Promise<boolean> {
+export async function recordParsedPage(db: PoolClient, doc: DocumentRecord, settlement: FrontierSettlement): Promise<ParsedPageRecord> {
   const statement = composeStatement(
     [
       { name: 'document', sql: `${RECORD_DOCUMENT_SQL} RETURNING 1`, params: recordDocumentParams(doc) },
       settleFrontierPart('settled', settlement),
+      lockUrlEvidencePart('evidence', doc.fingerprint, doc.generation),
     ],
-    'SELECT EXISTS (SELECT 1 FROM document) AS recorded, EXISTS (SELECT 1 FROM settled) AS settled',
+    `SELECT EXISTS (SELECT 1 FROM document) AS recorded, EXISTS (SELECT 1 FROM settled) AS settled, evidence.*
+     FROM (SELECT 1) AS one LEFT JOIN evidence ON true`,
   );
-  const result = await db.query<{ recorded: boolean; settled: boolean }>(statement.text, statement.values);
+  const result = await db.query<EvidenceRow & { recorded: boolean; settled: boolean }>(statement.text, statement.values);
   const row = result.rows[0]!;
   await countSettlement(db, settlement, row.settled);
-  return row.recorded;
+  // The outer join's row is all nulls for an unknown URL.
+  const known = (row as { host: string | null }).host !== null;
+  return { recorded: row.recorded, evidence: lockedEvidenceOf(known ? row : undefined) };
 }
 
 const RECORD_DOCUMENT_SQL = `INSERT INTO documents (fingerprint, generation, parser_version, crawl_id, title, language, canonical_hint, meta_robots,

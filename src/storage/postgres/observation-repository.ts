@@ -8,7 +8,7 @@ import { pageSignalsOf, SIGNAL_COLUMNS, type SignalColumns } from './cheap-signa
 import { fingerprintToBytes } from './frontier-repository.js';
 import type { PoolClient } from './pool.js';
 import { FIGURE_ORDER, writeWithCommit } from './shared-figures.js';
-import { composeStatement } from './statement-composition.js';
+import { composeStatement, type StatementPart } from './statement-composition.js';
 
 export interface LockedUrlEvidence {
   host: string;
@@ -22,7 +22,7 @@ export interface LockedUrlEvidence {
   observed: boolean;
 }
 
-interface EvidenceRow extends SignalColumns {
+export interface EvidenceRow extends SignalColumns {
   host: string;
   origin: string;
   last_observed_at: Date | null;
@@ -45,14 +45,25 @@ interface EvidenceRow extends SignalColumns {
  * it). Callers serialize replays before this anyway (the document's or the fetch's own key).
  */
 export async function lockUrlEvidence(client: PoolClient, fingerprint: string, generation: number): Promise<LockedUrlEvidence | undefined> {
-  const result = await client.query<EvidenceRow>(
-    `SELECT host, origin, ${SIGNAL_COLUMNS}, last_observed_at, last_change_key, change_observations, changes_observed, observed_days, change_streak,
+  const part = lockUrlEvidencePart('evidence', fingerprint, generation);
+  const result = await client.query<EvidenceRow>(part.sql, [...part.params]);
+  return lockedEvidenceOf(result.rows[0]);
+}
+
+/** lockUrlEvidence's statement as a part of a composed one (composeStatement): a row per known URL, read with lockedEvidenceOf. */
+export function lockUrlEvidencePart(name: string, fingerprint: string, generation: number): StatementPart {
+  return {
+    name,
+    sql: `SELECT host, origin, ${SIGNAL_COLUMNS}, last_observed_at, last_change_key, change_observations, changes_observed, observed_days, change_streak,
             last_changed_at, change_rate_per_day, change_rate_method,
             EXISTS (SELECT 1 FROM url_observations o WHERE o.fingerprint = $1 AND o.generation = $2) AS observed
      FROM urls WHERE fingerprint = $1 FOR UPDATE`,
-    [fingerprintToBytes(fingerprint), generation],
-  );
-  const row = result.rows[0];
+    params: [fingerprintToBytes(fingerprint), generation],
+  };
+}
+
+/** The locked evidence of lockUrlEvidencePart's row; undefined for an unknown URL (no row). */
+export function lockedEvidenceOf(row: EvidenceRow | undefined): LockedUrlEvidence | undefined {
   if (!row) return undefined;
   return {
     host: row.host,

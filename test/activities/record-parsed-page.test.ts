@@ -1,17 +1,18 @@
-// A parsed page's document record and its settlement in one statement: the document once per
-// (fingerprint, generation, parser version), the frontier entry moved once and counted once, a
-// replayed parse changing nothing. On Postgres.
+// A parsed page's document record, its settlement and the lock on its URL's evidence in one
+// statement: the document once per (fingerprint, generation, parser version), the frontier entry
+// moved once and counted once, a replayed parse changing nothing, the URL row locked to COMMIT and
+// its evidence read. On Postgres.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
-import { recordDocumentAndSettle, type DocumentRecord } from '../../src/storage/postgres/document-repository.js';
+import { recordParsedPage, type DocumentRecord } from '../../src/storage/postgres/document-repository.js';
 import { fingerprintToBytes, registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
 import { inTransaction } from '../../src/storage/postgres/pool.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 
 const HOST = '127.71.1.1';
-const crawlId = 'record-document-and-settle';
+const crawlId = 'record-parsed-page';
 const GENERATION = 1;
 
 const entry = (path: string): NewFrontierEntry => {
@@ -41,7 +42,7 @@ const documentOf = (page: NewFrontierEntry, title: string): DocumentRecord => ({
   extracted: { charsetSource: 'header' },
 });
 
-describe('recordDocumentAndSettle', () => {
+describe('recordParsedPage', () => {
   let harness: Harness;
   const [page, gone] = ['page', 'gone'].map(entry) as [NewFrontierEntry, NewFrontierEntry];
   const settlementOf = (p: NewFrontierEntry) => ({ crawlId, fingerprint: p.fingerprint, generation: GENERATION, state: 'done', outcome: 'ok' }) as const;
@@ -57,7 +58,7 @@ describe('recordDocumentAndSettle', () => {
   };
 
   beforeAll(async () => {
-    harness = await createHarness('record-document-and-settle');
+    harness = await createHarness('record-parsed-page');
     await createCrawl(harness.pool, { id: crawlId, config: resolveCrawlConfig({ allowPrivateNetworks: true }), seedHosts: [HOST] });
     await registerFrontierEntries(harness.pool, crawlId, [page, gone], { respectDiscoveryBudget: false });
     await harness.pool.query(`UPDATE frontier SET state = 'fetched', generation = $2 WHERE crawl_id = $1`, [crawlId, GENERATION]);
@@ -68,19 +69,30 @@ describe('recordDocumentAndSettle', () => {
   });
 
   it('records the document, settles the entry and counts it once; a replay records and counts nothing', async () => {
-    const first = await inTransaction(harness.pool, (client) => recordDocumentAndSettle(client, documentOf(page, 'first'), settlementOf(page)));
-    expect(first).toBe(true);
+    const first = await inTransaction(harness.pool, async (client) => {
+      const recorded = await recordParsedPage(client, documentOf(page, 'first'), settlementOf(page));
+      // The URL row stays locked until COMMIT: another transaction cannot take it meanwhile.
+      await expect(harness.pool.query('SELECT 1 FROM urls WHERE fingerprint = $1 FOR UPDATE NOWAIT', [fingerprintToBytes(page.fingerprint)])).rejects.toThrow(/could not obtain lock/);
+      return recorded;
+    });
+    expect(first).toMatchObject({ recorded: true, evidence: { host: HOST, origin: `http://${HOST}`, observed: false, ratePerDay: null } });
     expect(await stateOf(page)).toEqual({ titles: ['first'], frontier: { state: 'done', outcome: 'ok' }, settled: 1 });
 
-    const replay = await inTransaction(harness.pool, (client) => recordDocumentAndSettle(client, documentOf(page, 'replayed'), settlementOf(page)));
-    expect(replay).toBe(false);
+    const replay = await inTransaction(harness.pool, (client) => recordParsedPage(client, documentOf(page, 'replayed'), settlementOf(page)));
+    expect(replay).toMatchObject({ recorded: false, evidence: { host: HOST } });
     expect(await stateOf(page)).toEqual({ titles: ['first'], frontier: { state: 'done', outcome: 'ok' }, settled: 1 });
   });
 
   it('records the document of an entry no longer in flight without moving or counting it', async () => {
     await harness.pool.query(`UPDATE frontier SET state = 'failed', outcome = 'http-error' WHERE crawl_id = $1 AND fingerprint = $2`, [crawlId, fingerprintToBytes(gone.fingerprint)]);
-    const recorded = await inTransaction(harness.pool, (client) => recordDocumentAndSettle(client, documentOf(gone, 'late'), settlementOf(gone)));
-    expect(recorded).toBe(true);
+    const recorded = await inTransaction(harness.pool, (client) => recordParsedPage(client, documentOf(gone, 'late'), settlementOf(gone)));
+    expect(recorded.recorded).toBe(true);
     expect(await stateOf(gone)).toEqual({ titles: ['late'], frontier: { state: 'failed', outcome: 'http-error' }, settled: 1 });
+  });
+
+  it('answers no evidence for a URL without an identity row', async () => {
+    const stranger = entry('never-registered');
+    const recorded = await inTransaction(harness.pool, (client) => recordParsedPage(client, documentOf(stranger, 'stranger'), settlementOf(stranger)));
+    expect(recorded).toEqual({ recorded: true, evidence: undefined });
   });
 });
