@@ -12,6 +12,7 @@
 //            --max-concurrent-activities N  --max-cached-workflows N  --max-database-connections N (worker flags)
 //            --adaptive-factor N (our crawl's Mercator factor: the next request waits N x the last response time; default the product's)
 //            --hosts N --pages-per-host N (resize the scenario's web, e.g. for a quick try)
+//            --rounds N (compare: ours and Crawlee's per-host mode N times, alternating, and the median of the N ratios)
 //   npm run bench -- --print report.json       the tables of a report saved with --json
 // See bench/README.md for what each figure means.
 import { join } from 'node:path';
@@ -76,6 +77,7 @@ const { values } = parseArgs({
     'timeout-s': { type: 'string', default: '1800' },
     hosts: { type: 'string' },
     'pages-per-host': { type: 'string' },
+    rounds: { type: 'string', default: '1' },
     print: { type: 'string' },
   },
 });
@@ -112,6 +114,24 @@ const maxCachedWorkflows = positiveInteger('max-cached-workflows', values['max-c
 const timeoutMs = positiveInteger('timeout-s', values['timeout-s'])! * 1000;
 const hostsOverride = positiveInteger('hosts', values.hosts);
 const pagesOverride = positiveInteger('pages-per-host', values['pages-per-host']);
+const rounds = positiveInteger('rounds', values.rounds)!;
+if (rounds < 1) {
+  console.error('--rounds must be at least 1');
+  process.exit(2);
+}
+
+/**
+ * The crawlers of a scenario in the order they run. With rounds, ours and Crawlee's per-host mode
+ * alternate, so that each ratio compares two runs minutes apart on this shared machine; Crawlee's
+ * stock mode (no per-host delay, a reference only) runs in the first round alone.
+ */
+function runOrder(scenario: Scenario): { crawler: CrawlerName; round: number }[] {
+  const order: { crawler: CrawlerName; round: number }[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    for (const crawler of scenario.crawlers) if (round === 1 || crawler !== 'crawlee-stock') order.push({ crawler, round });
+  }
+  return order;
+}
 
 function resized(scenario: Scenario): Scenario {
   const web = { ...scenario.web };
@@ -131,6 +151,20 @@ function stackProcesses(stack: BenchStack): TrackedProcess[] {
   return tracked;
 }
 
+/** Ours over Crawlee's per-host mode in each round, and their median. */
+function roundRatios(results: readonly CrawlerResult[]): NonNullable<ScenarioReport['rounds']> {
+  const ratios: number[] = [];
+  for (let n = 1; n <= rounds; n++) {
+    const ours = results.find((result) => result.crawler === 'ours' && result.round === n);
+    const crawlee = results.find((result) => result.crawler === 'crawlee-per-host' && result.round === n);
+    if (ours && crawlee) ratios.push(round(ours.pagesPerSecond / Math.max(0.001, crawlee.pagesPerSecond), 3));
+  }
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const median = sorted.length === 0 ? 0 : sorted.length % 2 === 1 ? sorted[middle]! : round((sorted[middle - 1]! + sorted[middle]!) / 2, 3);
+  return { ratios, medianRatio: median };
+}
+
 function pagesPerSecond(pages: number, seconds: number): number {
   return seconds > 0 ? round(pages / seconds, 1) : 0;
 }
@@ -142,7 +176,7 @@ async function runScenario(stack: BenchStack, scenario: Scenario): Promise<Scena
   const politenessLimit = scenario.web.hosts / (delayMs / 1000);
   const results: CrawlerResult[] = [];
   try {
-    for (const crawler of scenario.crawlers) {
+    for (const { crawler, round: runRound } of runOrder(scenario)) {
       await web.clearLog();
       let pages: number;
       let seconds: number;
@@ -203,6 +237,7 @@ async function runScenario(stack: BenchStack, scenario: Scenario): Promise<Scena
       const pps = pagesPerSecond(pages, seconds);
       results.push({
         crawler,
+        ...(rounds > 1 ? { round: runRound } : {}),
         pages,
         seconds: round(seconds, 2),
         pagesPerSecond: pps,
@@ -228,6 +263,7 @@ async function runScenario(stack: BenchStack, scenario: Scenario): Promise<Scena
     ...(maxDatabaseConnections === undefined ? {} : { maxDatabaseConnections }),
     politenessLimitPagesPerSecond: round(politenessLimit, 1),
     results,
+    ...(rounds > 1 ? { rounds: roundRatios(results) } : {}),
   };
 }
 

@@ -9,6 +9,8 @@ import type { WebFigures } from './web-figures.js';
 
 export interface CrawlerResult {
   crawler: 'ours' | 'crawlee-per-host' | 'crawlee-stock';
+  /** With --rounds: which round this run belongs to, from 1. */
+  round?: number;
   /** Pages the crawler reports fetched (ours: bodies stored; Crawlee: pages handled). */
   pages: number;
   /** Crawl start to end as the crawler's client saw it. */
@@ -37,6 +39,8 @@ export interface ScenarioReport {
   maxDatabaseConnections?: number;
   politenessLimitPagesPerSecond: number;
   results: CrawlerResult[];
+  /** With --rounds: ours / Crawlee's per-host mode in each round (alternating runs), and the median. */
+  rounds?: { ratios: number[]; medianRatio: number };
 }
 
 export interface BenchReport {
@@ -86,12 +90,15 @@ function printComparison(scenario: ScenarioReport): void {
     ['crawler process peak RSS MB', column((x) => String(crawlerProcess(x)?.peakRssMb ?? 'n/a'))],
     ['crawler process CPU s', column((x) => String(crawlerProcess(x)?.cpuSeconds ?? 'n/a'))],
   ];
-  table(['', ...r.map((x) => x.crawler)], rows.map(([name, cells]) => [name, ...cells]));
+  table(['', ...r.map((x) => (x.round === undefined ? x.crawler : `${x.crawler} #${x.round}`))], rows.map(([name, cells]) => [name, ...cells]));
+  if (scenario.rounds) {
+    out(`  ratio ours / crawlee-per-host by round: ${scenario.rounds.ratios.join(', ')}; median ${scenario.rounds.medianRatio} (crawler clocks)`);
+  }
   const ours = r.find((x) => x.crawler === 'ours');
-  for (const other of r.filter((x) => x.crawler !== 'ours')) {
+  for (const other of r.filter((x) => x.crawler !== 'ours' && (x.round ?? 1) === 1)) {
     if (!ours) break;
     out(
-      `  ratio ours / ${other.crawler}: ${round(ours.pagesPerSecond / Math.max(0.001, other.pagesPerSecond), 3)} (crawler clocks), ` +
+      `  ratio ours / ${other.crawler}${scenario.rounds ? ' (round 1)' : ''}: ${round(ours.pagesPerSecond / Math.max(0.001, other.pagesPerSecond), 3)} (crawler clocks), ` +
         `${round(ours.serverPagesPerSecond / Math.max(0.001, other.serverPagesPerSecond), 3)} (server window)`,
     );
   }
