@@ -26,7 +26,7 @@ import { runCrawlee } from './lib/crawlee-run.js';
 import { runOurCrawl } from './lib/our-crawl.js';
 import type { ProcessFigures, TrackedProcess } from './lib/proc-sampler.js';
 import { printReport, type BenchReport, type CrawlerResult, type ScenarioReport } from './lib/report.js';
-import { round } from './lib/stats.js';
+import { quantile, ratioOf, round } from './lib/stats.js';
 import type { WebFigures } from './lib/web-figures.js';
 import { startWebProcess } from './lib/web-process.js';
 
@@ -151,18 +151,15 @@ function stackProcesses(stack: BenchStack): TrackedProcess[] {
   return tracked;
 }
 
-/** Ours over Crawlee's per-host mode in each round, and their median. */
+/** Ours over Crawlee's per-host mode in each round, and their median (nearest rank: the lower middle of an even count). */
 function roundRatios(results: readonly CrawlerResult[]): NonNullable<ScenarioReport['rounds']> {
   const ratios: number[] = [];
   for (let n = 1; n <= rounds; n++) {
     const ours = results.find((result) => result.crawler === 'ours' && result.round === n);
     const crawlee = results.find((result) => result.crawler === 'crawlee-per-host' && result.round === n);
-    if (ours && crawlee) ratios.push(round(ours.pagesPerSecond / Math.max(0.001, crawlee.pagesPerSecond), 3));
+    if (ours && crawlee) ratios.push(ratioOf(ours.pagesPerSecond, crawlee.pagesPerSecond));
   }
-  const sorted = [...ratios].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  const median = sorted.length === 0 ? 0 : sorted.length % 2 === 1 ? sorted[middle]! : round((sorted[middle - 1]! + sorted[middle]!) / 2, 3);
-  return { ratios, medianRatio: median };
+  return { ratios, medianRatio: quantile(ratios, 0.5) };
 }
 
 function pagesPerSecond(pages: number, seconds: number): number {

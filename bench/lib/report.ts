@@ -4,7 +4,7 @@ import type { ClientGap } from './client-gaps.js';
 import type { CrawleeChildResult } from './crawlee-child.js';
 import type { OurCrawlRun } from './our-crawl.js';
 import type { ProcessFigures } from './proc-sampler.js';
-import { round, type LatencySummary } from './stats.js';
+import { ratioOf, round, type LatencySummary } from './stats.js';
 import type { WebFigures } from './web-figures.js';
 
 export interface CrawlerResult {
@@ -98,8 +98,8 @@ function printComparison(scenario: ScenarioReport): void {
   for (const other of r.filter((x) => x.crawler !== 'ours' && (x.round ?? 1) === 1)) {
     if (!ours) break;
     out(
-      `  ratio ours / ${other.crawler}${scenario.rounds ? ' (round 1)' : ''}: ${round(ours.pagesPerSecond / Math.max(0.001, other.pagesPerSecond), 3)} (crawler clocks), ` +
-        `${round(ours.serverPagesPerSecond / Math.max(0.001, other.serverPagesPerSecond), 3)} (server window)`,
+      `  ratio ours / ${other.crawler}${scenario.rounds ? ' (round 1)' : ''}: ${ratioOf(ours.pagesPerSecond, other.pagesPerSecond)} (crawler clocks), ` +
+        `${ratioOf(ours.serverPagesPerSecond, other.serverPagesPerSecond)} (server window)`,
     );
   }
   for (const x of r) {
