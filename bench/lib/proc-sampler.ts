@@ -18,7 +18,7 @@ export interface ProcessFigures {
   processes: number;
   /** Highest sum of VmRSS over the process (tree) seen by the sampler, MB. */
   peakRssMb: number;
-  /** Highest sum of Pss (shared pages split between sharers) seen, MB: honest for a process tree. */
+  /** Highest sum of Pss (shared pages split between sharers) seen, MB: honest for a process tree. Read every pssEverySamples samples. */
   peakPssMb: number;
   /** VmHWM of the main process: its peak RSS since it started (covers gaps between samples), MB. */
   hwmMb: number;
@@ -91,12 +91,30 @@ interface Accumulator {
   lastTicks: Map<number, number>;
 }
 
+export interface ProcessSamplerOptions {
+  /** Between two samples of RSS and CPU, ms. Default 500. */
+  intervalMs?: number;
+  /**
+   * PSS is read at every this many samples (and at the first and last). Default 10. Reading
+   * smaps_rollup walks every page table entry of a process: for our crawl's 50 processes every
+   * 0.5 s that took a quarter of a core (perf, 2026-12-02), CPU taken from the crawl being
+   * measured and far less from Crawlee's one process, so it skewed the ratio against us.
+   */
+  pssEverySamples?: number;
+}
+
 /** Samples the tracked processes every `intervalMs` until stop(). */
 export class ProcessSampler {
   private readonly accumulators: Accumulator[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private readonly intervalMs: number;
+  private readonly pssEverySamples: number;
+  private samples = 0;
 
-  constructor(private readonly intervalMs = 500) {}
+  constructor({ intervalMs = 500, pssEverySamples = 10 }: ProcessSamplerOptions = {}) {
+    this.intervalMs = intervalMs;
+    this.pssEverySamples = pssEverySamples;
+  }
 
   track(processes: readonly TrackedProcess[]): void {
     for (const tracked of processes) {
@@ -112,7 +130,7 @@ export class ProcessSampler {
 
   stop(): ProcessFigures[] {
     if (this.timer) clearInterval(this.timer);
-    this.sample(false);
+    this.sample(false, true);
     return this.accumulators.map((acc) => {
       let ticks = 0;
       for (const [pid, last] of acc.lastTicks) ticks += last - (acc.startTicks.get(pid) ?? 0);
@@ -128,7 +146,9 @@ export class ProcessSampler {
     });
   }
 
-  private sample(first: boolean): void {
+  private sample(first: boolean, last = false): void {
+    const readPss = first || last || this.samples % this.pssEverySamples === 0;
+    this.samples += 1;
     const parents = this.accumulators.some((acc) => acc.tracked.tree) ? parentMap() : new Map<number, number>();
     for (const acc of this.accumulators) {
       const pids = acc.tracked.tree ? treeOf(acc.tracked.pid, parents) : [acc.tracked.pid, ...(acc.tracked.morePids ?? [])];
@@ -136,7 +156,7 @@ export class ProcessSampler {
       let pss = 0;
       for (const pid of pids) {
         rss += statusKb(pid, 'VmRSS');
-        pss += pssKb(pid);
+        if (readPss) pss += pssKb(pid);
         const ticks = cpuTicks(pid);
         // A process first seen after start() counts from zero: it was born during the run.
         if (first) acc.startTicks.set(pid, ticks);
