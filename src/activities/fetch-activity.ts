@@ -1,8 +1,8 @@
 /**
  * Fetches one URL: robots verdict from the shared cache, one HTTP request through undici (no
  * retries, no redirects followed there), the body spooled gzipped (in memory, or on disk past a
- * limit: body-spool.ts) and stored once in MinIO under its SHA-256, and the outcome recorded in
- * Postgres under (fingerprint, generation).
+ * limit: body-spool.ts) and stored once in MinIO (a small one in a pack with others:
+ * body-packer.ts), and the outcome recorded in Postgres under (fingerprint, generation).
  * Every failure leaves as an ApplicationFailure of one named type; Temporal owns the retries.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
@@ -21,7 +21,9 @@ import { changeKey } from '../domain/recrawl/index.js';
 import { isRobotsFresh, productTokenOf, robotsVerdictFor } from '../domain/robots/index.js';
 import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl, decideRedirect, isSkippedContentType } from '../domain/url/index.js';
 import { HttpFetchError, type FetchResponseHead } from '../http/index.js';
-import { bodyKeyFor } from '../storage/object-store/body-store.js';
+import { keepBodyStored } from '../storage/body-retention.js';
+import { bodyKeyFor } from '../storage/object-store/body-key.js';
+import type { BodyPacker } from '../storage/object-store/body-packer.js';
 import { attemptsSinceLastSuccess, recordAttempt } from '../storage/postgres/attempt-repository.js';
 import {
   readFetchPreflight,
@@ -85,7 +87,8 @@ export function createFetchActivities(fetchUrlAttempt: UrlFetcher) {
   return { fetchUrl };
 }
 
-export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache): UrlFetcher {
+/** A body spooled in memory goes into a pack; one spooled to a file is large and stored on its own. */
+export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, bodyPacker: BodyPacker): UrlFetcher {
   return fetchUrlAttempt;
 
   async function fetchUrlAttempt(input: FetchUrlInput, attemptNumber: number, options: UrlFetchOptions = {}): Promise<FetchUrlResult> {
@@ -250,7 +253,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
     const stored = spool.contents();
     const parse = isParsed(input.purpose, contentType);
     try {
-      const { key, created } = await deps.bodies.putGzipIfAbsent(body.sha256, stored);
+      const { key, created } = 'bytes' in stored ? await bodyPacker.add(body.sha256, stored.bytes) : await deps.bodies.putGzipIfAbsent(body.sha256, stored);
       const records: FetchedBodyRecords = {
         body: { sha256: body.sha256, objectKey: key, bytes: body.bytes, storedBytes },
         fetch: { ...baseRecord, outcome: 'ok', rawHash: body.sha256, bodyKey: key, bytes: body.bytes, redirectLocation: null },
@@ -280,9 +283,9 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
           await recordVisit(client, { fingerprint: input.fingerprint, generation: input.generation, crawlId: input.crawlId, observedAtMs: startedAtMs, content: { kind: 'content', changeKey: changeKey('r', body.sha256) } });
         });
       }
-      // The object was there before our reference committed: `crawler bodies prune` may have deleted
+      // The body was stored before our reference committed: `crawler bodies prune` may have deleted
       // it in between (it deletes under the lock recordFetchedBody takes), so it must exist now.
-      if (!created) await deps.bodies.putGzipIfAbsent(body.sha256, stored);
+      const bodyKey = created ? key : await keepBodyStored(deps, { sha256: body.sha256, key, body: stored });
       if (bodyHolding && parse) {
         const decoded = spool.decoded();
         const held = decoded && bodyHolding.budget.hold(decoded);
@@ -291,7 +294,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache):
       return {
         kind: 'fetched',
         status: head.status,
-        bodyKey: key,
+        bodyKey,
         rawHash: body.sha256,
         bytes: body.bytes,
         contentType,

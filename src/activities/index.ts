@@ -13,12 +13,16 @@ import { createPageParser, createParseActivities, createSignalReadingCheck } fro
 import { createRecrawlActivities } from './recrawl-activities.js';
 import { createRobotsActivities } from './robots-activity.js';
 import { createSignalSweepActivities } from './signal-sweep-activities.js';
+import { BodyPacker } from '../storage/object-store/body-packer.js';
+import { storedBodyKeys } from '../storage/postgres/fetch-repository.js';
 
 export type { ActivityDeps } from './deps.js';
 
 export function createActivities(deps: ActivityDeps) {
   const crawls = new CrawlContextCache(deps.pool, deps.now);
-  const fetchUrlAttempt = createUrlFetcher(deps, crawls);
+  // One packer per worker process: the more fetches share it, the fewer objects a page costs.
+  const bodyPacker = new BodyPacker(deps.bodies, (sha256s) => storedBodyKeys(deps.pool, sha256s));
+  const fetchUrlAttempt = createUrlFetcher(deps, crawls, bodyPacker);
   const parsePage = createPageParser(deps, crawls);
   const parseActivities = createParseActivities(parsePage, crawls);
   const hostActivities = createHostActivities(deps);

@@ -1,6 +1,7 @@
 /**
  * Retention of raw bodies (issue 6 item 2): deletes the MinIO objects and `bodies` rows that no
- * fetch record references, while crawls keep running.
+ * fetch record references, while crawls keep running. A packed body (body-key.ts) goes with its
+ * row; its pack goes once no row and no fetch points into it.
  *
  * The race to beat: a fetch finds a body's object already stored, skips the upload, and commits
  * a fetch pointing at it a moment later. The order that makes that safe:
@@ -11,16 +12,21 @@
  *    (bodyRetentionLockKey): check again that no fetch references it, that its row and its object
  *    are older than the cutoff, then delete the row and the object, then commit.
  * 3. The fetch path takes the same lock, shared, in the transaction that records the fetch
- *    (recordFetchedBody), and after committing makes sure an object it did not upload itself exists,
- *    uploading it again if a prune removed it in between.
+ *    (recordFetchedBody), and after committing makes sure a body it did not upload itself exists
+ *    (keepBodyStored), uploading it again if a prune removed it in between.
+ * 4. Then packs, older than the cutoff, that no row and no fetch points into. A pack that old gains
+ *    a reference only from a fetch that found one of its bodies recorded (BodyPacker's lookup),
+ *    and that fetch checks the pack after its commit (step 3): either this scan sees its record
+ *    and keeps the pack, or the fetch finds the pack gone and stores its body again.
  *
  * A fetch that commits before step 2's check is seen by it and keeps its body; one that commits
  * after waited for the lock and re-uploads. The cutoff is never later than now - graceMs, so an
  * object that a fetch uploaded itself (and that it will not check again) is too young to delete
  * until that fetch's activity has long timed out (150 s; default grace 1 h).
  */
-import type { BodyStore } from './object-store/body-store.js';
-import { bodyRetentionLockKey } from './postgres/fetch-repository.js';
+import { isPackKey, PACK_PREFIX, packKeyOf, sha256OfStandaloneKey, STANDALONE_BODY_PREFIX } from './object-store/body-key.js';
+import type { BodyStore, GzippedBody } from './object-store/body-store.js';
+import { bodyRetentionLockKey, moveBodyRecords } from './postgres/fetch-repository.js';
 import { inTransaction, type Pool } from './postgres/pool.js';
 
 export interface PruneBodiesOptions {
@@ -38,16 +44,15 @@ export interface PruneBodiesSummary {
   /** Everything older than this (ISO) and unreferenced was deleted (or, dry run, would be). */
   cutoff: string;
   dryRun: boolean;
-  /** Unreferenced rows found by the scan, and objects with neither a row nor a reference. */
-  candidates: { rows: number; orphanObjects: number };
-  /** Deleted, or would be in a dry run. */
-  deleted: { rows: number; objects: number; storedBytes: number };
+  /** Unreferenced rows found by the scan, objects with neither a row nor a reference, and packs nothing points into. */
+  candidates: { rows: number; orphanObjects: number; packs: number };
+  /** Deleted, or would be in a dry run. `objects` counts the packs too; `storedBytes` is what the objects held. */
+  deleted: { rows: number; objects: number; packs: number; storedBytes: number };
   /** Candidates left alone at the final check: a fetch referenced them meanwhile, or they were fresh. */
   kept: { referenced: number; tooYoung: number };
 }
 
 export const DEFAULT_BODY_GRACE_MS = 3_600_000;
-const OBJECT_PREFIX = 'bodies/sha256/';
 
 export interface BodyRetentionDeps {
   pool: Pool;
@@ -64,8 +69,8 @@ export async function pruneBodies(deps: BodyRetentionDeps, options: PruneBodiesO
   const summary: PruneBodiesSummary = {
     cutoff: cutoff.toISOString(),
     dryRun: options.dryRun === true,
-    candidates: { rows: 0, orphanObjects: 0 },
-    deleted: { rows: 0, objects: 0, storedBytes: 0 },
+    candidates: { rows: 0, orphanObjects: 0, packs: 0 },
+    deleted: { rows: 0, objects: 0, packs: 0, storedBytes: 0 },
     kept: { referenced: 0, tooYoung: 0 },
   };
   const settle = async (sha256: string, objectKey: string): Promise<void> => {
@@ -86,7 +91,7 @@ export async function pruneBodies(deps: BodyRetentionDeps, options: PruneBodiesO
       `SELECT b.sha256, b.object_key FROM bodies b
        WHERE b.sha256 > $1 AND b.created_at < $2
          AND NOT EXISTS (SELECT 1 FROM fetches f WHERE f.raw_hash = b.sha256)
-         AND NOT EXISTS (SELECT 1 FROM fetches f WHERE f.body_key = b.object_key)
+         AND NOT EXISTS (SELECT 1 FROM fetches f WHERE f.body_key COLLATE "C" = b.object_key COLLATE "C")
        ORDER BY b.sha256 LIMIT $3`,
       [after, cutoff, batchSize],
     );
@@ -104,8 +109,8 @@ export async function pruneBodies(deps: BodyRetentionDeps, options: PruneBodiesO
     if (batch.length === 0) return;
     const keys = batch.map((object) => object.key);
     const known = await deps.pool.query<{ key: string }>(
-      `SELECT object_key AS key FROM bodies WHERE object_key = ANY($1)
-       UNION SELECT body_key AS key FROM fetches WHERE body_key = ANY($1)`,
+      `SELECT object_key AS key FROM bodies WHERE object_key COLLATE "C" = ANY($1)
+       UNION SELECT body_key AS key FROM fetches WHERE body_key COLLATE "C" = ANY($1)`,
       [keys],
     );
     const referenced = new Set(known.rows.map((row) => row.key));
@@ -116,27 +121,83 @@ export async function pruneBodies(deps: BodyRetentionDeps, options: PruneBodiesO
     }
     batch = [];
   };
-  for await (const object of listBodyObjects(deps.bodies)) {
+  for await (const object of listObjects(deps.bodies, STANDALONE_BODY_PREFIX)) {
     if (object.lastModified >= cutoff) continue;
-    const sha256 = /^bodies\/sha256\/[0-9a-f]{2}\/([0-9a-f]{64})\.gz$/.exec(object.key)?.[1];
+    const sha256 = sha256OfStandaloneKey(object.key);
     if (!sha256) continue; // not a body this crawler wrote: never ours to delete
     batch.push({ key: object.key, sha256 });
     if (batch.length >= batchSize) await flush();
   }
   await flush();
+
+  // Packs nothing points into any more (step 4), after the rows above went.
+  let packs: BodyObject[] = [];
+  const settlePacks = async (): Promise<void> => {
+    if (packs.length === 0) return;
+    const live = await referencedPacks(deps.pool, packs.map((pack) => pack.key));
+    for (const pack of packs) {
+      if (live.has(pack.key)) continue;
+      summary.candidates.packs += 1;
+      if (!summary.dryRun) await deps.bodies.remove(pack.key);
+      summary.deleted.objects += 1;
+      summary.deleted.packs += 1;
+      summary.deleted.storedBytes += pack.size;
+    }
+    packs = [];
+  };
+  for await (const object of listObjects(deps.bodies, PACK_PREFIX)) {
+    if (object.lastModified >= cutoff || !isPackKey(object.key)) continue;
+    packs.push(object);
+    if (packs.length >= batchSize) await settlePacks();
+  }
+  await settlePacks();
   return summary;
+}
+
+/** Those of `packKeys` that a body row or a fetch points into (keys from 'pack#' up to 'pack$', '$' following '#'). */
+async function referencedPacks(pool: Pool, packKeys: readonly string[]): Promise<Set<string>> {
+  const result = await pool.query<{ key: string }>(
+    `SELECT p.key FROM unnest($1::text[]) AS p(key)
+     WHERE EXISTS (SELECT 1 FROM bodies WHERE object_key COLLATE "C" >= p.key || '#' AND object_key COLLATE "C" < p.key || '$')
+        OR EXISTS (SELECT 1 FROM fetches WHERE body_key COLLATE "C" >= p.key || '#' AND body_key COLLATE "C" < p.key || '$')`,
+    [[...packKeys]],
+  );
+  return new Set(result.rows.map((row) => row.key));
+}
+
+/**
+ * Step 3, for a fetch that recorded a body it did not upload itself (the packer or the store found
+ * it stored): once the record has committed, the body must be where the record points. A
+ * standalone object is put again if missing (its key is content-addressed). A pack cannot be put
+ * again: if a prune removed it meanwhile, the body is stored on its own and the records that
+ * pointed at the lost member (the body's row, and every fetch of it) are moved to that object.
+ * Returns the key the body is at now.
+ */
+export async function keepBodyStored(deps: Pick<BodyRetentionDeps, 'pool' | 'bodies'>, input: { sha256: string; key: string; body: GzippedBody }): Promise<string> {
+  const pack = packKeyOf(input.key);
+  if (pack === undefined) {
+    await deps.bodies.putGzipIfAbsent(input.sha256, input.body);
+    return input.key;
+  }
+  if (await deps.bodies.exists(pack)) return input.key;
+  const { key } = await deps.bodies.putGzipIfAbsent(input.sha256, input.body);
+  await moveBodyRecords(deps.pool, { sha256: input.sha256, fromKey: input.key, toKey: key });
+  return key;
 }
 
 type DeleteOutcome = { kind: 'deleted'; row: boolean; object: boolean; storedBytes: number } | { kind: 'referenced' } | { kind: 'too-young' };
 
-/** Step 2 for one body: the final checks and the deletion, under the body's exclusive lock. */
+/**
+ * Step 2 for one body: the final checks and the deletion, under the body's exclusive lock. A packed
+ * body's row goes alone; its pack is step 4's.
+ */
 async function deleteIfUnreferenced(deps: BodyRetentionDeps, input: { sha256: string; objectKey: string; cutoff: Date; dryRun: boolean }): Promise<DeleteOutcome> {
   return inTransaction(deps.pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [bodyRetentionLockKey(input.sha256)]);
     // A new statement after the lock: in READ COMMITTED it sees every fetch committed before we got the lock.
     const hash = Buffer.from(input.sha256, 'hex');
     const check = await client.query<{ referenced: boolean; created_at: Date | null; stored_bytes: number | null }>(
-      `SELECT EXISTS (SELECT 1 FROM fetches WHERE raw_hash = $1) OR EXISTS (SELECT 1 FROM fetches WHERE body_key = $2) AS referenced,
+      `SELECT EXISTS (SELECT 1 FROM fetches WHERE raw_hash = $1) OR EXISTS (SELECT 1 FROM fetches WHERE body_key COLLATE "C" = $2) AS referenced,
               (SELECT created_at FROM bodies WHERE sha256 = $1) AS created_at,
               (SELECT stored_bytes FROM bodies WHERE sha256 = $1) AS stored_bytes`,
       [hash, input.objectKey],
@@ -144,16 +205,19 @@ async function deleteIfUnreferenced(deps: BodyRetentionDeps, input: { sha256: st
     const facts = check.rows[0]!;
     if (facts.referenced) return { kind: 'referenced' };
     if (facts.created_at !== null && facts.created_at >= input.cutoff) return { kind: 'too-young' };
-    const object = await statBodyObject(deps.bodies, input.objectKey);
+    const pack = packKeyOf(input.objectKey);
+    const object = await statBodyObject(deps.bodies, pack ?? input.objectKey);
     if (object && object.lastModified >= input.cutoff) return { kind: 'too-young' };
     const row = facts.created_at !== null;
-    const storedBytes = Number(facts.stored_bytes ?? object?.size ?? 0);
-    if (input.dryRun) return { kind: 'deleted', row, object: object !== undefined, storedBytes };
+    // A pack holds other bodies: it stays for step 4, and so do its bytes.
+    const deletesObject = object !== undefined && pack === undefined;
+    const storedBytes = deletesObject ? Number(facts.stored_bytes ?? object.size) : 0;
+    if (input.dryRun) return { kind: 'deleted', row, object: deletesObject, storedBytes };
     // The row first, the object second, both before the commit releases the lock: a fetch waiting
     // on the lock then finds no row and no object, and uploads again.
     if (row) await client.query('DELETE FROM bodies WHERE sha256 = $1', [hash]);
-    if (object) await deps.bodies.remove(input.objectKey);
-    return { kind: 'deleted', row, object: object !== undefined, storedBytes };
+    if (deletesObject) await deps.bodies.remove(input.objectKey);
+    return { kind: 'deleted', row, object: deletesObject, storedBytes };
   });
 }
 
@@ -163,8 +227,8 @@ interface BodyObject {
   size: number;
 }
 
-async function* listBodyObjects(bodies: BodyStore): AsyncGenerator<BodyObject> {
-  const stream = bodies.client.listObjectsV2(bodies.bucket, OBJECT_PREFIX, true);
+async function* listObjects(bodies: BodyStore, prefix: string): AsyncGenerator<BodyObject> {
+  const stream = bodies.client.listObjectsV2(bodies.bucket, prefix, true);
   for await (const item of stream as AsyncIterable<{ name?: string; lastModified?: Date; size?: number }>) {
     if (item.name && item.lastModified) yield { key: item.name, lastModified: item.lastModified, size: item.size ?? 0 };
   }

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/domain/hash/index.js';
-import { BodyStore, bodyKeyFor } from '../../src/storage/object-store/body-store.js';
+import { bodyKeyFor } from '../../src/storage/object-store/body-key.js';
+import { BodyStore } from '../../src/storage/object-store/body-store.js';
 import { freshBucket } from '../support/stack-context.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'body-store-'));

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateWeb, politenessReport, startTestWeb, type TestWeb } from '../support/test-web/index.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
+import { readStoredBodies } from '../support/stored-bodies.js';
 
 const execFileAsync = promisify(execFile);
 const MIN_DELAY_MS = 250;
@@ -66,16 +67,18 @@ describe('a crawl end to end on the real stack', () => {
     expect(report.violations).toEqual([]);
   });
 
-  it('stores each distinct body once in MinIO, retrievable by its hash', async () => {
-    const keys: string[] = [];
-    for await (const key of harness.bodies.listKeys()) keys.push(key);
+  it('stores each distinct body once in MinIO, in packs, retrievable by its hash', async () => {
+    const stored = await readStoredBodies(harness.pool, harness.bodies);
     const hashes = await harness.pool.query<{ raw_hash: Buffer }>(`SELECT DISTINCT raw_hash FROM fetches WHERE crawl_id = $1 AND raw_hash IS NOT NULL`, [crawlId]);
-    expect(keys).toHaveLength(hashes.rows.length);
-    // The generated web has byte-identical copies: fewer bodies than pages.
+    expect([...stored.rows.keys()].sort()).toEqual(hashes.rows.map((row) => row.raw_hash.toString('hex')).sort());
+    // The generated web has byte-identical copies: fewer bodies than pages, and no byte stored twice.
     expect(hashes.rows.length).toBeLessThan(summary.pagesFetched);
-    for (const row of hashes.rows) {
-      const hash = row.raw_hash.toString('hex');
-      const body = await harness.bodies.getBodyByHash(hash);
+    expect(stored.unreferencedBytes).toBe(0);
+    // Small pages share packs: fewer objects than bodies.
+    expect([...stored.objects.keys()].every((key) => key.startsWith('packs/'))).toBe(true);
+    expect(stored.objects.size).toBeLessThan(stored.rows.size);
+    for (const [hash, key] of stored.rows) {
+      const body = await harness.bodies.getBody(key);
       expect(createHash('sha256').update(body).digest('hex')).toBe(hash);
     }
   });

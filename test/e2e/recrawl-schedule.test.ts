@@ -11,6 +11,7 @@ import type { ParseDocumentInput } from '../../src/activities/contracts.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import type { RecrawlCycleResult } from '../../src/workflows/recrawl-cycle-workflow.js';
 import { activitiesOf, createHarness, type Harness } from '../support/crawler-harness.js';
+import { readStoredBodies, type StoredBodies } from '../support/stored-bodies.js';
 import { politenessReport, startTestWeb, type HostSpec, type PageSpec, type RequestLogEntry, type TestWeb, type WebSpec } from '../support/test-web/index.js';
 
 const execFileAsync = promisify(execFile);
@@ -75,18 +76,14 @@ describe('recrawl cycles triggered by a Temporal Schedule', () => {
   const scheduleId = `recrawl-e2e-${randomBytes(3).toString('hex')}`;
   let firstLog: RequestLogEntry[];
   let cycleLog: RequestLogEntry[];
-  let keysBefore: Set<string>;
-  let keysAfter: Set<string>;
+  let storedBefore: StoredBodies;
+  let storedAfter: StoredBodies;
   let cycle: RecrawlCycleResult;
   const url = (path: string, host = A): string => `http://${host}:${web.port}${path}`;
 
   const crawler = async (...args: string[]): Promise<string> => (await execFileAsync('node', ['bin/crawler.js', ...args], { env: harness.childEnv })).stdout;
 
-  async function listKeys(): Promise<Set<string>> {
-    const keys = new Set<string>();
-    for await (const key of harness.bodies.listKeys()) keys.add(key);
-    return keys;
-  }
+  const readStored = (): Promise<StoredBodies> => readStoredBodies(harness.pool, harness.bodies);
 
   /** Triggers the Schedule and waits for the cycle it starts (the n-th action overall). */
   async function triggerCycle(n: number): Promise<RecrawlCycleResult> {
@@ -116,7 +113,7 @@ describe('recrawl cycles triggered by a Temporal Schedule', () => {
     const summary = await harness.runCrawl({ crawlId, seeds: [url('/')], config: { minHostDelayMs: MIN_DELAY_MS, maxDepth: 3 } });
     expect(summary.state).toBe('finished');
     firstLog = [...web.log()];
-    keysBefore = await listKeys();
+    storedBefore = await readStored();
 
     web.update(webSpec('second'));
     web.clearLog();
@@ -126,7 +123,7 @@ describe('recrawl cycles triggered by a Temporal Schedule', () => {
     );
     cycle = await triggerCycle(1);
     cycleLog = [...web.log()];
-    keysAfter = await listKeys();
+    storedAfter = await readStored();
   });
 
   afterAll(async () => {
@@ -206,13 +203,15 @@ describe('recrawl cycles triggered by a Temporal Schedule', () => {
     expect(cycle.summary.notModified).toBe(2);
   });
 
-  it('stores a changed body once, and adds no object for unchanged ones', async () => {
-    const added = [...keysAfter].filter((key) => !keysBefore.has(key));
+  it('stores a changed body once, and adds nothing for unchanged ones', async () => {
+    const added = [...storedAfter.rows.keys()].filter((sha256) => !storedBefore.rows.has(sha256));
     // news-1, news-2 (new revisions), / (new links), /ticker (new bytes, same content), /new-page.
     expect(added).toHaveLength(5);
     expect(cycle.summary.newBodies).toBe(5);
     const hashes = await harness.pool.query<{ n: number }>('SELECT count(DISTINCT raw_hash)::int AS n FROM fetches WHERE raw_hash IS NOT NULL');
-    expect(keysAfter.size).toBe(hashes.rows[0]!.n);
+    expect(storedAfter.rows.size).toBe(hashes.rows[0]!.n);
+    // Unchanged bodies fetched again were not stored again: every stored byte is one body's.
+    expect(storedAfter.unreferencedBytes).toBe(0);
     const notModified = await harness.pool.query<{ body_key: string | null; bytes: number }>(`SELECT body_key, bytes FROM fetches WHERE crawl_id = $1 AND outcome = 'not-modified'`, [
       cycle.crawlId,
     ]);
@@ -351,7 +350,7 @@ describe('recrawl cycles triggered by a Temporal Schedule', () => {
                    change_rate_per_day, next_fetch_at, near_duplicate_of, last_change_key FROM urls) u) AS urls,
                 (SELECT json_agg(n ORDER BY fingerprint)::text FROM near_duplicates n) AS membership`,
       );
-      return { ...result.rows[0], objects: (await listKeys()).size };
+      return { ...result.rows[0], objects: (await readStored()).objects.size };
     };
     const fetches = await harness.pool.query<{ fingerprint: Buffer; generation: number; crawl_id: string; url: string; final_url: string; body_key: string; content_type: string }>(
       `SELECT fingerprint, generation, crawl_id, url, final_url, body_key, content_type FROM fetches

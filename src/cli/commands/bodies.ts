@@ -10,7 +10,9 @@ const MS_PER_DAY = 86_400_000;
 export const bodiesUsage = `usage: crawler bodies prune [--older-than DAYS] [--grace-minutes M] [--dry-run] [--json] [--data-dir DIR]
 
 prune  deletes stored bodies (MinIO objects and their rows) that no fetch record references:
-       bodies whose fetches were deleted, and objects a fetch uploaded but never recorded.
+       bodies whose fetches were deleted, and objects a fetch uploaded but never recorded. A
+       pack of small bodies goes once none of its bodies is referenced (a dry run counts only
+       packs unreferenced already, as it deletes no row).
        --older-than DAYS   only bodies stored more than DAYS ago (fractions allowed)
        --grace-minutes M   never anything younger than M minutes, whatever --older-than says
                            (default ${DEFAULT_BODY_GRACE_MS / 60_000}: covers a fetch between upload and commit)
@@ -44,7 +46,7 @@ export async function bodiesCommand(argv: string[]): Promise<number> {
     } else {
       const verb = summary.dryRun ? 'would delete' : 'deleted';
       process.stdout.write(
-        `${verb} ${summary.deleted.objects} object(s) and ${summary.deleted.rows} row(s), ${summary.deleted.storedBytes} stored bytes, ` +
+        `${verb} ${summary.deleted.objects} object(s) (${summary.deleted.packs} of them packs) and ${summary.deleted.rows} row(s), ${summary.deleted.storedBytes} stored bytes, ` +
           `of bodies unreferenced and older than ${summary.cutoff}; kept ${summary.kept.referenced} referenced meanwhile, ${summary.kept.tooYoung} too young\n`,
       );
     }

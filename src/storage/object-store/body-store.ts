@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import * as Minio from 'minio';
+import { bodyKeyFor, bodyLocationOf } from './body-key.js';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -18,16 +19,11 @@ export interface BodyStoreOptions {
 /** A gzipped body to store: in memory, or in a file of `storedBytes` bytes. */
 export type GzippedBody = { bytes: Buffer } | { filePath: string; storedBytes: number };
 
-/** Content-addressed key: one object per distinct decoded body, whoever fetched it. */
-export function bodyKeyFor(sha256Hex: string): string {
-  if (!/^[0-9a-f]{64}$/.test(sha256Hex)) throw new Error(`not a SHA-256 hex digest: ${sha256Hex}`);
-  return `bodies/sha256/${sha256Hex.slice(0, 2)}/${sha256Hex}.gz`;
-}
-
 /**
- * Raw bodies in MinIO, gzip-compressed at rest, addressed by the SHA-256 of the decoded bytes.
- * Writes are idempotent: storing a body that exists is a no-op, so retried and redelivered
- * fetches never duplicate an object.
+ * Raw bodies in MinIO, gzip-compressed at rest (body-key.ts says where): small ones in packs of
+ * many (body-packer.ts), large ones as objects of their own addressed by the SHA-256 of the
+ * decoded bytes. Writes of those are idempotent: storing a body that exists is a no-op, so
+ * retried and redelivered fetches never duplicate an object.
  */
 export class BodyStore {
   readonly client: Minio.Client;
@@ -88,8 +84,18 @@ export class BodyStore {
     return { key, created: true };
   }
 
+  /**
+   * Writes a pack (body-packer.ts): consecutive gzip members, each a whole body. Not marked
+   * Content-Encoding gzip: a reader takes one member by its byte range, never the whole as one stream.
+   */
+  async putPack(key: string, bytes: Buffer): Promise<void> {
+    await this.client.putObject(this.bucket, key, bytes, bytes.length, { 'Content-Type': 'application/gzip' });
+  }
+
+  /** The gzipped bytes of the body under `key`: a whole object, or a packed body's byte range. */
   async getGzipped(key: string): Promise<Buffer> {
-    const stream = await this.client.getObject(this.bucket, key);
+    const { objectKey, range } = bodyLocationOf(key);
+    const stream = range ? await this.client.getPartialObject(this.bucket, objectKey, range.offset, range.length) : await this.client.getObject(this.bucket, objectKey);
     const chunks: Buffer[] = [];
     for await (const chunk of stream) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
@@ -100,15 +106,11 @@ export class BodyStore {
     return gunzipAsync(await this.getGzipped(key));
   }
 
-  async getBodyByHash(sha256Hex: string): Promise<Buffer> {
-    return this.getBody(bodyKeyFor(sha256Hex));
-  }
-
   async remove(key: string): Promise<void> {
     await this.client.removeObject(this.bucket, key);
   }
 
-  async *listKeys(prefix = 'bodies/'): AsyncGenerator<string> {
+  async *listKeys(prefix = ''): AsyncGenerator<string> {
     const stream = this.client.listObjectsV2(this.bucket, prefix, true);
     for await (const item of stream as AsyncIterable<{ name?: string }>) {
       if (item.name) yield item.name;

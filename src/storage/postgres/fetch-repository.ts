@@ -1,6 +1,6 @@
 import type { RobotsCacheEntry } from '../../domain/robots/index.js';
 import { SETTLE_FRONTIER_SQL, fingerprintFromBytes, fingerprintToBytes, settleFrontierParams } from './frontier-repository.js';
-import { type Pool, type PoolClient } from './pool.js';
+import { inTransaction, type Pool, type PoolClient } from './pool.js';
 import { composeStatement } from './statement-composition.js';
 
 type Queryable = Pool | PoolClient;
@@ -137,6 +137,29 @@ const INSERT_BODY_SQL = `INSERT INTO bodies (sha256, object_key, bytes, stored_b
 
 function insertBodyParams(input: StoredBody): unknown[] {
   return [Buffer.from(input.sha256, 'hex'), input.objectKey, input.bytes, input.storedBytes];
+}
+
+/**
+ * Points the records of a body at a new key (keepBodyStored: its pack was pruned while a fetch
+ * recorded it): its row and every fetch that pointed at the old key, under the body's shared
+ * retention lock, as recordFetchedBody writes them.
+ */
+export async function moveBodyRecords(pool: Pool, input: { sha256: string; fromKey: string; toKey: string }): Promise<void> {
+  const hash = Buffer.from(input.sha256, 'hex');
+  await inTransaction(pool, async (client) => {
+    await client.query(RETENTION_LOCK_SQL, [bodyRetentionLockKey(input.sha256)]);
+    await client.query('UPDATE bodies SET object_key = $3 WHERE sha256 = $1 AND object_key = $2', [hash, input.fromKey, input.toKey]);
+    await client.query('UPDATE fetches SET body_key = $3 WHERE raw_hash = $1 AND body_key = $2', [hash, input.fromKey, input.toKey]);
+  });
+}
+
+/** The stored keys of those of `sha256s` (hex) that have a body row: bodies stored already (BodyPacker's lookup). */
+export async function storedBodyKeys(db: Queryable, sha256s: readonly string[]): Promise<Map<string, string>> {
+  if (sha256s.length === 0) return new Map();
+  const result = await db.query<{ sha256: Buffer; object_key: string }>('SELECT sha256, object_key FROM bodies WHERE sha256 = ANY($1::bytea[])', [
+    sha256s.map((sha256) => Buffer.from(sha256, 'hex')),
+  ]);
+  return new Map(result.rows.map((row) => [row.sha256.toString('hex'), row.object_key]));
 }
 
 /**
