@@ -16,7 +16,7 @@ import {
   type FetchFailureType,
 } from '../domain/failures/index.js';
 import { retryDelayScaleOf } from '../config/politeness-config.js';
-import { hostDownloadMs, parseRetryAfter } from '../domain/politeness/index.js';
+import { hostDownloadMs, parseRetryAfter, type HostOutcome } from '../domain/politeness/index.js';
 import { changeKey } from '../domain/recrawl/index.js';
 import { isRobotsFresh, productTokenOf, robotsVerdictFor } from '../domain/robots/index.js';
 import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl, decideRedirect, isSkippedContentType } from '../domain/url/index.js';
@@ -70,6 +70,12 @@ export interface UrlFetchOptions {
    * this fetch uploaded until its record commits.
    */
   deferRecord?: (records: FetchedBodyRecords) => void;
+  /**
+   * Called when a 2xx body to keep has arrived whole, before it is stored and recorded, with what
+   * the response tells the host's politeness (as hostOutcomeOfResult of the result would): a burst
+   * starts its next request meanwhile. What fails after it is the store, not the host.
+   */
+  onStoring?: (hostOutcome: HostOutcome) => void;
 }
 
 /** A fetch burst's request to keep the decoded body of a page it will parse (held-bodies.ts). */
@@ -252,6 +258,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
     const storedBytes = spool.size;
     const stored = spool.contents();
     const parse = isParsed(input.purpose, contentType);
+    options.onStoring?.({ kind: 'response', startedAtMs, finishedAtMs, status: head.status, responseMs });
     try {
       const { key, created } = 'bytes' in stored ? await bodyPacker.add(body.sha256, stored.bytes) : await deps.bodies.putGzipIfAbsent(body.sha256, stored);
       const records: FetchedBodyRecords = {

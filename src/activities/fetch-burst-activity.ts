@@ -122,6 +122,8 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     const ownParses = ownParseQueue(OWN_PARSES_AT_ONCE);
     // And the URLs whose result ends them without a parse: settled here, not by an activity each.
     const settles: Promise<void>[] = [];
+    // Fetched bodies still being stored and recorded (each then parsed or settled as above).
+    const storing: Promise<void>[] = [];
     const finishOwn = (outcome: Extract<FetchBurstOutcome, { kind: 'done' }>, item: HostWorkItem, held: HeldBody | undefined, fetchRecords: FetchedBodyRecords | undefined): void => {
       const plain = plainSettlementOf(outcome.result);
       if (plain !== undefined) {
@@ -165,6 +167,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       const spanLeftMs = firstRequestAtMs === undefined ? 0 : input.limits.maxSpanMs - (Date.now() - firstRequestAtMs);
       if (room <= 0 || spanLeftMs <= policyDelayMs(input.policy)) return [];
       // The claim takes the links the parses so far found.
+      await Promise.all(storing);
       await Promise.all([ownParses.settled(), ...settles]);
       // After the first claim under the token, later ones must take new URLs, not return those.
       const claimed = await timed('claiming', claimBeside(input.host, { ...input.claim, maxItems: Math.min(room, input.claim.maxItems) }, items.length > input.items.length));
@@ -196,39 +199,64 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       if (Date.now() - burstStartedAtMs >= FIRST_HEARTBEAT_AFTER_MS) context.heartbeat();
 
       politeness = onFetchStarted(politeness, deps.now());
-      let outcome: FetchBurstOutcome;
-      let hostOutcome: HostOutcome;
       let held: HeldBody | undefined;
       let deferred: FetchedBodyRecords | undefined;
+      // A body that arrived whole goes to storage while the next request goes out (onStoring): the
+      // host is free once its response has ended, and packing and recording it take longer than that.
+      let storingOutcome: HostOutcome | undefined;
+      let storingStarted!: () => void;
+      const storingBegins = new Promise<'storing'>((resolve) => (storingStarted = () => resolve('storing')));
       const options: UrlFetchOptions = {
         preflight: { origin: item.origin, read: preflights[index]! },
+        onStoring: (hostOutcome) => {
+          storingOutcome = hostOutcome;
+          storingStarted();
+        },
         // This burst parses the page: the fetch leaves its records to that parse's transaction.
         ...(input.parseFetched ? { holding: { budget: heldBodies, take: (body: HeldBody) => (held = body) }, deferRecord: (records: FetchedBodyRecords) => (deferred = records) } : {}),
       };
-      try {
-        const result = await timed('fetching', fetchUrlAttempt(item, BURST_ATTEMPT_NUMBER, options));
-        hostOutcome = hostOutcomeOfResult(result);
-        const done: Extract<FetchBurstOutcome, { kind: 'done' }> = { kind: 'done', result };
-        if (input.parseFetched) finishOwn(done, item, held, deferred);
-        else held?.release();
-        outcome = done;
-      } catch (error) {
-        held?.release();
-        if (!(error instanceof ApplicationFailure) || error.type === null || error.type === undefined) throw error;
-        const details = error.details?.[0] as FetchFailureDetails | undefined;
-        hostOutcome = hostOutcomeOfFailure(error.type, details, deps.now());
-        outcome = {
-          kind: 'failed',
-          failureType: error.type,
-          message: error.message,
-          ...(details === undefined ? {} : { details }),
-          ...(error.nonRetryable || error.nextRetryDelay === undefined ? {} : { retryDelayMs: msToNumber(error.nextRetryDelay) }),
-        };
+      const slot = into.push({ kind: 'not-attempted' }) - 1;
+      const attempt = timed('fetching', fetchUrlAttempt(item, BURST_ATTEMPT_NUMBER, options)).then(
+        (result): { outcome: FetchBurstOutcome; hostOutcome: HostOutcome } => {
+          const done: Extract<FetchBurstOutcome, { kind: 'done' }> = { kind: 'done', result };
+          if (input.parseFetched) finishOwn(done, item, held, deferred);
+          else held?.release();
+          return { outcome: done, hostOutcome: hostOutcomeOfResult(result) };
+        },
+        (error: unknown): { outcome: FetchBurstOutcome; hostOutcome: HostOutcome } => {
+          held?.release();
+          if (!(error instanceof ApplicationFailure) || error.type === null || error.type === undefined) throw error;
+          const details = error.details?.[0] as FetchFailureDetails | undefined;
+          return {
+            hostOutcome: hostOutcomeOfFailure(error.type, details, deps.now()),
+            outcome: {
+              kind: 'failed',
+              failureType: error.type,
+              message: error.message,
+              ...(details === undefined ? {} : { details }),
+              ...(error.nonRetryable || error.nextRetryDelay === undefined ? {} : { retryDelayMs: msToNumber(error.nextRetryDelay) }),
+            },
+          };
+        },
+      );
+      let hostOutcome: HostOutcome;
+      if ((await Promise.race([storingBegins, attempt.then(() => 'done' as const, () => 'done' as const)])) === 'storing') {
+        // A 2xx body to store: its outcome for the host is known; its URL's outcome comes when stored.
+        hostOutcome = storingOutcome!;
+        const storingThis = attempt.then(({ outcome }) => {
+          into[slot] = outcome;
+        });
+        // Awaited before the burst claims or returns; a failure there fails the burst.
+        storingThis.catch(() => undefined);
+        storing.push(storingThis);
+      } else {
+        const settled = await attempt;
+        hostOutcome = settled.hostOutcome;
+        into[slot] = settled.outcome;
+        ended = settled.outcome.kind === 'failed' || (settled.outcome.kind === 'done' && settled.outcome.result.kind === 'robots-stale');
       }
       if (hostOutcome.kind !== 'not-sent') requestsStarted += 1;
       politeness = applyHostOutcome(politeness, hostOutcome, input.policy, Math.random);
-      into.push(outcome);
-      ended = outcome.kind === 'failed' || outcome.result.kind === 'robots-stale';
     }
     // Parses may wait on Postgres after the last request: keep the heartbeat going meanwhile.
     const heartbeats = setInterval(() => context.heartbeat(), HEARTBEAT_WHILE_FINISHING_MS);
@@ -237,6 +265,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     let parseOutcomes: ParseBatchOutcome[] | undefined;
     try {
       parseOutcomes = parsed === undefined ? undefined : await parsed;
+      await Promise.all(storing);
       await Promise.all([ownParses.settled(), ...settles]);
       const extended = items.length > input.items.length;
       if (claimFoundNothing) claimedItems = [];

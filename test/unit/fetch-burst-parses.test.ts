@@ -102,6 +102,48 @@ describe('a fetch burst parsing its own bodies', () => {
     expect(stages.total).toBeGreaterThanOrEqual(Math.max(stages.waiting, stages.fetching, stages.finishing));
   });
 
+  it('sends its next request while the body before it is being stored, and reports each URL once stored', async () => {
+    const DELAY_MS = 20;
+    const sentAtMs: number[] = [];
+    const respondedAtMs: number[] = [];
+    let allSent!: () => void;
+    const everyRequestSent = new Promise<void>((resolve) => (allSent = resolve));
+    const fetchUrl = async (input: FetchUrlInput, _attempt: number, options?: UrlFetchOptions): Promise<FetchUrlResult> => {
+      const startedAtMs = Date.now();
+      sentAtMs.push(startedAtMs);
+      if (sentAtMs.length === PAGES) allSent();
+      const finishedAtMs = Date.now();
+      respondedAtMs.push(finishedAtMs);
+      // The body arrived: the host is free. Storing it ends only once every request went out, so a
+      // burst that waited for it before its next request would never end.
+      options?.onStoring?.({ kind: 'response', startedAtMs, finishedAtMs, status: 200 });
+      await everyRequestSent;
+      return { kind: 'fetched', status: 200, bodyKey: `bodies/${input.fingerprint}`, rawHash: input.fingerprint, bytes: 10, contentType: 'text/plain', parse: false, finalUrl: input.url, startedAtMs, finishedAtMs };
+    };
+    const { fetchBurst } = createFetchBurstActivities({ now: Date.now } as unknown as ActivityDeps, {
+      fetchUrlAttempt: fetchUrl,
+      parseBatch: async () => ({ outcomes: [] }),
+      parsePage: async () => ({ title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false }),
+      settleUrl: async () => ({ deadLettered: false }),
+      readsSignals: async () => false,
+      heldBodies: new HeldBodyBudget(),
+    });
+    const items = Array.from({ length: PAGES }, (_, i) => itemOf(i));
+    const input: FetchBurstInput = {
+      host: HOST,
+      items,
+      politeness: initialHostPolitenessState(Date.now()),
+      policy: { ...DEFAULT_HOST_POLITENESS_POLICY, minDelayMs: DELAY_MS, adaptiveFactor: 1 },
+      limits: DEFAULT_FETCH_BURST_LIMITS,
+      parseFetched: true,
+    };
+    const result: FetchBurstResult = await new MockActivityEnvironment().run(fetchBurst, input);
+    expect(result.requestsStarted).toBe(PAGES);
+    expect(result.outcomes.map((outcome) => (outcome.kind === 'done' ? [outcome.result.kind, outcome.settled] : [outcome.kind]))).toEqual(items.map(() => ['fetched', true]));
+    // The delay still runs from each response's end.
+    for (let i = 1; i < PAGES; i++) expect(sentAtMs[i]! - respondedAtMs[i - 1]!).toBeGreaterThanOrEqual(DELAY_MS);
+  });
+
   it('parses up to three pages at once, started in fetch order; a sitemap alone, after those before it', async () => {
     const URLS = 7;
     const SITEMAP = 4;
