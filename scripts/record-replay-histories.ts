@@ -85,6 +85,8 @@ const continuedOf = (runs: Awaited<ReturnType<typeof runsOfHost>>) => runs.filte
 const { name: host, runs } = candidates.sort((a, b) => continuedOf(b.runs).length - continuedOf(a.runs).length)[0]!;
 const continued = continuedOf(runs);
 if (continued.length < 2) throw new Error(`expected a host workflow to continue-as-new at least twice, saw ${continued.length}: raise the page count`);
+// The host's opening run (its first claim, its robots.txt), when it is not the first that continued.
+if (runs[0]!.runId !== continued[0]!.runId) await save('host-workflow-opening-run', hostWorkflowId(host), runs[0]!.runId);
 await save('host-workflow-first-run', hostWorkflowId(host), continued[0]!.runId);
 await save('host-workflow-continued-run', hostWorkflowId(host), continued[1]!.runId);
 await save('host-workflow-last-run', hostWorkflowId(host), runs.at(-1)!.runId);

@@ -202,6 +202,13 @@ export interface FetchBurstInput {
    * through several levels of its pages. Their outcomes come back in `extended`.
    */
   extendWithClaims?: { maxUrls: number };
+  /**
+   * An origin whose robots.txt is stale or unknown when its URL's turn comes: the burst refreshes it
+   * then, as a request of its own in the host's politeness, and goes on with that URL while the
+   * rules allow more of the burst (not unreachable, the host not held, a Crawl-delay within the
+   * burst's limits). Absent: the burst ends there and the workflow refreshes the file.
+   */
+  refreshRobots?: boolean;
 }
 
 export interface BurstClaim {
@@ -241,6 +248,8 @@ export interface FetchBurstResult {
   parseOutcomes?: ParseBatchOutcome[];
   /** With extendWithClaims: the URLs the burst claimed and fetched, in fetch order, with their outcomes (none not-attempted). */
   extended?: { item: HostWorkItem; outcome: FetchBurstOutcome }[];
+  /** With refreshRobots: the origins whose robots.txt the burst refreshed, in order, with what each refresh found. */
+  robots?: { origin: string; refreshed: RefreshRobotsResult }[];
   /** Where the burst's time went, for operators and the bench (the workflow ignores it). */
   stageMs?: BurstStageTimings;
 }

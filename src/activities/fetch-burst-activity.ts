@@ -21,6 +21,7 @@ import {
   burstWaitMs,
   hostOutcomeOfFailure,
   hostOutcomeOfResult,
+  hostOutcomeOfRobotsRefresh,
   onFetchStarted,
   policyDelayMs,
   type HostOutcome,
@@ -39,6 +40,7 @@ import type {
   ParseBatchOutcome,
   ParseBatchResult,
   ParseDocumentInput,
+  RefreshRobotsResult,
   SettleOutcome,
   SettleUrlInput,
   SettleUrlResult,
@@ -47,6 +49,7 @@ import type { ActivityDeps } from './deps.js';
 import type { UrlFetcher, UrlFetchOptions } from './fetch-activity.js';
 import type { HeldBody, HeldBodyBudget } from './held-bodies.js';
 import { ownParseQueue } from './own-parse-queue.js';
+import type { RobotsRefresher } from './robots-activity.js';
 import { sleepUntilMs } from './sleep-until.js';
 import type { FetchedPage, PageParser } from './parse-activity.js';
 import { parseInputOf, plainSettlementOf } from '../workflows/fetch-followup.js';
@@ -91,10 +94,12 @@ export interface FetchBurstParts {
   readsSignals: (input: ParseDocumentInput) => Promise<boolean>;
   /** Bounds the bodies held between a burst's fetch and its own parse of them. */
   heldBodies: HeldBodyBudget;
+  /** For input.refreshRobots: an origin's robots.txt refreshed in the burst. Absent: the burst ends at stale rules. */
+  refreshRobots?: RobotsRefresher;
 }
 
 export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurstParts) {
-  const { fetchUrlAttempt, parseBatch, parsePage, settleUrl, readsSignals, heldBodies } = parts;
+  const { fetchUrlAttempt, parseBatch, parsePage, settleUrl, readsSignals, heldBodies, refreshRobots } = parts;
 
   async function fetchBurst(input: FetchBurstInput): Promise<FetchBurstResult> {
     const context = Context.current();
@@ -110,6 +115,9 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       }
     };
     let politeness: HostPolitenessState = input.politeness;
+    // A robots.txt refreshed in the burst may add a Crawl-delay: every later wait takes it.
+    let policy = input.policy;
+    const robots: { origin: string; refreshed: RefreshRobotsResult }[] = [];
     let requestsStarted = 0;
     const outcomes: FetchBurstOutcome[] = [];
     // A failure, stale robots rules or a long wait ends the burst: the rest go back untried.
@@ -165,7 +173,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       if (ended || extension === undefined || input.claim === undefined || !input.parseFetched) return [];
       const room = extension.maxUrls - items.length;
       const spanLeftMs = firstRequestAtMs === undefined ? 0 : input.limits.maxSpanMs - (Date.now() - firstRequestAtMs);
-      if (room <= 0 || spanLeftMs <= policyDelayMs(input.policy)) return [];
+      if (room <= 0 || spanLeftMs <= policyDelayMs(policy)) return [];
       // The claim takes the links the parses so far found.
       await Promise.all(storing);
       await Promise.all([ownParses.settled(), ...settles]);
@@ -175,7 +183,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
         claimFoundNothing = claimed !== undefined;
         return [];
       }
-      const more = claimed.map((item) => ({ ...item, hostDelayMs: input.policy.minDelayMs }));
+      const more = claimed.map((item) => ({ ...item, hostDelayMs: policy.minDelayMs }));
       preflights.push(...preflightsOf(more));
       return more;
     };
@@ -186,7 +194,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       if (item === undefined) break;
       const into = index < input.items.length ? outcomes : extendedOutcomes;
       const decidedAtMs = deps.now();
-      const waitMs = ended ? undefined : burstWaitMs(politeness, input.policy, decidedAtMs, input.limits);
+      const waitMs = ended ? undefined : burstWaitMs(politeness, policy, decidedAtMs, input.limits);
       if (waitMs === undefined) {
         ended = true;
         into.push({ kind: 'not-attempted' });
@@ -251,12 +259,33 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
         storing.push(storingThis);
       } else {
         const settled = await attempt;
+        const staleRules = settled.outcome.kind === 'done' && settled.outcome.result.kind === 'robots-stale';
+        if (staleRules && input.refreshRobots && refreshRobots && !robots.some((refresh) => refresh.origin === item.origin)) {
+          // The slot this URL took goes to its origin's robots.txt, a request like any other.
+          const refreshed = await timed('fetching', refreshRobots({ origin: item.origin, crawlId: item.crawlId }, `${burstCallId(context)}/robots/${robots.length + 1}`));
+          robots.push({ origin: item.origin, refreshed });
+          if (refreshed.requested) requestsStarted += 1;
+          // Its Crawl-delay counts from this very request, as the workflow counts it.
+          if (refreshed.crawlDelayMs !== undefined) policy = { ...policy, crawlDelayMs: Math.max(policy.crawlDelayMs ?? 0, refreshed.crawlDelayMs) };
+          politeness = applyHostOutcome(politeness, hostOutcomeOfRobotsRefresh(refreshed), policy, Math.random);
+          // The URL tries again after the delay, with the new rules, while they allow more of the burst.
+          if (refreshed.policyKind !== 'disallow-all' && refreshed.transportFailure === undefined && policyDelayMs(policy) <= input.limits.maxHostDelayMs) {
+            into.pop();
+            preflightsOf(items.slice(index)).forEach((read, i) => {
+              preflights[index + i] = read;
+            });
+            index -= 1;
+          } else {
+            ended = true;
+          }
+          continue;
+        }
         hostOutcome = settled.hostOutcome;
         into[slot] = settled.outcome;
-        ended = settled.outcome.kind === 'failed' || (settled.outcome.kind === 'done' && settled.outcome.result.kind === 'robots-stale');
+        ended = settled.outcome.kind === 'failed' || staleRules;
       }
       if (hostOutcome.kind !== 'not-sent') requestsStarted += 1;
-      politeness = applyHostOutcome(politeness, hostOutcome, input.policy, Math.random);
+      politeness = applyHostOutcome(politeness, hostOutcome, policy, Math.random);
     }
     // Parses may wait on Postgres after the last request: keep the heartbeat going meanwhile.
     const heartbeats = setInterval(() => context.heartbeat(), HEARTBEAT_WHILE_FINISHING_MS);
@@ -287,6 +316,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       ...(claimedItems === undefined ? {} : { claimed: claimedItems }),
       ...(parseOutcomes === undefined ? {} : { parseOutcomes }),
       ...extendedResult(),
+      ...(robots.length === 0 ? {} : { robots }),
       stageMs: { ...stageMs, total: Date.now() - burstStartedAtMs },
     };
 
@@ -351,6 +381,12 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
   }
 
   return { fetchBurst };
+}
+
+/** Names this burst call in robots.txt refresh leases: stable across its retries, unique between calls. */
+function burstCallId(context: Context): string {
+  const info = context.info;
+  return `${info.workflowExecution?.workflowId ?? 'standalone'}/${info.activityId}`;
 }
 
 /** A claimed URL as the workflow holds it: the host delay is added per request. */

@@ -11,7 +11,7 @@ import { createHostActivities } from './host-activities.js';
 import { HeldBodyBudget } from './held-bodies.js';
 import { createPageParser, createParseActivities, createSignalReadingCheck } from './parse-activity.js';
 import { createRecrawlActivities } from './recrawl-activities.js';
-import { createRobotsActivities } from './robots-activity.js';
+import { createRobotsActivities, createRobotsRefresher } from './robots-activity.js';
 import { createSignalSweepActivities } from './signal-sweep-activities.js';
 import { BodyPacker } from '../storage/object-store/body-packer.js';
 import { storedBodyKeys } from '../storage/postgres/fetch-repository.js';
@@ -26,10 +26,11 @@ export function createActivities(deps: ActivityDeps) {
   const parsePage = createPageParser(deps, crawls);
   const parseActivities = createParseActivities(parsePage, crawls);
   const hostActivities = createHostActivities(deps);
+  const refreshRobots = createRobotsRefresher(deps, crawls);
   return {
     ...createCrawlActivities(deps, crawls),
     ...hostActivities,
-    ...createRobotsActivities(deps, crawls),
+    ...createRobotsActivities(refreshRobots),
     ...createFetchActivities(fetchUrlAttempt),
     ...createFetchBurstActivities(deps, {
       fetchUrlAttempt,
@@ -37,6 +38,7 @@ export function createActivities(deps: ActivityDeps) {
       parsePage,
       settleUrl: hostActivities.settleUrl,
       readsSignals: createSignalReadingCheck(crawls),
+      refreshRobots,
       heldBodies: new HeldBodyBudget(),
     }),
     ...parseActivities,

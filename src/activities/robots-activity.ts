@@ -29,15 +29,30 @@ const ROBOTS_MAX_BYTES = 512 * 1024;
 const LEASE_MS = 60_000;
 const WAIT_FOR_OTHER_REFRESHER_MS = 45_000;
 
-export function createRobotsActivities(deps: ActivityDeps, crawls: CrawlContextCache) {
+/**
+ * Refreshes an origin's robots.txt unless the cache holds it fresh. `callId` names the caller in the
+ * refresh lease (unique per call, stable across its retries). Heartbeats while it waits for another
+ * worker's refresh, so it runs inside an activity.
+ */
+export type RobotsRefresher = (input: RefreshRobotsInput, callId: string) => Promise<RefreshRobotsResult>;
+
+export function createRobotsActivities(refresher: RobotsRefresher) {
+  /** One origin per activity: the host workflow's refresh, in a politeness slot of its own. */
   async function refreshRobots(input: RefreshRobotsInput): Promise<RefreshRobotsResult> {
+    return refresher(input, activityCallId());
+  }
+  return { refreshRobots };
+}
+
+export function createRobotsRefresher(deps: ActivityDeps, crawls: CrawlContextCache): RobotsRefresher {
+  return async function refreshRobots(input: RefreshRobotsInput, callId: string): Promise<RefreshRobotsResult> {
     const context = await crawls.get(input.crawlId);
     const config = context.record.config;
     const token = productTokenOf(config.userAgent);
     const cached = await getRobotsEntry(deps.pool, input.origin);
     if (cached && isRobotsFresh(cached, deps.now())) return summary(cached, token, false, deps.now(), deps.now());
 
-    const owner = `${deps.workerId}/${activityCallId()}`;
+    const owner = `${deps.workerId}/${callId}`;
     if (!(await tryAcquireRobotsLease(deps.pool, { origin: input.origin, owner, leaseMs: LEASE_MS }))) {
       // Another worker is refreshing this origin: use its result instead of asking the host twice.
       const entry = await waitForOtherRefresher(input.origin);
@@ -61,7 +76,7 @@ export function createRobotsActivities(deps: ActivityDeps, crawls: CrawlContextC
       await releaseRobotsLease(deps.pool, input.origin, owner);
       throw error;
     }
-  }
+  };
 
   async function waitForOtherRefresher(origin: string): Promise<RobotsCacheEntry | undefined> {
     const deadline = deps.now() + WAIT_FOR_OTHER_REFRESHER_MS;
@@ -73,8 +88,6 @@ export function createRobotsActivities(deps: ActivityDeps, crawls: CrawlContextC
     }
     return undefined;
   }
-
-  return { refreshRobots };
 }
 
 function summary(entry: RobotsCacheEntry, token: string, requested: boolean, startedAtMs: number, finishedAtMs: number): RefreshRobotsResult {

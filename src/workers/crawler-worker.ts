@@ -43,7 +43,8 @@ export interface CrawlerWorkerOptions {
    * What this process polls for. Default 'all'. Workflow activations are handled on the process's
    * main thread, the same thread activities parse pages on, so under load a host's next step waits
    * behind other hosts' parsing. A 'workflows' process beside 'activities' processes avoids that
-   * where cores are to spare (on the bench's 2 cores it did not pay: README, Scaling out).
+   * where cores are to spare (on the bench's 2 cores it did not pay: README, Scaling out). A
+   * 'workflows' process runs the host workflows' claims itself (local activities): it needs Postgres.
    */
   role?: WorkerRole;
   /** Wraps the activities this worker registers: fault injection in tests. Default: as created. */
@@ -118,7 +119,10 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
     ...(role === 'activities'
       ? {}
       : { workflowBundle: await loadWorkflowBundle(path.join(options.dataDir, 'cache')), maxCachedWorkflows: options.maxCachedWorkflows ?? 1000 }),
-    ...(role === 'workflows' ? {} : { activities, maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? DEFAULT_MAX_CONCURRENT_ACTIVITIES }),
+    ...(role === 'workflows'
+      ? // Host workflows run their claims as local activities, in the worker that runs them.
+        { activities: { claimHostWork: activities.claimHostWork }, enableNonLocalActivities: false }
+      : { activities, maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? DEFAULT_MAX_CONCURRENT_ACTIVITIES }),
   });
 
   let closed = false;

@@ -14,6 +14,7 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -37,7 +38,14 @@ import {
   type FetchFailureType,
 } from '../domain/failures/index.js';
 import { retryDelayScaleOf } from '../config/politeness-config.js';
-import { DEFAULT_FETCH_BURST_LIMITS, hostOutcomeOfFailure, hostOutcomeOfResult, policyDelayMs, type HostPolitenessState } from '../domain/politeness/index.js';
+import {
+  DEFAULT_FETCH_BURST_LIMITS,
+  hostOutcomeOfFailure,
+  hostOutcomeOfResult,
+  hostOutcomeOfRobotsRefresh,
+  policyDelayMs,
+  type HostPolitenessState,
+} from '../domain/politeness/index.js';
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
 import { parseInputOf, plainSettlementOf, type FetchedResult } from './fetch-followup.js';
 import {
@@ -102,7 +110,19 @@ const PIPELINED_BURSTS_PATCH = 'pipelined-fetch-bursts';
 const SELF_PARSING_BURSTS_PATCH = 'self-parsing-fetch-bursts';
 /** Several slots per host space their starts by the host delay too (added after histories with one slot were recorded). */
 const SPACE_REQUEST_STARTS_PATCH = 'space-request-starts-by-host-delay';
-/** The changes hostWorkflowV2 was released with; a later one is behind its patch there. */
+/**
+ * Claims run as local activities: in the worker that runs the workflow task, recorded as one
+ * marker, with no activity task to dispatch and no workflow task to resume the loop after them.
+ * A host's first claim and its last (the release) each cost a round trip through the task queue
+ * and six history events. Added after hostWorkflowV3's histories.
+ */
+const LOCAL_CLAIMS_PATCH = 'claims-as-local-activities';
+/**
+ * A burst refreshes its host's stale robots.txt itself, as a request of its own under the same
+ * politeness arithmetic, instead of the loop running a refreshRobots activity first: a host's
+ * first burst needed one more activity and workflow task. Added after hostWorkflowV3's histories.
+ */
+const ROBOTS_IN_BURSTS_PATCH = 'robots-refreshed-in-bursts';
 /**
  * A burst given a claim claims and fetches its host's next URLs itself, up to this many URLs in all
  * and within its span limit: one activity and one workflow task for several levels of a host's pages.
@@ -110,11 +130,20 @@ const SPACE_REQUEST_STARTS_PATCH = 'space-request-starts-by-host-delay';
  */
 const BURST_EXTENSION = Object.freeze({ maxUrls: 20 });
 
+/** The changes hostWorkflowV2 was released with; a later one is behind its patch there. */
 const TAKEN_BY_V2 = new Set([HOST_HOLDS_AND_RETRY_BACKOFF_PATCH, SETTLES_HOLD_THE_RUN_PATCH, FETCH_BURSTS_PATCH, PIPELINED_BURSTS_PATCH, SPACE_REQUEST_STARTS_PATCH]);
+/** The changes hostWorkflowV3 was released with; a later one is behind its patch there. */
+const TAKEN_BY_V3 = new Set([...TAKEN_BY_V2, SELF_PARSING_BURSTS_PATCH]);
 
 // Store activities take milliseconds; the timeout is how long a crashed worker's task waits
 // before another worker retries it.
 const storeActivities = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
+});
+
+// The same store work, run by the workflow's own worker (LOCAL_CLAIMS_PATCH); the same retries.
+const localStoreActivities = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
 });
@@ -189,8 +218,17 @@ export async function hostWorkflowV2(input: HostWorkflowInput): Promise<HostWork
   return runBackQueue(input, (patchId) => TAKEN_BY_V2.has(patchId) || patched(patchId), { hostAttributeFromStart: true });
 }
 
-/** The same back queue with every change taken, as hostWorkflowV2 took those before it. New runs start as this type. */
+/**
+ * The same back queue with the changes made before it taken, as hostWorkflowV2 took those before
+ * it. Kept registered for runs started before hostWorkflowV4 and for its committed histories: a
+ * later change is behind its patch here.
+ */
 export async function hostWorkflowV3(input: HostWorkflowInput): Promise<HostWorkflowResult> {
+  return runBackQueue(input, (patchId) => TAKEN_BY_V3.has(patchId) || patched(patchId), { hostAttributeFromStart: true });
+}
+
+/** The same back queue with every change taken. New runs start as this type. */
+export async function hostWorkflowV4(input: HostWorkflowInput): Promise<HostWorkflowResult> {
   return runBackQueue(input, () => true, { hostAttributeFromStart: true });
 }
 
@@ -208,6 +246,8 @@ async function runBackQueue(
   let pendingSettles = 0;
   const settlesHoldTheRun = takes(SETTLES_HOLD_THE_RUN_PATCH);
   const selfParsingBursts = takes(SELF_PARSING_BURSTS_PATCH);
+  const claims = takes(LOCAL_CLAIMS_PATCH) ? localStoreActivities : storeActivities;
+  const robotsInBursts = takes(ROBOTS_IN_BURSTS_PATCH);
   /** The fewest URLs a burst fetches. */
   const burstMinUrls = selfParsingBursts ? 1 : 2;
   /** The queue's one URL will go as a burst, which claims beside it: no claim of its own first. */
@@ -317,7 +357,7 @@ async function runBackQueue(
     // Refill the back queue from the front queues when it runs low (Mercator).
     if (state.queue.length <= 1 && !claimExhausted && !claimRiding && !claimRidesNextBurst()) {
       flushCarriedParses();
-      const claim = await storeActivities.claimHostWork({
+      const claim = await claims.claimHostWork({
         host: state.host,
         maxItems: claimSize(state.policyFor(state.queue[0]).minDelayMs),
         releaseIfEmpty: idle(),
@@ -402,7 +442,8 @@ async function runBackQueue(
       continue;
     }
 
-    if (!state.robotsFresh(item.origin, nowMs)) {
+    // A burst refreshes stale rules itself (robotsInBursts); anything else waits for them here.
+    if (!state.robotsFresh(item.origin, nowMs) && !(robotsInBursts && state.burstSizeAt(item, earlyBurstAtMs ?? nowMs, DEFAULT_FETCH_BURST_LIMITS, burstMinUrls) > 0)) {
       // robots.txt is a request to the host like any other: it takes a politeness slot.
       state.queue.unshift(item);
       flushCarriedParses();
@@ -454,22 +495,17 @@ async function runBackQueue(
   async function refreshRobots(item: HostWorkItem): Promise<RefreshRobotsResult> {
     state.noteRequestStarted(Date.now(), item);
     const result = await storeActivities.refreshRobots({ origin: item.origin, crawlId: item.crawlId });
-    state.robotsFreshUntilMs[item.origin] = result.freshUntilMs;
-    if (result.crawlDelayMs !== undefined) state.robotsCrawlDelayMs[item.origin] = result.crawlDelayMs;
-    else delete state.robotsCrawlDelayMs[item.origin];
+    noteRobotsRules(item.origin, result);
     // A robots.txt that fails below HTTP tells about the host: a bad certificate or NXDOMAIN holds it.
-    const transportFailure = result.transportFailure !== undefined && takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH) ? result.transportFailure : undefined;
-    state.noteOutcome(
-      transportFailure !== undefined
-        ? { kind: 'transport-failure', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, type: transportFailure }
-        : result.requested
-          ? { kind: 'response', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, status: result.status ?? 200, ...(result.responseMs === undefined ? {} : { responseMs: result.responseMs }) }
-          : { kind: 'not-sent', atMs: result.finishedAtMs },
-      item,
-      random,
-      Date.now(),
-    );
+    state.noteOutcome(hostOutcomeOfRobotsRefresh(result, result.transportFailure !== undefined && takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH)), item, random, Date.now());
     return result;
+  }
+
+  /** What a refresh of an origin's robots.txt says for its next requests: how long the rules hold, and their Crawl-delay. */
+  function noteRobotsRules(origin: string, result: RefreshRobotsResult): void {
+    state.robotsFreshUntilMs[origin] = result.freshUntilMs;
+    if (result.crawlDelayMs !== undefined) state.robotsCrawlDelayMs[origin] = result.crawlDelayMs;
+    else delete state.robotsCrawlDelayMs[origin];
   }
 
   /**
@@ -554,6 +590,8 @@ async function runBackQueue(
         parseFetched: true,
         // And the URLs its parses find, claimed and fetched while its span allows: outcomes in `extended`.
         ...(claim ? { extendWithClaims: BURST_EXTENSION } : {}),
+        // And its origins' stale robots.txt: rules in `robots`.
+        ...(robotsInBursts ? { refreshRobots: true } : {}),
       });
     } catch (error) {
       earlyBurstInFlight = false;
@@ -575,6 +613,8 @@ async function runBackQueue(
     // Before the slot is given back: a claim recovered by an activity must not leave the loop idle with none riding.
     if (claim) await takeBurstClaim(claim, result.claimed);
     state.adoptBurstPoliteness(result.politeness, result.requestsStarted);
+    // Its robots.txt refreshes, counted in its politeness already.
+    for (const { origin, refreshed } of result.robots ?? []) noteRobotsRules(origin, refreshed);
     const nowMs = Date.now();
     // A burst that could not start its first URL hands them all back; fetched one by one, they cannot loop.
     const handBack = (result.outcomes[0] ?? { kind: 'not-attempted' }).kind === 'not-attempted';
@@ -610,6 +650,10 @@ async function runBackQueue(
       }
     });
     state.requeueFrontAll(requeued);
+    // An unreachable robots.txt (not a held host): the origin's URLs wait for its next refresh.
+    for (const { origin, refreshed } of result.robots ?? []) {
+      if (refreshed.policyKind === 'disallow-all' && state.holdAt(Date.now()) === undefined) finishing.push(waitForRobotsRefresh(origin, refreshed.freshUntilMs));
+    }
     if (pipelined) {
       carriedParses.push(...toParse);
       state.pendingParses += toParse.length;
@@ -627,7 +671,7 @@ async function runBackQueue(
     const items =
       claimed ??
       (
-        await storeActivities.claimHostWork({
+        await claims.claimHostWork({
           host: state.host,
           maxItems: claim.maxItems,
           releaseIfEmpty: false,

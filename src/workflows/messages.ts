@@ -23,7 +23,7 @@ export const SEARCH_ATTRIBUTES = { crawlId: 'CrawlId', host: 'CrawlHost', state:
 export const HOST_SEARCH_ATTRIBUTE = defineSearchAttributeKey(SEARCH_ATTRIBUTES.host, SearchAttributeType.KEYWORD);
 
 /** The workflow type new host runs start as (runs of earlier types continue as themselves). */
-export const HOST_WORKFLOW_TYPE = 'hostWorkflowV3';
+export const HOST_WORKFLOW_TYPE = 'hostWorkflowV4';
 
 // The frontier (crawl) workflow.
 export const pauseCrawlSignal = defineSignal('pauseCrawl');

@@ -22,7 +22,7 @@ describe('workflow history replay', async () => {
       continuedAsNew ||= history.events.some((event: { eventType: string }) => event.eventType === 'EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
     }
     // recrawlCycleWorkflow's (scripts/record-recrawl-history.ts) runs the signal sweep and the plan's crawl as children.
-    expect(types).toEqual(new Set(['crawlWorkflow', 'hostWorkflow', 'hostWorkflowV2', 'hostWorkflowV3', 'recrawlCycleWorkflow']));
+    expect(types).toEqual(new Set(['crawlWorkflow', 'hostWorkflow', 'hostWorkflowV2', 'hostWorkflowV3', 'hostWorkflowV4', 'recrawlCycleWorkflow']));
     expect(continuedAsNew).toBe(true);
   });
 

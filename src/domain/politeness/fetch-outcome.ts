@@ -31,6 +31,36 @@ export function hostOutcomeOfResult(result: FetchResultTiming): HostOutcome {
   }
 }
 
+/** What a robots.txt refresh tells the host: whether it sent a request, and how that ended. */
+export interface RobotsRefreshTiming {
+  requested: boolean;
+  startedAtMs: number;
+  finishedAtMs: number;
+  status?: number;
+  responseMs?: number;
+  /** The request failed below HTTP (DNS, connect, TLS). */
+  transportFailure?: FetchFailureType;
+}
+
+/**
+ * A robots.txt request counts like any other: a response by its status, a failure below HTTP as a
+ * transport failure of its type (a TLS or DNS failure then holds the host), a cached file as
+ * nothing sent. `holdsApply` is false only for host runs recorded before holds existed.
+ */
+export function hostOutcomeOfRobotsRefresh(result: RobotsRefreshTiming, holdsApply = true): HostOutcome {
+  if (result.transportFailure !== undefined && holdsApply) {
+    return { kind: 'transport-failure', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, type: result.transportFailure };
+  }
+  if (!result.requested) return { kind: 'not-sent', atMs: result.finishedAtMs };
+  return {
+    kind: 'response',
+    startedAtMs: result.startedAtMs,
+    finishedAtMs: result.finishedAtMs,
+    status: result.status ?? 200,
+    ...(result.responseMs === undefined ? {} : { responseMs: result.responseMs }),
+  };
+}
+
 /** The parts of a fetch failure's details that speak about the host. */
 export interface FetchFailureFacts {
   status?: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FETCH_FAILURE_TYPES, failurePolicyFor } from '../../../src/domain/failures/index.js';
-import { hostDownloadMs, hostOutcomeOfFailure, hostOutcomeOfResult } from '../../../src/domain/politeness/index.js';
+import { hostDownloadMs, hostOutcomeOfFailure, hostOutcomeOfResult, hostOutcomeOfRobotsRefresh } from '../../../src/domain/politeness/index.js';
 
 const T0 = 1_700_000_000_000;
 const NOW = T0 + 500;
@@ -12,6 +12,27 @@ describe('hostOutcomeOfResult', () => {
 
   it.each(['robots-disallowed', 'robots-stale', 'skipped'] as const)('%s sent nothing: it frees the slot only', (kind) => {
     expect(hostOutcomeOfResult({ kind, atMs: T0 })).toEqual({ kind: 'not-sent', atMs: T0 });
+  });
+});
+
+describe('hostOutcomeOfRobotsRefresh', () => {
+  const sent = { requested: true, startedAtMs: T0, finishedAtMs: T0 + 40 };
+
+  it('a fetched robots.txt is a response with its status and download time; a missing status counts as 200', () => {
+    expect(hostOutcomeOfRobotsRefresh({ ...sent, status: 404, responseMs: 12 })).toEqual({ kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 40, status: 404, responseMs: 12 });
+    expect(hostOutcomeOfRobotsRefresh(sent)).toEqual({ kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 40, status: 200 });
+  });
+
+  it('a failure below HTTP is a transport failure of its type, which holds the host', () => {
+    expect(hostOutcomeOfRobotsRefresh({ ...sent, transportFailure: 'DnsNotFound' })).toEqual({ kind: 'transport-failure', startedAtMs: T0, finishedAtMs: T0 + 40, type: 'DnsNotFound' });
+  });
+
+  it('before holds existed a transport failure counted by whether a request went out', () => {
+    expect(hostOutcomeOfRobotsRefresh({ ...sent, transportFailure: 'ConnectionFailed' }, false)).toEqual({ kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 40, status: 200 });
+  });
+
+  it('rules answered from the cache sent nothing: they free the slot only', () => {
+    expect(hostOutcomeOfRobotsRefresh({ requested: false, startedAtMs: T0, finishedAtMs: T0 + 1 })).toEqual({ kind: 'not-sent', atMs: T0 + 1 });
   });
 });
 
