@@ -4,8 +4,14 @@
  * atomic insert per fingerprint. Used by the parser for links and by the fetcher for redirect
  * targets, so both follow the same rules. Every refusal is counted by reason, and a bounded
  * sample of the refused URLs is kept, so an operator can see what the crawl left out and why.
+ *
+ * A batch of sources (the pages of one parse batch) registers in a fixed number of statements,
+ * whatever its size: one read of everything the decisions need, then the writes. The decisions
+ * are taken source by source, in order, as if each had registered alone after the ones before it:
+ * a URL an earlier source of the batch registered is known to the later ones (and a shorter path
+ * from a later one lowers its depth), and growth counts run on across the batch.
  */
-import { planSeenTest, settleSeenTest, tierOf, urlPriority } from '../domain/frontier/index.js';
+import { planSeenTest, settleSeenTest, tierOf, urlPriority, type SeenTestPlan } from '../domain/frontier/index.js';
 import {
   DEFAULT_SESSION_PARAM_NAMES,
   assessTrap,
@@ -17,22 +23,22 @@ import {
   type CanonicalUrl,
   type TrapAssessment,
 } from '../domain/url/index.js';
-import { lowerFrontierDepths, registerFrontierEntries, type NewFrontierEntry, type UrlIdentity } from '../storage/postgres/frontier-repository.js';
-import { counterShardOf } from '../storage/postgres/crawl-counters.js';
+import { addCrawlCounters, counterShardOf } from '../storage/postgres/crawl-counters.js';
 import { recordLinks, type LinkEdge } from '../storage/postgres/document-repository.js';
+import { insertFrontierEntries, lowerFrontierDepthsTo, recordUrlIdentities, type NewFrontierEntry, type UrlIdentity } from '../storage/postgres/frontier-repository.js';
 import type { PoolClient } from '../storage/postgres/pool.js';
 import {
   addGrowthStats,
   addSeenStats,
-  fingerprintsInFrontier,
+  depthContentKey,
   frontierDepths,
   pathStatKey,
-  readDepthContent,
-  readGrowthStats,
+  readRegistrationFacts,
   recordContentGrowth,
   recordRejections,
   type HostGrowth,
   type Rejection,
+  type RegistrationFacts,
 } from '../storage/postgres/url-scope-repository.js';
 import type { CrawlContext } from './crawl-context.js';
 
@@ -101,163 +107,234 @@ interface Candidate {
   source: DiscoveredUrl;
 }
 
-/** Runs inside the caller's transaction. */
+/** One source's registration while its batch decides: what it found, and what became of it. */
+interface SourceRegistration {
+  input: RegistrationInput;
+  /** One per fingerprint, in discovery order. */
+  candidates: Candidate[];
+  edges: LinkEdge[];
+  inScope: Candidate[];
+  plan: SeenTestPlan;
+  fates: Map<string, UrlFate>;
+  rejections: Rejection[];
+  /** Fresh URLs of this source, in the batch's entries. */
+  entries: NewFrontierEntry[];
+  drops: { candidate: Candidate; assessment: TrapAssessment }[];
+  /** Refused beyond maxDepth: identities kept, so a shorter path found later may admit them (depth-relaxation.ts). */
+  tooDeep: UrlIdentity[];
+  /** URLs the crawl held deeper than this source registers them. */
+  deeper: string[];
+  falsePositives: number;
+}
+
+/** Registers one source's URLs, inside the caller's transaction. */
 export async function registerDiscoveredUrls(client: PoolClient, context: CrawlContext, input: RegistrationInput): Promise<RegistrationResult> {
+  return (await registerDiscoveredUrlsOfSources(client, context, [input]))[0]!;
+}
+
+/**
+ * Registers the URLs of several sources, inside the caller's transaction, in a fixed number of
+ * statements: as if each source had registered alone, in order (see the module comment). Sources
+ * of one batch are all links or all redirects (only links spend the discovery budget).
+ */
+export async function registerDiscoveredUrlsOfSources(client: PoolClient, context: CrawlContext, inputs: readonly RegistrationInput[]): Promise<RegistrationResult[]> {
+  if (inputs.length === 0) return [];
+  const kinds = new Set(inputs.map((input) => input.kind));
+  if (kinds.size > 1) throw new Error(`registerDiscoveredUrlsOfSources: one batch registers links or redirects, not both (got ${[...kinds].join(', ')})`);
   const config = context.record.config;
   const crawlId = context.record.id;
-  const rejections: Rejection[] = [];
-  const fates = new Map<string, UrlFate>();
-  const reject = (candidate: Pick<Candidate, 'url' | 'fingerprint'>, code: string, reason: string, detail?: unknown): void => {
-    fates.set(candidate.fingerprint, { kind: 'rejected', code, reason });
-    rejections.push({ url: candidate.url.url, fingerprint: candidate.fingerprint, code, reason, detail });
-  };
-
-  // 1. Canonical form and fingerprint; one candidate per fingerprint.
-  const candidates: Candidate[] = [];
-  const inBatch = new Set<string>();
-  for (const discovered of input.urls) {
-    const canonical = tryCanonicalizeUrl(discovered.absoluteUrl, context.canonicalizeOptions);
-    if (!canonical.ok) {
-      const { redactedInput, code, message } = canonical.error;
-      rejections.push({ url: redactedInput, fingerprint: urlFingerprint(redactedInput), code: `invalid-url:${code}`, reason: message });
-      continue;
-    }
-    const fingerprint = urlFingerprint(canonical.value.url);
-    if (inBatch.has(fingerprint)) continue;
-    inBatch.add(fingerprint);
-    candidates.push({ url: canonical.value, fingerprint, source: discovered });
-  }
-
-  // 2. The link graph keeps every edge, in scope or not (written below, with the other writes).
-  const edges: LinkEdge[] = candidates.map((candidate) => ({
-    source: input.sourceFingerprint,
-    target: candidate.fingerprint,
-    anchorText: candidate.source.anchorText,
-    rel: candidate.source.rel,
-    kind: input.kind,
-  }));
-
-  // 3. Scope: cheap, and no lookup for what is out of the crawl anyway.
-  const inScope: Candidate[] = [];
-  for (const candidate of candidates) {
-    const scope = context.scope.check(candidate.url);
-    if (scope.inScope) inScope.push(candidate);
-    else reject(candidate, `out-of-scope:${scope.code}`, scope.reason);
-  }
-
-  // 4. The seen test in tiers: Bloom negatives go on; positives are confirmed in the exact store.
-  // Before depth and traps, so a URL the crawl already holds is never reported as refused.
+  const respectDiscoveryBudget = inputs[0]!.kind === 'link';
   const filter = context.seenFilter;
-  const plan = planSeenTest(filter, inScope.map((candidate) => candidate.fingerprint));
-  const confirmedDepths = await frontierDepths(client, crawlId, plan.toConfirm);
-  const verdict = settleSeenTest(plan, new Set(confirmedDepths.keys()));
-  for (const fingerprint of verdict.seen) fates.set(fingerprint, { kind: 'known' });
-  const unseen = new Set(verdict.unseen);
-  const fresh: Candidate[] = [];
-  // Their identities are kept: a shorter path found later may admit them (depth-relaxation.ts).
-  const tooDeep: UrlIdentity[] = [];
-  for (const candidate of inScope) {
-    if (!unseen.has(candidate.fingerprint)) continue;
-    if (input.depth > config.maxDepth) {
-      reject(candidate, 'depth', `depth ${input.depth} is beyond the crawl's maxDepth ${config.maxDepth}`);
-      tooDeep.push(identityOf(candidate));
-      continue;
-    }
-    const refused = input.gate?.(candidate.url);
-    if (refused) {
-      reject(candidate, refused.code, refused.reason);
-      continue;
-    }
-    fresh.push(candidate);
-  }
-
-  // 5. Traps, by growth pattern around each new URL.
   const sessionNames = context.traps.sessionParamNames ?? DEFAULT_SESSION_PARAM_NAMES;
-  const hosts = [...new Set(fresh.map((candidate) => candidate.url.host))];
-  const pathKeys = [...new Map(fresh.filter((c) => isPathVariant(c.url)).map((c) => [pathStatKey(c.url.host, pathWithoutParams(c.url.path)), { host: c.url.host, path: pathWithoutParams(c.url.path) }])).values()];
-  // One after another: a transaction's client runs one query at a time (pg deprecates queueing them).
-  const growth = await readGrowthStats(client, crawlId, hosts, pathKeys);
-  const depthContent = await readDepthContent(client, crawlId, input.depth - 1, hosts);
-  const sessionTwins = await knownSessionTwins(client, crawlId, fresh, sessionNames, context, inBatch);
-  const entries: NewFrontierEntry[] = [];
-  const drops: { candidate: Candidate; assessment: TrapAssessment }[] = [];
-  for (const candidate of fresh) {
-    const { url } = candidate;
-    const variant = isPathVariant(url);
-    const pathKey = pathStatKey(url.host, pathWithoutParams(url.path));
-    let assessment = assessTrap(
-      url,
-      {
+
+  // 1-3. Per source: canonical forms, the link graph's edges (in scope or not), scope, the seen
+  // test's plan. Cheap, and no lookup for what is out of the crawl anyway.
+  const sources = inputs.map((input): SourceRegistration => {
+    const source: SourceRegistration = {
+      input,
+      candidates: [],
+      edges: [],
+      inScope: [],
+      plan: planSeenTest(undefined, []),
+      fates: new Map(),
+      rejections: [],
+      entries: [],
+      drops: [],
+      tooDeep: [],
+      deeper: [],
+      falsePositives: 0,
+    };
+    const inSource = new Set<string>();
+    for (const discovered of input.urls) {
+      const canonical = tryCanonicalizeUrl(discovered.absoluteUrl, context.canonicalizeOptions);
+      if (!canonical.ok) {
+        const { redactedInput, code, message } = canonical.error;
+        source.rejections.push({ url: redactedInput, fingerprint: urlFingerprint(redactedInput), code: `invalid-url:${code}`, reason: message });
+        continue;
+      }
+      const fingerprint = urlFingerprint(canonical.value.url);
+      if (inSource.has(fingerprint)) continue;
+      inSource.add(fingerprint);
+      source.candidates.push({ url: canonical.value, fingerprint, source: discovered });
+    }
+    source.edges = source.candidates.map((candidate) => ({
+      source: input.sourceFingerprint,
+      target: candidate.fingerprint,
+      anchorText: candidate.source.anchorText,
+      rel: candidate.source.rel,
+      kind: input.kind,
+    }));
+    for (const candidate of source.candidates) {
+      const scope = context.scope.check(candidate.url);
+      if (scope.inScope) source.inScope.push(candidate);
+      else reject(source, candidate, `out-of-scope:${scope.code}`, scope.reason);
+    }
+    // The seen test in tiers: Bloom negatives go on; positives are confirmed in the exact store.
+    source.plan = planSeenTest(filter, source.inScope.map((candidate) => candidate.fingerprint));
+    return source;
+  });
+
+  // 4-5. One read of all the sources' facts: more than any one decision needs (growth for every
+  // in-scope host, not only those of fresh URLs), fewer round trips than asking one at a time.
+  const inScope = sources.flatMap((source) => source.inScope);
+  const twinsBySource = sources.map((source) => sessionTwinsOf(source.inScope, sessionNames, context));
+  const nothingToRead = inScope.length === 0 && sources.every((source) => source.rejections.length === 0);
+  const facts = nothingToRead ? noFacts() : await readRegistrationFacts(client, crawlId, {
+    confirm: [...new Set(sources.flatMap((source) => source.plan.toConfirm))],
+    hosts: [...new Set(inScope.map((candidate) => candidate.url.host))],
+    paths: [...new Map(inScope.filter((c) => isPathVariant(c.url)).map((c) => [pathStatKey(c.url.host, pathWithoutParams(c.url.path)), { host: c.url.host, path: pathWithoutParams(c.url.path) }])).values()],
+    depthContent: [...new Map(sources.flatMap((source) => source.inScope.map((c) => [depthContentKey(source.input.depth - 1, c.url.host), { depth: source.input.depth - 1, host: c.url.host }]))).values()],
+    present: [...new Set(twinsBySource.flatMap((twins) => [...twins.values()].map((twin) => twin.fingerprint)))],
+    withDiscoveryRoom: respectDiscoveryBudget,
+  });
+  const growth = { hostUrls: facts.hostUrls, pathVariants: facts.pathVariants };
+  // Fresh URLs of the batch's earlier sources: known to the later ones, as if those had committed.
+  const freshInBatch = new Map<string, NewFrontierEntry>();
+
+  sources.forEach((source, index) => {
+    const { input } = source;
+    const verdict = settleSeenTest(source.plan, new Set([...source.plan.toConfirm].filter((fingerprint) => facts.depths.has(fingerprint))));
+    source.falsePositives = verdict.falsePositives.length;
+    for (const fingerprint of verdict.seen) {
+      source.fates.set(fingerprint, { kind: 'known' });
+      if (facts.depths.get(fingerprint)! > input.depth) source.deeper.push(fingerprint);
+    }
+    const unseen = new Set(verdict.unseen);
+    const inBatch = new Set(source.candidates.map((candidate) => candidate.fingerprint));
+    const twins = twinsBySource[index]!;
+    for (const candidate of source.inScope) {
+      if (!unseen.has(candidate.fingerprint)) continue;
+      const earlier = freshInBatch.get(candidate.fingerprint);
+      if (earlier !== undefined) {
+        // Registered by an earlier source of this batch: known here, and a shorter path lowers it.
+        source.fates.set(candidate.fingerprint, { kind: 'known' });
+        if (earlier.depth > input.depth) lowerEntry(earlier, input.depth);
+        continue;
+      }
+      if (input.depth > config.maxDepth) {
+        reject(source, candidate, 'depth', `depth ${input.depth} is beyond the crawl's maxDepth ${config.maxDepth}`);
+        source.tooDeep.push(identityOf(candidate));
+        continue;
+      }
+      const refused = input.gate?.(candidate.url);
+      if (refused) {
+        reject(source, candidate, refused.code, refused.reason);
+        continue;
+      }
+      // Traps, by growth pattern around each new URL.
+      const { url } = candidate;
+      const variant = isPathVariant(url);
+      const pathKey = pathStatKey(url.host, pathWithoutParams(url.path));
+      let assessment = assessTrap(
+        url,
+        {
+          depth: input.depth,
+          nowMs: input.nowMs,
+          hostUrlCount: growth.hostUrls.get(url.host) ?? 0,
+          pathVariantCount: variant ? (growth.pathVariants.get(pathKey) ?? 0) : 0,
+          uniqueContentRatioAtDepth: newContentRatio(facts.depthContent.get(depthContentKey(input.depth - 1, url.host))),
+        },
+        context.traps,
+      );
+      const twin = twins.get(candidate.fingerprint);
+      const twinKnown = twin !== undefined && (facts.present.has(twin.fingerprint) || inBatch.has(twin.fingerprint) || freshInBatch.has(twin.fingerprint));
+      if (twinKnown && assessment.action !== 'drop' && !inSample(candidate.fingerprint, context.traps.overflowSampleRate ?? 0.01)) {
+        // The same page is already in the crawl without the session id: fetching it again under a
+        // fresh id only feeds the trap. A deterministic sample is kept (demoted) to show the pattern.
+        assessment = {
+          action: 'drop',
+          priorityPenalty: 1,
+          reasons: [
+            ...assessment.reasons,
+            { code: 'session-id', action: 'drop', detail: `the same URL without its session id (${twin.url}) is already in the crawl` },
+          ],
+        };
+      }
+      if (assessment.action === 'drop') {
+        source.drops.push({ candidate, assessment });
+        continue;
+      }
+      const { priority, tier } = priorityOfDiscovery({ depth: input.depth, trapPenalty: assessment.priorityPenalty });
+      const entry: NewFrontierEntry = {
+        ...identityOf(candidate),
         depth: input.depth,
-        nowMs: input.nowMs,
-        hostUrlCount: growth.hostUrls.get(url.host) ?? 0,
-        pathVariantCount: variant ? (growth.pathVariants.get(pathKey) ?? 0) : 0,
-        uniqueContentRatioAtDepth: newContentRatio(depthContent.get(url.host)),
-      },
-      context.traps,
-    );
-    const twin = sessionTwins.get(candidate.fingerprint);
-    if (twin !== undefined && assessment.action !== 'drop' && !inSample(candidate.fingerprint, context.traps.overflowSampleRate ?? 0.01)) {
-      // The same page is already in the crawl without the session id: fetching it again under a
-      // fresh id only feeds the trap. A deterministic sample is kept (demoted) to show the pattern.
-      assessment = {
-        action: 'drop',
-        priorityPenalty: 1,
-        reasons: [
-          ...assessment.reasons,
-          { code: 'session-id', action: 'drop', detail: `the same URL without its session id (${twin}) is already in the crawl` },
-        ],
+        priority,
+        tier,
+        discoveredFrom: input.sourceFingerprint,
+        anchorText: candidate.source.anchorText?.slice(0, 500),
+        redirectHops: input.redirect?.hops ?? 0,
+        redirectChain: input.redirect?.chain ?? [],
+        demotion: assessment.action === 'demote' ? assessment.reasons : undefined,
+        ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
       };
+      source.entries.push(entry);
+      freshInBatch.set(entry.fingerprint, entry);
+      // Growth within this page counts too: a page of 500 calendar links trips the limits.
+      growth.hostUrls.set(url.host, (growth.hostUrls.get(url.host) ?? 0) + 1);
+      if (variant) growth.pathVariants.set(pathKey, (growth.pathVariants.get(pathKey) ?? 0) + 1);
     }
-    if (assessment.action === 'drop') {
-      drops.push({ candidate, assessment });
-      continue;
-    }
-    const { priority, tier } = priorityOfDiscovery({ depth: input.depth, trapPenalty: assessment.priorityPenalty });
-    entries.push({
-      ...identityOf(candidate),
-      depth: input.depth,
-      priority,
-      tier,
-      discoveredFrom: input.sourceFingerprint,
-      anchorText: candidate.source.anchorText?.slice(0, 500),
-      redirectHops: input.redirect?.hops ?? 0,
-      redirectChain: input.redirect?.chain ?? [],
-      demotion: assessment.action === 'demote' ? assessment.reasons : undefined,
-      ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
-    });
-    // Growth within this page counts too: a page of 500 calendar links trips the limits.
-    growth.hostUrls.set(url.host, (growth.hostUrls.get(url.host) ?? 0) + 1);
-    if (variant) growth.pathVariants.set(pathKey, (growth.pathVariants.get(pathKey) ?? 0) + 1);
-  }
+  });
 
   // 6. Writes, each multi-row one in key order so concurrent registrations never deadlock: the
-  // source page's content growth, the edges, then the atomic check-and-insert, where the
-  // (crawl, fingerprint) primary key decides whatever the filter said. Redirect targets were
-  // asked for by a URL already admitted; they do not spend the discovery budget. Per-crawl
-  // figures go to the counter shard of the source page, so pages of one crawl do not queue on one
-  // row, and are written at COMMIT in one global order (bumpSharedFigure).
-  const shard = counterShardOf(input.sourceFingerprint);
-  if (input.sourceContentHash !== undefined) {
-    await recordContentGrowth(client, { crawlId, fingerprint: input.sourceFingerprint, normalizedHash: input.sourceContentHash });
+  // sources' content growth, the edges, then the atomic check-and-insert, where the (crawl,
+  // fingerprint) primary key decides whatever the filter said. Redirect targets were asked for by
+  // a URL already admitted; they do not spend the discovery budget. Per-crawl figures go to the
+  // counter shard of each source page, so pages of one crawl do not queue on one row, and are
+  // written at COMMIT in one global order (holdRows).
+  for (const { input } of sources) {
+    if (input.sourceContentHash !== undefined) await recordContentGrowth(client, { crawlId, fingerprint: input.sourceFingerprint, normalizedHash: input.sourceContentHash });
   }
-  await recordLinks(client, crawlId, edges);
+  await recordLinks(client, crawlId, sources.flatMap((source) => source.edges));
+  const entries = sources.flatMap((source) => source.entries);
+  await recordUrlIdentities(client, [...entries, ...sources.flatMap((source) => source.tooDeep)]);
   const inserted = new Set(
-    await registerFrontierEntries(client, crawlId, entries, { respectDiscoveryBudget: input.kind === 'link', shardKey: input.sourceFingerprint, alsoIdentify: tooDeep }),
+    await insertFrontierEntries(client, crawlId, entries, { room: respectDiscoveryBudget ? (facts.discoveryRoom ?? 0) : entries.length, includeFetched: false }),
   );
-  const unplaced = entries.filter((entry) => !inserted.has(entry.fingerprint)).map((entry) => entry.fingerprint);
-  const presentDepths = await frontierDepths(client, crawlId, unplaced);
-  const present = new Set(presentDepths.keys());
+  for (const source of sources) {
+    const discovered = source.entries.filter((entry) => inserted.has(entry.fingerprint)).length;
+    await addCrawlCounters(client, crawlId, counterShardOf(source.input.sourceFingerprint), { discovered });
+  }
+  // Those not inserted: there already (another worker registered them meanwhile), or over budget.
+  const present = await frontierDepths(client, crawlId, entries.filter((entry) => !inserted.has(entry.fingerprint)).map((entry) => entry.fingerprint));
   // Parses run out of breadth-first order (hosts side by side, bursts), so a page may have been
   // found first by a longer path: its depth is the shortest path's (Heritrix's hop count would keep the first).
-  const deeper = [...confirmedDepths, ...presentDepths].filter(([, depth]) => depth > input.depth).map(([fingerprint]) => fingerprint);
-  await lowerFrontierDepths(client, crawlId, deeper, input.depth, priorityOfDiscovery({ depth: input.depth, trapPenalty: 0 }));
-  for (const entry of entries) {
-    fates.set(entry.fingerprint, inserted.has(entry.fingerprint) ? { kind: 'registered' } : present.has(entry.fingerprint) ? { kind: 'known' } : { kind: 'over-budget' });
+  await lowerFrontierDepthsTo(
+    client,
+    crawlId,
+    sources.flatMap((source) => {
+      const deeper = [...source.deeper, ...source.entries.filter((entry) => (present.get(entry.fingerprint) ?? -1) > source.input.depth).map((entry) => entry.fingerprint)];
+      const atDepth = priorityOfDiscovery({ depth: source.input.depth, trapPenalty: 0 });
+      return deeper.map((fingerprint) => ({ fingerprint, depth: source.input.depth, ...atDepth }));
+    }),
+  );
+  for (const source of sources) {
+    for (const entry of source.entries) {
+      source.fates.set(entry.fingerprint, inserted.has(entry.fingerprint) ? { kind: 'registered' } : present.has(entry.fingerprint) ? { kind: 'known' } : { kind: 'over-budget' });
+    }
   }
   if (filter) {
     // Only what the exact store holds goes into the filter, so its positives stay meaningful.
-    for (const fingerprint of [...inserted, ...present, ...verdict.seen]) filter.add(fingerprint);
+    for (const fingerprint of [...inserted, ...present.keys(), ...facts.depths.keys()]) filter.add(fingerprint);
   }
 
   // 7. Figures for operators: growth, trap drops, refusals, the seen test.
@@ -268,66 +345,84 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
     if (!stat) hostGrowth.set(host, (stat = { urls: 0, demoted: 0, dropped: 0 }));
     return stat;
   };
-  const freshUrls = new Map(fresh.map((candidate) => [candidate.fingerprint, candidate.url]));
   for (const entry of entries) {
     if (!inserted.has(entry.fingerprint)) continue;
     const stat = growthOf(entry.host);
     stat.urls += 1;
     if (entry.demotion !== undefined) stat.demoted += 1;
-    const url = freshUrls.get(entry.fingerprint)!;
-    if (isPathVariant(url)) {
-      const path = pathWithoutParams(url.path);
-      const key = pathStatKey(url.host, path);
-      const stat = pathGrowth.get(key) ?? { host: url.host, path, variants: 0 };
+  }
+  for (const source of sources) {
+    const own = new Set(source.entries.map((entry) => entry.fingerprint));
+    for (const candidate of source.inScope) {
+      if (!inserted.has(candidate.fingerprint) || !own.has(candidate.fingerprint) || !isPathVariant(candidate.url)) continue;
+      const path = pathWithoutParams(candidate.url.path);
+      const key = pathStatKey(candidate.url.host, path);
+      const stat = pathGrowth.get(key) ?? { host: candidate.url.host, path, variants: 0 };
       stat.variants += 1;
       pathGrowth.set(key, stat);
     }
-  }
-  for (const { candidate, assessment } of drops) {
-    growthOf(candidate.url.host).dropped += 1;
-    const codes = [...new Set(assessment.reasons.filter((reason) => reason.action === 'drop').map((reason) => reason.code))];
-    reject(candidate, `trap:${codes.join('+')}`, assessment.reasons.map((reason) => `${reason.code} (${reason.detail})`).join('; '), assessment.reasons);
+    for (const { candidate, assessment } of source.drops) {
+      growthOf(candidate.url.host).dropped += 1;
+      const codes = [...new Set(assessment.reasons.filter((reason) => reason.action === 'drop').map((reason) => reason.code))];
+      reject(source, candidate, `trap:${codes.join('+')}`, assessment.reasons.map((reason) => `${reason.code} (${reason.detail})`).join('; '), assessment.reasons);
+    }
   }
   await addGrowthStats(client, crawlId, hostGrowth, [...pathGrowth.values()]);
-  await recordRejections(client, crawlId, shard, rejections);
-  await addSeenStats(
-    client,
-    crawlId,
-    shard,
-    {
-      checked: inScope.length,
-      unfiltered: plan.filtered ? 0 : inScope.length,
-      negatives: plan.filtered ? plan.negatives.size : 0,
-      positives: plan.toConfirm.length,
-      falsePositives: verdict.falsePositives.length,
-    },
-    filter ? { fillRatio: filter.fillRatio, bytes: filter.sizing.bytes } : undefined,
-  );
+  let counted = facts.rejectionsCounted;
+  for (const source of sources) {
+    const shard = counterShardOf(source.input.sourceFingerprint);
+    await recordRejections(client, crawlId, shard, source.rejections, { countedBefore: counted });
+    counted += source.rejections.length;
+    const { plan } = source;
+    await addSeenStats(
+      client,
+      crawlId,
+      shard,
+      {
+        checked: source.inScope.length,
+        unfiltered: plan.filtered ? 0 : source.inScope.length,
+        negatives: plan.filtered ? plan.negatives.size : 0,
+        positives: plan.toConfirm.length,
+        falsePositives: source.falsePositives,
+      },
+      filter ? { fillRatio: filter.fillRatio, bytes: filter.sizing.bytes } : undefined,
+    );
+  }
 
-  return {
-    registered: inserted.size,
-    edges: edges.length,
-    rejected: rejections.map((rejection) => ({ url: rejection.url, reason: `${rejection.code}: ${rejection.reason}` })),
-    outcomes: candidates.map((candidate) => ({ url: candidate.url.url, fingerprint: candidate.fingerprint, fate: fates.get(candidate.fingerprint) ?? { kind: 'known' } })),
-  };
+  return sources.map((source) => ({
+    registered: source.entries.filter((entry) => inserted.has(entry.fingerprint)).length,
+    edges: source.edges.length,
+    rejected: source.rejections.map((rejection) => ({ url: rejection.url, reason: `${rejection.code}: ${rejection.reason}` })),
+    outcomes: source.candidates.map((candidate) => ({ url: candidate.url.url, fingerprint: candidate.fingerprint, fate: source.fates.get(candidate.fingerprint) ?? { kind: 'known' } })),
+  }));
+}
+
+/** What a batch with no URL in scope and none refused reads: nothing. */
+function noFacts(): RegistrationFacts {
+  return { depths: new Map(), hostUrls: new Map(), pathVariants: new Map(), depthContent: new Map(), present: new Set(), rejectionsCounted: 0 };
+}
+
+function reject(source: SourceRegistration, candidate: Pick<Candidate, 'url' | 'fingerprint'>, code: string, reason: string, detail?: unknown): void {
+  source.fates.set(candidate.fingerprint, { kind: 'rejected', code, reason });
+  source.rejections.push({ url: candidate.url.url, fingerprint: candidate.fingerprint, code, reason, detail });
+}
+
+/** A fresh entry found again, closer to the seeds, by a later source of its batch: as lowerFrontierDepths would lower it. */
+function lowerEntry(entry: NewFrontierEntry, depth: number): void {
+  const atDepth = priorityOfDiscovery({ depth, trapPenalty: 0 });
+  entry.depth = depth;
+  if (entry.demotion === undefined && atDepth.priority > entry.priority) {
+    entry.priority = atDepth.priority;
+    entry.tier = atDepth.tier;
+  }
 }
 
 function identityOf({ url, fingerprint }: Pick<Candidate, 'url' | 'fingerprint'>): UrlIdentity {
   return { fingerprint, url: url.url, canonicalizationVersion: url.version, host: url.host, origin: url.origin };
 }
 
-/**
- * For new URLs carrying a session id: the session-free form, when the crawl already holds it
- * (in its frontier or earlier on this very page). Keyed by the session URL's fingerprint.
- */
-async function knownSessionTwins(
-  client: PoolClient,
-  crawlId: string,
-  candidates: readonly Candidate[],
-  sessionNames: readonly string[],
-  context: CrawlContext,
-  inBatch: ReadonlySet<string>,
-): Promise<Map<string, string>> {
+/** For URLs carrying a session id: the session-free form, by the session URL's fingerprint. */
+function sessionTwinsOf(candidates: readonly Candidate[], sessionNames: readonly string[], context: CrawlContext): Map<string, { url: string; fingerprint: string }> {
   const twins = new Map<string, { url: string; fingerprint: string }>();
   for (const candidate of candidates) {
     const stripped = withoutSessionParams(candidate.url, sessionNames);
@@ -335,13 +430,7 @@ async function knownSessionTwins(
     const canonical = tryCanonicalizeUrl(stripped, context.canonicalizeOptions);
     if (canonical.ok) twins.set(candidate.fingerprint, { url: canonical.value.url, fingerprint: urlFingerprint(canonical.value.url) });
   }
-  if (twins.size === 0) return new Map();
-  const known = await fingerprintsInFrontier(client, crawlId, [...new Set([...twins.values()].map((twin) => twin.fingerprint))]);
-  const result = new Map<string, string>();
-  for (const [fingerprint, twin] of twins) {
-    if (known.has(twin.fingerprint) || inBatch.has(twin.fingerprint)) result.set(fingerprint, twin.url);
-  }
-  return result;
+  return twins;
 }
 
 function newContentRatio(stats: { pages: number; newContent: number } | undefined): number | undefined {

@@ -13,9 +13,10 @@ import {
   isNearDuplicate,
   minhashBandKeys,
   simhashBlockKeys,
+  toSignedInt64String,
   type ContentIdentity,
 } from '../domain/content/index.js';
-import { indexAndLookUp, leaveCluster, upsertMembership, type ClusteredCandidate } from '../storage/postgres/content-index-repository.js';
+import { indexAndLookUpMany, leaveCluster, upsertMembership, type ClusteredCandidate, type ClusterMembership } from '../storage/postgres/content-index-repository.js';
 import type { PoolClient } from '../storage/postgres/pool.js';
 
 /**
@@ -58,81 +59,140 @@ interface Match {
 
 /** Runs inside the parse transaction, last, so the index locks it takes are held briefly. */
 export async function clusterNearDuplicates(client: PoolClient, doc: ParsedIdentity): Promise<NearDuplicateOutcome> {
-  const short = doc.minhash !== null;
-  const blocks = !short && doc.simhash !== null ? simhashBlockKeys(doc.simhash) : [];
-  const bands = short ? minhashBandKeys(doc.minhash!) : [];
-  // One round trip under the index key locks: taking them, indexing, and the lookup (candidates
-  // with their clusters, and ours); the membership writes go with COMMIT.
-  const { current, candidates, own } = await indexAndLookUp(client, doc, blocks, bands, MAX_CANDIDATES);
-  if (!current) return { status: 'superseded' };
-  if (blocks.length === 0 && bands.length === 0) {
-    await leaveCluster(client, doc.fingerprint);
-    return { status: 'no-text' };
-  }
+  return (await clusterNearDuplicatesOf(client, [doc]))[0]!;
+}
 
-  const self = identityOf(doc.simhash, doc.minhash);
-  const matches: Match[] = [];
-  for (const candidate of candidates) {
-    const other = identityOf(candidate.simhashSigned === null ? null : fromSignedInt64String(candidate.simhashSigned), candidate.minhash);
-    if (!self || !other) continue;
-    const verdict = isNearDuplicate(self, other);
-    if (!verdict.near) continue;
-    matches.push({
-      candidate,
-      method: verdict.method,
-      ...(verdict.distance === undefined ? {} : { distance: verdict.distance }),
-      ...(verdict.jaccard === undefined ? {} : { similarity: verdict.jaccard }),
-    });
-  }
-  if (matches.length === 0) {
-    await leaveCluster(client, doc.fingerprint);
-    return { status: 'unique' };
-  }
-  matches.sort(
-    (a, b) =>
-      (a.distance ?? 0) - (b.distance ?? 0) ||
-      (b.similarity ?? 0) - (a.similarity ?? 0) ||
-      (a.candidate.fingerprint < b.candidate.fingerprint ? -1 : a.candidate.fingerprint > b.candidate.fingerprint ? 1 : 0),
-  );
+/**
+ * Clusters several documents (a parse batch's, no two of one URL) in one round trip under the
+ * index key locks: each as if clustered alone after the ones before it. A document of the batch is
+ * a candidate for the later ones that share one of its keys, and the memberships the earlier ones
+ * wrote are what the later ones see; the membership writes go with COMMIT.
+ */
+export async function clusterNearDuplicatesOf(client: PoolClient, docs: readonly ParsedIdentity[]): Promise<NearDuplicateOutcome[]> {
+  const keyed = docs.map((doc) => {
+    const short = doc.minhash !== null;
+    return {
+      doc,
+      blocks: !short && doc.simhash !== null ? simhashBlockKeys(doc.simhash) : [],
+      bands: short ? minhashBandKeys(doc.minhash!) : [],
+      self: identityOf(doc.simhash, doc.minhash),
+    };
+  });
+  // One round trip under the index key locks: taking them, indexing, and the lookups (candidates
+  // with their clusters, and each document's own); the membership writes go with COMMIT.
+  const lookups = await indexAndLookUpMany(client, keyed, MAX_CANDIDATES);
+  /** Memberships this batch wrote, over what the lookups read: null where a member left its cluster. */
+  const decided = new Map<string, ClusterMembership | null>();
+  const membershipNow = (fingerprint: string, read: ClusterMembership | undefined): ClusterMembership | undefined => {
+    const written = decided.get(fingerprint);
+    return written === undefined ? read : (written ?? undefined);
+  };
+  /** Documents of the batch indexed before the one at hand, by the keys they were indexed under. */
+  const indexedBefore: { entry: (typeof keyed)[number]; keys: Set<string> }[] = [];
+  const outcomes: NearDuplicateOutcome[] = [];
+  for (const [index, entry] of keyed.entries()) {
+    const { doc, blocks, bands, self } = entry;
+    const { current, candidates, own: ownRead } = lookups[index]!;
+    if (!current) {
+      outcomes.push({ status: 'superseded' });
+      continue;
+    }
+    const keys = new Set([...blocks.map((key) => `s${key.block}:${key.key}`), ...bands.map((key) => `m${key.band}:${key.key}`)]);
+    const own = membershipNow(doc.fingerprint, ownRead);
+    const leave = async (status: 'no-text' | 'unique'): Promise<void> => {
+      await leaveCluster(client, doc.fingerprint);
+      // A representative stays one (leaveCluster keeps its row).
+      decided.set(doc.fingerprint, own?.method === 'representative' ? own : null);
+      outcomes.push({ status });
+    };
+    if (keys.size === 0) {
+      await leave('no-text');
+      continue;
+    }
+    // The batch's earlier documents sharing a key with this one are candidates too (the lookup cannot see them).
+    const batchCandidates: ClusteredCandidate[] = indexedBefore
+      .filter((earlier) => [...earlier.keys].some((key) => keys.has(key)) && earlier.entry.doc.fingerprint !== doc.fingerprint)
+      .map(({ entry: earlier }) => ({
+        fingerprint: earlier.doc.fingerprint,
+        generation: earlier.doc.generation,
+        parserVersion: earlier.doc.parserVersion,
+        simhashSigned: earlier.doc.simhash === null ? null : toSignedInt64String(earlier.doc.simhash),
+        minhash: earlier.doc.minhash,
+      }));
+    const inBatch = new Set(batchCandidates.map((candidate) => candidate.fingerprint));
+    const matches: Match[] = [];
+    for (const read of [...candidates.filter((candidate) => !inBatch.has(candidate.fingerprint)), ...batchCandidates]) {
+      const membership = membershipNow(read.fingerprint, read.membership);
+      const candidate: ClusteredCandidate = { ...read, ...(membership ? { membership } : {}) };
+      if (!membership) delete candidate.membership;
+      const other = identityOf(candidate.simhashSigned === null ? null : fromSignedInt64String(candidate.simhashSigned), candidate.minhash);
+      if (!self || !other) continue;
+      const verdict = isNearDuplicate(self, other);
+      if (!verdict.near) continue;
+      matches.push({
+        candidate,
+        method: verdict.method,
+        ...(verdict.distance === undefined ? {} : { distance: verdict.distance }),
+        ...(verdict.jaccard === undefined ? {} : { similarity: verdict.jaccard }),
+      });
+    }
+    indexedBefore.push({ entry, keys });
+    if (matches.length === 0) {
+      await leave('unique');
+      continue;
+    }
+    matches.sort(
+      (a, b) =>
+        (a.distance ?? 0) - (b.distance ?? 0) ||
+        (b.similarity ?? 0) - (a.similarity ?? 0) ||
+        (a.candidate.fingerprint < b.candidate.fingerprint ? -1 : a.candidate.fingerprint > b.candidate.fingerprint ? 1 : 0),
+    );
 
-  if (own?.method === 'representative') return { status: 'representative', clusterId: doc.fingerprint };
-  // Join the nearest match's cluster; if the nearest is in none, the nearest that is, so clusters do not split.
-  const best = matches.find((match) => match.candidate.membership !== undefined) ?? matches[0]!;
-  let clusterId = best.candidate.membership?.clusterId;
-  if (clusterId === undefined) {
-    // The match was indexed first: it represents the new cluster.
-    clusterId = best.candidate.fingerprint;
+    if (own?.method === 'representative') {
+      outcomes.push({ status: 'representative', clusterId: doc.fingerprint });
+      continue;
+    }
+    // Join the nearest match's cluster; if the nearest is in none, the nearest that is, so clusters do not split.
+    const best = matches.find((match) => match.candidate.membership !== undefined) ?? matches[0]!;
+    let clusterId = best.candidate.membership?.clusterId;
+    if (clusterId === undefined) {
+      // The match was indexed first: it represents the new cluster.
+      clusterId = best.candidate.fingerprint;
+      await upsertMembership(client, {
+        fingerprint: clusterId,
+        clusterId,
+        method: 'representative',
+        distance: 0,
+        similarity: null,
+        matched: null,
+        generation: best.candidate.generation,
+        parserVersion: best.candidate.parserVersion,
+        threshold: NEAR_DUPLICATE_THRESHOLDS,
+      });
+      decided.set(clusterId, { fingerprint: clusterId, clusterId, method: 'representative' });
+    }
     await upsertMembership(client, {
-      fingerprint: clusterId,
+      fingerprint: doc.fingerprint,
       clusterId,
-      method: 'representative',
-      distance: 0,
-      similarity: null,
-      matched: null,
-      generation: best.candidate.generation,
-      parserVersion: best.candidate.parserVersion,
+      method: best.method,
+      distance: best.distance ?? null,
+      similarity: best.similarity ?? null,
+      matched: best.candidate.fingerprint,
+      generation: doc.generation,
+      parserVersion: doc.parserVersion,
       threshold: NEAR_DUPLICATE_THRESHOLDS,
     });
+    decided.set(doc.fingerprint, { fingerprint: doc.fingerprint, clusterId, method: best.method });
+    outcomes.push({
+      status: 'member',
+      clusterId,
+      matched: best.candidate.fingerprint,
+      method: best.method,
+      ...(best.distance === undefined ? {} : { distance: best.distance }),
+      ...(best.similarity === undefined ? {} : { similarity: best.similarity }),
+    });
   }
-  await upsertMembership(client, {
-    fingerprint: doc.fingerprint,
-    clusterId,
-    method: best.method,
-    distance: best.distance ?? null,
-    similarity: best.similarity ?? null,
-    matched: best.candidate.fingerprint,
-    generation: doc.generation,
-    parserVersion: doc.parserVersion,
-    threshold: NEAR_DUPLICATE_THRESHOLDS,
-  });
-  return {
-    status: 'member',
-    clusterId,
-    matched: best.candidate.fingerprint,
-    method: best.method,
-    ...(best.distance === undefined ? {} : { distance: best.distance }),
-    ...(best.similarity === undefined ? {} : { similarity: best.similarity }),
-  };
+  return outcomes;
 }
 
 /**

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
-import { recordParsedPage, type DocumentRecord } from '../../src/storage/postgres/document-repository.js';
-import { fingerprintToBytes, registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
-import { inTransaction } from '../../src/storage/postgres/pool.js';
+import { recordParsedPages, type DocumentRecord } from '../../src/storage/postgres/document-repository.js';
+import { fingerprintToBytes, registerFrontierEntries, type FrontierSettlement, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { inTransaction, type PoolClient } from '../../src/storage/postgres/pool.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 
 const HOST = '127.71.1.1';
@@ -42,7 +42,10 @@ const documentOf = (page: NewFrontierEntry, title: string): DocumentRecord => ({
   extracted: { charsetSource: 'header' },
 });
 
-describe('recordParsedPage', () => {
+/** One page through the batch statement. */
+const recordParsedPage = async (client: PoolClient, document: DocumentRecord, settlement: FrontierSettlement) => (await recordParsedPages(client, [{ document, settlement }]))[0]!;
+
+describe('recordParsedPages', () => {
   let harness: Harness;
   const [page, gone] = ['page', 'gone'].map(entry) as [NewFrontierEntry, NewFrontierEntry];
   const settlementOf = (p: NewFrontierEntry) => ({ crawlId, fingerprint: p.fingerprint, generation: GENERATION, state: 'done', outcome: 'ok' }) as const;
@@ -94,5 +97,32 @@ describe('recordParsedPage', () => {
     const stranger = entry('never-registered');
     const recorded = await inTransaction(harness.pool, (client) => recordParsedPage(client, documentOf(stranger, 'stranger'), settlementOf(stranger)));
     expect(recorded).toEqual({ recorded: true, evidence: undefined });
+  });
+
+  it('records several pages in one statement, answering each in the order given', async () => {
+    const [late, early] = ['z-late', 'a-early'].map(entry) as [NewFrontierEntry, NewFrontierEntry];
+    await registerFrontierEntries(harness.pool, crawlId, [late, early], { respectDiscoveryBudget: false });
+    await harness.pool.query(`UPDATE frontier SET state = 'fetched', generation = $2 WHERE crawl_id = $1 AND fingerprint = ANY($3)`, [
+      crawlId,
+      GENERATION,
+      [late, early].map((p) => fingerprintToBytes(p.fingerprint)),
+    ]);
+    const before = (await stateOf(late)).settled;
+    const stranger = entry('never-registered-either');
+    const records = await inTransaction(harness.pool, (client) =>
+      recordParsedPages(
+        client,
+        [late, page, stranger, early].map((p) => ({ document: documentOf(p, `batch ${p.url}`), settlement: settlementOf(p) })),
+      ),
+    );
+    expect(records.map((record) => [record.recorded, record.evidence?.host])).toEqual([
+      [true, HOST],
+      // Recorded by the first test: a replay.
+      [false, HOST],
+      [true, undefined],
+      [true, HOST],
+    ]);
+    expect(await stateOf(late)).toMatchObject({ titles: [`batch ${late.url}`], frontier: { state: 'done', outcome: 'ok' }, settled: before + 2 });
+    expect((await stateOf(early)).frontier).toEqual({ state: 'done', outcome: 'ok' });
   });
 });

@@ -8,7 +8,7 @@ import { addCrawlCounters } from '../../src/storage/postgres/crawl-counters.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
 import { migrate } from '../../src/storage/postgres/migrate.js';
 import { createPool, inTransaction, type Pool } from '../../src/storage/postgres/pool.js';
-import { FIGURE_ORDER, bumpSharedFigure, writeWithCommit } from '../../src/storage/postgres/shared-figures.js';
+import { FIGURE_ORDER, holdRows } from '../../src/storage/postgres/shared-figures.js';
 import { addGrowthStats, addSeenStats, readSeenStats, recordRejections } from '../../src/storage/postgres/url-scope-repository.js';
 import { freshDatabase } from '../support/stack-context.js';
 
@@ -54,7 +54,7 @@ describe('shared figures sent with COMMIT', () => {
       inTransaction(pool, async (client) => {
         await client.query(`UPDATE crawls SET state = 'paused' WHERE id = $1`, [crawlId]);
         await addCrawlCounters(client, crawlId, 5, { settled: 100 });
-        await bumpSharedFigure(client, 'z|failing', 'INSERT INTO no_such_table VALUES ($1)', [1]);
+        await holdRows(client, { order: 'z', sql: 'INSERT INTO no_such_table SELECT * FROM unnest($1::int[])', keyColumns: 1 }, [[1]]);
       }),
     ).rejects.toThrow(/no_such_table/);
     const counters = await pool.query('SELECT count(*)::int AS n FROM crawl_counters WHERE crawl_id = $1 AND shard = 5', [crawlId]);
@@ -69,21 +69,25 @@ describe('shared figures sent with COMMIT', () => {
     // Every byte value, a backslash and a quote among them; an empty one; a time with milliseconds.
     const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
     const at = new Date(Date.UTC(2026, 11, 1, 10, 59, 58, 123));
-    const row = ['with-commit', bytes, [bytes, Buffer.alloc(0), null], at];
+    const probe = { order: FIGURE_ORDER.pageRows, sql: 'INSERT INTO inline_probe (id, b, at) SELECT * FROM unnest($1::text[], $2::bytea[], $3::timestamptz[])', keyColumns: 1 };
     await inTransaction(
       pool,
       async (client) => {
-        await writeWithCommit(client, FIGURE_ORDER.pageRows, 'INSERT INTO inline_probe (id, b, bs, at) VALUES ($1, $2, $3::bytea[], $4)', row);
+        await holdRows(client, probe, [
+          ['with-commit', bytes, at.toISOString()],
+          ['with-commit-empty', Buffer.alloc(0), null],
+        ]);
         // Sent with COMMIT: not there yet inside the transaction.
         expect((await client.query(`SELECT count(*)::int AS n FROM inline_probe WHERE id = 'with-commit'`)).rows[0]).toEqual({ n: 0 });
         expect((await client.query(`SELECT b FROM inline_probe WHERE id = 'with-begin'`)).rows[0]).toEqual({ b: Buffer.from([0, 92, 39]) });
       },
-      { openWith: { text: 'INSERT INTO inline_probe (id, b, bs, at) VALUES ($1, $2, $3::bytea[], $4)', values: ['with-begin', Buffer.from([0, 92, 39]), [], at] } },
+      { openWith: { text: 'INSERT INTO inline_probe (id, b, bs, at) VALUES ($1, $2, $3::bytea[], $4)', values: ['with-begin', Buffer.from([0, 92, 39]), [bytes, Buffer.alloc(0), null], at] } },
     );
     const stored = await pool.query('SELECT id, b, bs, at FROM inline_probe ORDER BY id');
     expect(stored.rows).toEqual([
-      { id: 'with-begin', b: Buffer.from([0, 92, 39]), bs: [], at },
-      { id: 'with-commit', b: bytes, bs: [bytes, Buffer.alloc(0), null], at },
+      { id: 'with-begin', b: Buffer.from([0, 92, 39]), bs: [bytes, Buffer.alloc(0), null], at },
+      { id: 'with-commit', b: bytes, bs: null, at },
+      { id: 'with-commit-empty', b: Buffer.alloc(0), bs: null, at: null },
     ]);
   });
 

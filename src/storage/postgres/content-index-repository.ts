@@ -5,7 +5,7 @@
 import type { MinhashBandKey, SimhashBlockKey } from '../../domain/content/index.js';
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import type { Pool, PoolClient } from './pool.js';
-import { FIGURE_ORDER, writeWithCommit } from './shared-figures.js';
+import { FIGURE_ORDER, holdRows, type RowStatement } from './shared-figures.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -33,81 +33,108 @@ function indexLockKeys(blocks: readonly SimhashBlockKey[], bands: readonly Minha
   return { classes: keys.map((key) => key[0]), keys: keys.map((key) => key[1]) };
 }
 
+/** A document to index and look up, with its index keys: SimHash blocks, or MinHash bands for a short text. */
+export interface DocumentKeys {
+  doc: IndexedDocument;
+  blocks: readonly SimhashBlockKey[];
+  bands: readonly MinhashBandKey[];
+}
+
 /**
- * In one statement: takes the locks on the document's index keys (held to the end of the
- * transaction), makes `doc` the URL's indexed document unless a newer one is indexed already (a
- * late replay of an older generation changes nothing), and, when `doc` is the indexed one, reads
- * the candidates sharing its keys with their clusters (near_duplicate_candidates, migration 0011).
- * That function's queries take their own snapshot after the locks are granted, so they see every
- * document indexed under these keys by transactions that held them before; the caller then needs
- * no other round trip under the locks before COMMIT.
+ * In one statement, for each of `documents` (no two of one URL): takes the locks on their index
+ * keys (held to the end of the transaction, all in one global order), makes each document its
+ * URL's indexed one unless a newer one is indexed already (a late replay of an older generation
+ * changes nothing), and, for each document that is indexed, reads the candidates sharing its keys
+ * (those of its bands for a short text, of its blocks otherwise) with their clusters
+ * (near_duplicate_candidates, migration 0011). That function's queries take their own snapshot
+ * after the locks are granted, so they see every document indexed under these keys by
+ * transactions that held them before; the caller then needs no other round trip under the locks
+ * before COMMIT. They do not see the documents this statement indexes: candidates among the
+ * documents themselves are the caller's to find.
  *
  * The main query reads the locks first, the writes run after it. The statement's snapshot
- * predates its lock waits, which is sound for the writes because the parse holds the URL's row
- * lock (recordVisit) already: no other parse of this URL can commit in between.
+ * predates its lock waits, which is sound for the writes because the parse holds the URLs' row
+ * locks (recordVisit) already: no other parse of these URLs can commit in between.
  */
-export async function indexAndLookUp(
+export async function indexAndLookUpMany(
   client: PoolClient,
-  doc: IndexedDocument,
-  blocks: readonly SimhashBlockKey[],
-  bands: readonly MinhashBandKey[],
+  documents: readonly DocumentKeys[],
   maxCandidates: number,
-): Promise<{ current: boolean } & CandidateLookup> {
-  // Keys of the new document are upserted, the URL's other keys deleted. The two never touch the
-  // same row, which one statement must not do.
-  const locks = indexLockKeys(blocks, bands);
-  const lookup = bands.length > 0 ? { index: 'minhash', parts: bands.map((key) => key.band), keys: bands.map((key) => key.key) } : { index: 'simhash', parts: blocks.map((key) => key.block), keys: blocks.map((key) => key.key) };
-  const result = await client.query<{ current: boolean } & (LookupRow | { [column in keyof LookupRow]: null })>(
+): Promise<({ current: boolean } & CandidateLookup)[]> {
+  if (documents.length === 0) return [];
+  const locks = indexLockKeys(
+    documents.flatMap((entry) => entry.blocks),
+    documents.flatMap((entry) => entry.bands),
+  );
+  const blocks = documents.flatMap((entry, i) => entry.blocks.map((key) => ({ i: i + 1, part: key.block, key: key.key })));
+  const bands = documents.flatMap((entry, i) => entry.bands.map((key) => ({ i: i + 1, part: key.band, key: key.key })));
+  const result = await client.query<{ i: number; current: boolean } & (LookupRow | { [column in keyof LookupRow]: null })>(
     `WITH key_locks AS (
-       SELECT pg_advisory_xact_lock(c, k) FROM (SELECT * FROM unnest($8::int[], $9::int[]) AS l(c, k) ORDER BY c, k) AS ordered),
+       SELECT pg_advisory_xact_lock(c, k) FROM (SELECT DISTINCT c, k FROM unnest($10::int[], $11::int[]) AS l(c, k) ORDER BY c, k) AS ordered),
+     docs AS (SELECT * FROM unnest($1::bytea[], $2::int[], $3::int[]) WITH ORDINALITY AS d(fingerprint, generation, parser_version, i)),
+     blocks AS (SELECT * FROM unnest($4::int[], $5::smallint[], $6::int[]) AS b(i, part, key)),
+     bands AS (SELECT * FROM unnest($7::int[], $8::smallint[], $9::int[]) AS b(i, part, key)),
      newer AS (
-       SELECT 1 FROM simhash_blocks WHERE fingerprint = $1 AND (generation, parser_version) > ($2, $3)
-       UNION ALL SELECT 1 FROM minhash_bands WHERE fingerprint = $1 AND (generation, parser_version) > ($2, $3) LIMIT 1),
+       SELECT d.i FROM docs d
+       WHERE EXISTS (SELECT 1 FROM simhash_blocks s WHERE s.fingerprint = d.fingerprint AND (s.generation, s.parser_version) > (d.generation, d.parser_version))
+          OR EXISTS (SELECT 1 FROM minhash_bands m WHERE m.fingerprint = d.fingerprint AND (m.generation, m.parser_version) > (d.generation, d.parser_version))),
+     indexed AS (SELECT d.fingerprint, d.generation, d.parser_version, d.i FROM docs d WHERE d.i NOT IN (SELECT i FROM newer)),
      stale_blocks AS (
-       DELETE FROM simhash_blocks WHERE fingerprint = $1 AND NOT (block = ANY($4::smallint[])) AND NOT EXISTS (SELECT 1 FROM newer)),
+       DELETE FROM simhash_blocks s USING indexed d
+       WHERE s.fingerprint = d.fingerprint AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.i = d.i AND b.part = s.block)),
      stale_bands AS (
-       DELETE FROM minhash_bands WHERE fingerprint = $1 AND NOT (band = ANY($6::smallint[])) AND NOT EXISTS (SELECT 1 FROM newer)),
+       DELETE FROM minhash_bands m USING indexed d
+       WHERE m.fingerprint = d.fingerprint AND NOT EXISTS (SELECT 1 FROM bands b WHERE b.i = d.i AND b.part = m.band)),
      new_blocks AS (
        INSERT INTO simhash_blocks (fingerprint, block, key, generation, parser_version)
-       SELECT $1, b, k, $2, $3 FROM unnest($4::smallint[], $5::int[]) AS e(b, k) WHERE NOT EXISTS (SELECT 1 FROM newer)
+       SELECT d.fingerprint, b.part, b.key, d.generation, d.parser_version FROM blocks b JOIN indexed d ON d.i = b.i ORDER BY d.fingerprint, b.part
        ON CONFLICT (fingerprint, block) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version),
      new_bands AS (
        INSERT INTO minhash_bands (fingerprint, band, key, generation, parser_version)
-       SELECT $1, b, k, $2, $3 FROM unnest($6::smallint[], $7::int[]) AS e(b, k) WHERE NOT EXISTS (SELECT 1 FROM newer)
+       SELECT d.fingerprint, b.part, b.key, d.generation, d.parser_version FROM bands b JOIN indexed d ON d.i = b.i ORDER BY d.fingerprint, b.part
        ON CONFLICT (fingerprint, band) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version),
-     locked AS (
-       SELECT NOT EXISTS (SELECT 1 FROM newer) AS current FROM (SELECT count(*) FROM key_locks) AS taken)
-     SELECT locked.current, c.fingerprint, c.generation, c.parser_version, c.simhash, c.minhash, c.cluster_id, c.method, c.own
-     FROM locked
-     LEFT JOIN LATERAL near_duplicate_candidates(locked.current AND cardinality($11::int[]) > 0, $10, $11::smallint[], $12::int[], $1, $13) AS c ON true`,
+     locked AS (SELECT count(*) AS taken FROM key_locks),
+     lookups AS (
+       SELECT d.i, d.fingerprint, d.i NOT IN (SELECT i FROM newer) AS current,
+              CASE WHEN EXISTS (SELECT 1 FROM bands b WHERE b.i = d.i) THEN 'minhash' ELSE 'simhash' END AS index_name,
+              COALESCE((SELECT array_agg(part ORDER BY part) FROM bands b WHERE b.i = d.i), (SELECT array_agg(part ORDER BY part) FROM blocks b WHERE b.i = d.i), '{}') AS parts,
+              COALESCE((SELECT array_agg(key ORDER BY part) FROM bands b WHERE b.i = d.i), (SELECT array_agg(key ORDER BY part) FROM blocks b WHERE b.i = d.i), '{}') AS keys,
+              locked.taken
+       FROM docs d CROSS JOIN locked)
+     SELECT l.i::int AS i, l.current, c.fingerprint, c.generation, c.parser_version, c.simhash, c.minhash, c.cluster_id, c.method, c.own
+     FROM lookups l
+     LEFT JOIN LATERAL near_duplicate_candidates(l.current AND l.taken >= 0 AND cardinality(l.keys) > 0, l.index_name, l.parts::smallint[], l.keys::int[], l.fingerprint, $12) AS c ON true
+     ORDER BY l.i`,
     [
-      fingerprintToBytes(doc.fingerprint),
-      doc.generation,
-      doc.parserVersion,
-      blocks.map((key) => key.block),
+      documents.map((entry) => fingerprintToBytes(entry.doc.fingerprint)),
+      documents.map((entry) => entry.doc.generation),
+      documents.map((entry) => entry.doc.parserVersion),
+      blocks.map((key) => key.i),
+      blocks.map((key) => key.part),
       blocks.map((key) => key.key),
-      bands.map((key) => key.band),
+      bands.map((key) => key.i),
+      bands.map((key) => key.part),
       bands.map((key) => key.key),
       locks.classes,
       locks.keys,
-      lookup.index,
-      lookup.parts,
-      lookup.keys,
       maxCandidates,
     ],
   );
-  const current = result.rows[0]?.current === true;
-  // One row with no candidate columns when nothing was found (LEFT JOIN).
-  const rows = result.rows.filter((row): row is { current: boolean } & LookupRow => row.fingerprint !== null);
-  const ownRow = rows.find((row) => row.own);
-  const own = ownRow ? membershipOf(ownRow) : undefined;
-  const candidates = rows
-    .filter((row) => !row.own)
-    .map((row) => {
-      const membership = membershipOf(row);
-      return { ...toCandidate(row), ...(membership ? { membership } : {}) };
-    });
-  return { current, candidates, ...(own ? { own } : {}) };
+  return documents.map((_, index) => {
+    const ofDocument = result.rows.filter((row) => row.i === index + 1);
+    const current = ofDocument[0]?.current === true;
+    // One row with no candidate columns when nothing was found (LEFT JOIN).
+    const rows = ofDocument.filter((row): row is { i: number; current: boolean } & LookupRow => row.fingerprint !== null);
+    const ownRow = rows.find((row) => row.own);
+    const own = ownRow ? membershipOf(ownRow) : undefined;
+    const candidates = rows
+      .filter((row) => !row.own)
+      .map((row) => {
+        const membership = membershipOf(row);
+        return { ...toCandidate(row), ...(membership ? { membership } : {}) };
+      });
+    return { current, candidates, ...(own ? { own } : {}) };
+  });
 }
 
 /** A stored document that shares an index key with the one looked up. */
@@ -176,48 +203,61 @@ export interface NewMembership {
 }
 
 /**
- * Puts a URL in a cluster (or moves it) and mirrors the representative on the URL record, in one
- * statement. A representative keeps its row whatever happens to its members: clusters only grow
- * or move members, nothing is deleted. Inside a transaction it is sent with COMMIT (writeWithCommit):
- * it is written while the parse holds the index keys, and nothing after it reads it.
+ * Puts a URL in a cluster (or moves it) and mirrors the representative on the URL record. A
+ * representative keeps its row whatever happens to its members: clusters only grow or move
+ * members, nothing is deleted. Inside a transaction it is sent with COMMIT, one statement for
+ * every membership the transaction writes: it is written while the parse holds the index keys,
+ * and nothing after it reads it.
  */
 export async function upsertMembership(db: Queryable, membership: NewMembership): Promise<void> {
-  await writeWithCommit(
-    db,
-    FIGURE_ORDER.nearDuplicateClusters,
-    `WITH written AS (
-       INSERT INTO near_duplicates (fingerprint, cluster_id, method, distance, similarity, matched, generation, parser_version, threshold)
-       VALUES (decode($1, 'hex'), decode($2, 'hex'), $3, $4, $5, decode($6, 'hex'), $7, $8, $9::jsonb)
-       ON CONFLICT (fingerprint) DO UPDATE SET cluster_id = EXCLUDED.cluster_id, method = EXCLUDED.method, distance = EXCLUDED.distance,
-         similarity = EXCLUDED.similarity, matched = EXCLUDED.matched, generation = EXCLUDED.generation,
-         parser_version = EXCLUDED.parser_version, threshold = EXCLUDED.threshold, joined_at = now()
-       WHERE near_duplicates.method <> 'representative' OR EXCLUDED.method = 'representative'
-       RETURNING fingerprint)
-     UPDATE urls SET near_duplicate_of = decode($10, 'hex')
-     WHERE fingerprint = decode($1, 'hex') AND near_duplicate_of IS DISTINCT FROM decode($10, 'hex') AND EXISTS (SELECT 1 FROM written)`,
+  await holdRows(db, MEMBERSHIP_ROWS, [
     [
-      membership.fingerprint,
-      membership.clusterId,
+      fingerprintToBytes(membership.fingerprint),
+      'join',
+      fingerprintToBytes(membership.clusterId),
       membership.method,
       membership.distance,
       membership.similarity,
-      membership.matched,
+      membership.matched === null ? null : fingerprintToBytes(membership.matched),
       membership.generation,
       membership.parserVersion,
       JSON.stringify(membership.threshold),
       // Only a row that changes is locked: the representative's row is usually held by its own parse.
-      membership.method === 'representative' ? null : membership.clusterId,
+      membership.method === 'representative' ? null : fingerprintToBytes(membership.clusterId),
     ],
-  );
+  ]);
 }
 
 /** A member whose content no longer resembles anything leaves its cluster (a representative stays one); sent with COMMIT like upsertMembership. */
 export async function leaveCluster(db: Queryable, fingerprint: string): Promise<void> {
-  await writeWithCommit(
-    db,
-    FIGURE_ORDER.nearDuplicateClusters,
-    `WITH membership AS (DELETE FROM near_duplicates WHERE fingerprint = decode($1, 'hex') AND method <> 'representative')
-     UPDATE urls SET near_duplicate_of = NULL WHERE fingerprint = decode($1, 'hex') AND near_duplicate_of IS NOT NULL`,
-    [fingerprint],
-  );
+  await holdRows(db, MEMBERSHIP_ROWS, [[fingerprintToBytes(fingerprint), 'leave', null, null, null, null, null, null, null, null, null]]);
 }
+
+/**
+ * Joins ('join': upsert, the URL record mirroring its representative) and leaves ('leave': a
+ * member's row deleted, the mirror cleared), one row per URL: a later write of a URL in the same
+ * transaction replaces its earlier one, as it would have overwritten it.
+ */
+const MEMBERSHIP_ROWS: RowStatement = {
+  order: FIGURE_ORDER.nearDuplicateClusters,
+  sql: `WITH v AS (
+       SELECT * FROM unnest($1::bytea[], $2::text[], $3::bytea[], $4::text[], $5::smallint[], $6::real[], $7::bytea[], $8::int[], $9::int[], $10::jsonb[], $11::bytea[])
+         WITH ORDINALITY AS v(fingerprint, action, cluster_id, method, distance, similarity, matched, generation, parser_version, threshold, mirror, i)),
+     written AS (
+       INSERT INTO near_duplicates (fingerprint, cluster_id, method, distance, similarity, matched, generation, parser_version, threshold)
+       SELECT fingerprint, cluster_id, method, distance, similarity, matched, generation, parser_version, threshold FROM v WHERE action = 'join' ORDER BY i
+       ON CONFLICT (fingerprint) DO UPDATE SET cluster_id = EXCLUDED.cluster_id, method = EXCLUDED.method, distance = EXCLUDED.distance,
+         similarity = EXCLUDED.similarity, matched = EXCLUDED.matched, generation = EXCLUDED.generation,
+         parser_version = EXCLUDED.parser_version, threshold = EXCLUDED.threshold, joined_at = now()
+       WHERE near_duplicates.method <> 'representative' OR EXCLUDED.method = 'representative'
+       RETURNING fingerprint),
+     left_cluster AS (
+       DELETE FROM near_duplicates n USING v WHERE v.action = 'leave' AND n.fingerprint = v.fingerprint AND n.method <> 'representative')
+     UPDATE urls u SET near_duplicate_of = v.mirror
+     FROM v
+     WHERE u.fingerprint = v.fingerprint
+       AND ((v.action = 'join' AND u.near_duplicate_of IS DISTINCT FROM v.mirror AND v.fingerprint IN (SELECT fingerprint FROM written))
+         OR (v.action = 'leave' AND u.near_duplicate_of IS NOT NULL))`,
+  keyColumns: 1,
+  fold: (_held, next) => [...next],
+};

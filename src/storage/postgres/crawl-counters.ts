@@ -1,5 +1,5 @@
 import { type Pool, type PoolClient } from './pool.js';
-import { bumpSharedFigure, FIGURE_ORDER } from './shared-figures.js';
+import { FIGURE_ORDER, holdRows, type RowStatement } from './shared-figures.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -25,21 +25,19 @@ export async function addCrawlCounters(db: Queryable, crawlId: string, shard: nu
   const returned = delta.returned ?? 0;
   const discovered = delta.discovered ?? 0;
   if (settled === 0 && returned === 0 && discovered === 0) return;
-  await bumpSharedFigure(
-    db,
-    `${FIGURE_ORDER.crawlCounters}|${crawlId}|${String(shard).padStart(5, '0')}`,
-    `INSERT INTO crawl_counters AS c (crawl_id, shard, settled, returned, discovered) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (crawl_id, shard) DO UPDATE SET settled = c.settled + EXCLUDED.settled,
-       returned = c.returned + EXCLUDED.returned, discovered = c.discovered + EXCLUDED.discovered`,
-    [crawlId, shard, settled, returned, discovered],
-    sumCounterParams,
-  );
+  await holdRows(db, CRAWL_COUNTERS_ROWS, [[crawlId, shard, settled, returned, discovered]]);
 }
 
-/** Two bumps of one counter row in a transaction: one write of their sums. */
-function sumCounterParams(held: unknown[], next: unknown[]): unknown[] {
-  return [held[0], held[1], ...[2, 3, 4].map((index) => (held[index] as number) + (next[index] as number))];
-}
+/** Counter bumps, one row per (crawl, shard): bumps of one row in a transaction are summed and written once. */
+const CRAWL_COUNTERS_ROWS: RowStatement = {
+  order: FIGURE_ORDER.crawlCounters,
+  sql: `INSERT INTO crawl_counters AS c (crawl_id, shard, settled, returned, discovered)
+     SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[], $5::bigint[])
+     ON CONFLICT (crawl_id, shard) DO UPDATE SET settled = c.settled + EXCLUDED.settled,
+       returned = c.returned + EXCLUDED.returned, discovered = c.discovered + EXCLUDED.discovered`,
+  keyColumns: 2,
+  fold: (held, next) => [held[0], held[1], ...[2, 3, 4].map((index) => (held[index] as number) + (next[index] as number))],
+};
 
 /** SQL for a crawl's summed counters, for use inside a larger statement (one snapshot). */
 export const SUMMED_COUNTERS_SQL = `(SELECT COALESCE(sum(settled), 0)::bigint AS settled, COALESCE(sum(returned), 0)::bigint AS returned,

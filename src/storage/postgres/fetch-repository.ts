@@ -1,7 +1,6 @@
 import type { RobotsCacheEntry } from '../../domain/robots/index.js';
-import { SETTLE_FRONTIER_SQL, fingerprintFromBytes, fingerprintToBytes, settleFrontierParams } from './frontier-repository.js';
+import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import { inTransaction, type Pool, type PoolClient } from './pool.js';
-import { composeStatement } from './statement-composition.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -178,24 +177,95 @@ export interface FetchedBodyRecords {
 }
 
 export async function recordFetchedBody(db: Queryable, input: FetchedBodyRecords): Promise<void> {
-  const statement = fetchedBodyStatement(input);
+  const statement = fetchedBodiesStatement([input]);
   await db.query(statement.text, statement.values);
 }
 
-/** recordFetchedBody's one statement, for a transaction that opens with it (inTransaction's `openWith`). */
-export function fetchedBodyStatement(input: FetchedBodyRecords): { text: string; values: unknown[] } {
-  return composeStatement(
-    [
-      { name: 'retention_lock', sql: RETENTION_LOCK_SQL, params: [bodyRetentionLockKey(input.body.sha256)] },
-      { name: 'new_body', sql: INSERT_BODY_SQL, params: insertBodyParams(input.body) },
-      { name: 'new_fetch', sql: INSERT_FETCH_SQL, params: insertFetchParams(input.fetch) },
-      { name: 'fetched_url', sql: UPDATE_URL_AFTER_FETCH_SQL, params: updateUrlAfterFetchParams(input.url) },
-      { name: 'fetched_entry', sql: SETTLE_FRONTIER_SQL, params: settleFrontierParams({ ...input.frontier, state: 'fetched', outcome: 'ok' }) },
+/**
+ * recordFetchedBody's one statement for several fetched bodies (a batch of parses opening with
+ * their fetches' records: inTransaction's `openWith`): the bodies under their retention locks,
+ * taken in key order, then the fetch records, the URL records and the frontier entries, the rows
+ * of each table locked in fingerprint order.
+ */
+export function fetchedBodiesStatement(inputs: readonly FetchedBodyRecords[]): { text: string; values: unknown[] } {
+  const sorted = [...inputs].sort((a, b) => (a.fetch.fingerprint < b.fetch.fingerprint ? -1 : a.fetch.fingerprint > b.fetch.fingerprint ? 1 : 0));
+  const column = <T>(pick: (input: FetchedBodyRecords) => T): T[] => sorted.map(pick);
+  const iso = (date: Date): string => date.toISOString();
+  return {
+    text: FETCHED_BODIES_SQL,
+    values: [
+      [...new Set(column((input) => bodyRetentionLockKey(input.body.sha256)))],
+      column((input) => Buffer.from(input.body.sha256, 'hex')),
+      column((input) => input.body.objectKey),
+      column((input) => input.body.bytes),
+      column((input) => input.body.storedBytes),
+      column((input) => fingerprintToBytes(input.fetch.fingerprint)),
+      column((input) => input.fetch.generation),
+      column((input) => input.fetch.crawlId),
+      column((input) => input.fetch.url),
+      column((input) => input.fetch.finalUrl),
+      column((input) => iso(input.fetch.fetchedAt)),
+      column((input) => input.fetch.status),
+      column((input) => input.fetch.outcome),
+      column((input) => input.fetch.contentType),
+      column((input) => JSON.stringify(input.fetch.headers)),
+      column((input) => (input.fetch.rawHash ? Buffer.from(input.fetch.rawHash, 'hex') : null)),
+      column((input) => input.fetch.bodyKey),
+      column((input) => input.fetch.bytes),
+      column((input) => input.fetch.wireBytes),
+      column((input) => JSON.stringify(input.fetch.timings)),
+      column((input) => input.fetch.redirectLocation),
+      column((input) => (input.fetch.requestHeaders ? JSON.stringify(input.fetch.requestHeaders) : null)),
+      column((input) => fingerprintToBytes(input.url.fingerprint)),
+      column((input) => input.url.state),
+      column((input) => input.url.status),
+      column((input) => iso(input.url.fetchedAt)),
+      column((input) => input.url.success),
+      column((input) => input.url.etag ?? null),
+      column((input) => input.url.lastModified ?? null),
+      column((input) => (input.url.rawHash ? Buffer.from(input.url.rawHash, 'hex') : null)),
+      column((input) => input.url.rawHash !== undefined && input.url.rawHash !== null),
+      column((input) => input.url.bytes ?? null),
+      column((input) => input.frontier.crawlId),
+      column((input) => fingerprintToBytes(input.frontier.fingerprint)),
+      column((input) => input.frontier.generation),
     ],
-    // Reading the lock makes Postgres take it first; the writes run when the main query is done.
-    'SELECT 1 FROM retention_lock',
-  );
+  };
 }
+
+// One snapshot serves every part: they touch different rows and none reads what another writes.
+// Reading the locks makes Postgres take them first; the writes run when the main query is done.
+// The URL and frontier rows are updated as UPDATE_URL_AFTER_FETCH_SQL and SETTLE_FRONTIER_SQL
+// (to 'fetched') would, one row per input, locked in fingerprint order (the inputs' order).
+const FETCHED_BODIES_SQL = `WITH retention_locks AS (
+       SELECT pg_advisory_xact_lock_shared(k) FROM (SELECT k FROM unnest($1::bigint[]) AS l(k) ORDER BY k) AS ordered),
+     new_bodies AS (
+       INSERT INTO bodies (sha256, object_key, bytes, stored_bytes)
+       SELECT * FROM unnest($2::bytea[], $3::text[], $4::bigint[], $5::bigint[]) ON CONFLICT (sha256) DO NOTHING),
+     new_fetches AS (
+       INSERT INTO fetches (fingerprint, generation, crawl_id, url, final_url, fetched_at, status, outcome, content_type,
+                            headers, raw_hash, body_key, bytes, wire_bytes, timings, redirect_location, request_headers)
+       SELECT * FROM unnest($6::bytea[], $7::int[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::int[], $13::text[], $14::text[],
+                            $15::jsonb[], $16::bytea[], $17::text[], $18::bigint[], $19::bigint[], $20::jsonb[], $21::text[], $22::jsonb[])
+       ON CONFLICT (fingerprint, generation) DO NOTHING),
+     fetched_urls AS (
+       UPDATE urls u SET state = v.state, last_status = v.status, last_fetch_at = v.fetched_at,
+              last_success_at = CASE WHEN v.success THEN v.fetched_at ELSE u.last_success_at END,
+              etag = CASE WHEN v.success AND v.etag IS NOT NULL THEN v.etag WHEN v.success AND v.has_hash THEN NULL ELSE u.etag END,
+              last_modified = CASE WHEN v.success AND v.last_modified IS NOT NULL THEN v.last_modified WHEN v.success AND v.has_hash THEN NULL ELSE u.last_modified END,
+              last_raw_hash = COALESCE(v.raw_hash, u.last_raw_hash),
+              last_bytes = COALESCE(v.bytes, u.last_bytes)
+       FROM (SELECT v.* FROM unnest($23::bytea[], $24::text[], $25::int[], $26::timestamptz[], $27::boolean[], $28::text[], $29::text[], $30::bytea[], $31::boolean[], $32::bigint[])
+                 WITH ORDINALITY AS v(fingerprint, state, status, fetched_at, success, etag, last_modified, raw_hash, has_hash, bytes, i)
+             JOIN urls x ON x.fingerprint = v.fingerprint ORDER BY v.i FOR UPDATE OF x) AS v
+       WHERE u.fingerprint = v.fingerprint),
+     fetched_entries AS (
+       UPDATE frontier f SET state = 'fetched', outcome = 'ok', updated_at = now()
+       FROM (SELECT v.* FROM unnest($33::text[], $34::bytea[], $35::int[]) WITH ORDINALITY AS v(crawl_id, fingerprint, generation, i)
+             JOIN frontier x ON x.crawl_id = v.crawl_id AND x.fingerprint = v.fingerprint AND x.generation = v.generation AND x.state = 'dispatched'
+             ORDER BY v.i FOR UPDATE OF x) AS v
+       WHERE f.crawl_id = v.crawl_id AND f.fingerprint = v.fingerprint AND f.generation = v.generation AND f.state = 'dispatched')
+     SELECT 1 FROM retention_locks`;
 
 /**
  * The advisory-lock key that serialises a body's deletion with new references to it: the first

@@ -87,18 +87,37 @@ export async function registerFrontierEntries(
 ): Promise<string[]> {
   await recordUrlIdentities(db, [...entries, ...(options.alsoIdentify ?? [])]);
   if (entries.length === 0) return [];
-  // Sorted: concurrent registrations then take row and index locks in the same order, never a deadlock.
-  const unique = [...new Map(entries.map((entry) => [entry.fingerprint, entry])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
   // The discovery budget is soft: read without a lock, so concurrent pages may overshoot it by
   // their own links at most. Locking the crawl row here serialized every parse of the crawl.
-  const budget = options.respectDiscoveryBudget
-    ? await db.query<{ room: number }>(
-        `SELECT GREATEST(0, (c.config->>'maxDiscoveredUrls')::bigint - s.discovered) AS room FROM crawls c, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1`,
-        [crawlId],
-      )
-    : undefined;
-  const room = budget ? Number(budget.rows[0]?.room ?? 0) : unique.length;
-  if (room <= 0) return [];
+  const room = options.respectDiscoveryBudget ? await discoveryRoom(db, crawlId) : entries.length;
+  const fresh = await insertFrontierEntries(db, crawlId, entries, { room, includeFetched: options.includeFetched === true });
+  await addCrawlCounters(db, crawlId, counterShardOf(options.shardKey ?? entries[0]!.fingerprint), { discovered: fresh.length });
+  return fresh;
+}
+
+/** URLs the crawl may still discover under its discovery budget (maxDiscoveredUrls), read without a lock. */
+export async function discoveryRoom(db: Queryable, crawlId: string): Promise<number> {
+  const budget = await db.query<{ room: number }>(DISCOVERY_ROOM_SQL, [crawlId]);
+  return Number(budget.rows[0]?.room ?? 0);
+}
+
+/** discoveryRoom's query, for a statement that reads it beside other things ($1 the crawl). */
+export const DISCOVERY_ROOM_SQL = `SELECT GREATEST(0, (c.config->>'maxDiscoveredUrls')::bigint - s.discovered) AS room FROM crawls c, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1`;
+
+/**
+ * Inserts frontier entries whose URL identities are recorded, at most `room` of them (the highest
+ * priority first), each once: the primary key (crawl, fingerprint) makes the check and the insert one
+ * atomic step. Rows are taken in fingerprint order, so concurrent registrations never deadlock.
+ * Returns the fingerprints that were new to the crawl; counting them is the caller's.
+ */
+export async function insertFrontierEntries(
+  db: Queryable,
+  crawlId: string,
+  entries: readonly NewFrontierEntry[],
+  options: { room: number; includeFetched: boolean },
+): Promise<string[]> {
+  const unique = [...new Map(entries.map((entry) => [entry.fingerprint, entry])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
+  if (unique.length === 0 || options.room <= 0) return [];
   const inserted = await db.query<{ fingerprint: Buffer }>(
     `INSERT INTO frontier (crawl_id, fingerprint, url, host, origin, depth, priority, tier, purpose,
                            discovered_from, anchor_text, redirect_hops, redirect_chain, demotion)
@@ -131,13 +150,11 @@ export async function registerFrontierEntries(
       unique.map((entry) => entry.redirectHops ?? 0),
       unique.map((entry) => (entry.redirectChain ?? []).join(',')),
       unique.map((entry) => (entry.demotion === undefined ? null : JSON.stringify(entry.demotion))),
-      room,
-      options.includeFetched === true,
+      options.room,
+      options.includeFetched,
     ],
   );
-  const fresh = inserted.rows.map((row) => fingerprintFromBytes(row.fingerprint));
-  await addCrawlCounters(db, crawlId, counterShardOf(options.shardKey ?? unique[0]!.fingerprint), { discovered: fresh.length });
-  return fresh;
+  return inserted.rows.map((row) => fingerprintFromBytes(row.fingerprint));
 }
 
 interface ClaimRow {
@@ -335,9 +352,33 @@ export interface FrontierSettlement {
   attempts?: number;
 }
 
-/** settleFrontierEntry's statement as a part of a composed one (composeStatement), returning a row when the entry moved. */
-export function settleFrontierPart(name: string, input: FrontierSettlement): StatementPart {
-  return { name, sql: `${SETTLE_FRONTIER_SQL} RETURNING 1`, params: settleFrontierParams(input) };
+/**
+ * Several settlements as a part of a composed statement (composeStatement): each entry still in
+ * flight moves as settleFrontierEntry moves it, rows locked in fingerprint order; returns a row
+ * (fingerprint, generation) per entry that moved. No two settlements of one entry.
+ */
+export function settleFrontierEntriesPart(name: string, settlements: readonly FrontierSettlement[]): StatementPart {
+  return {
+    name,
+    sql: `UPDATE frontier f SET state = v.state, outcome = v.outcome, attempts = GREATEST(f.attempts, v.attempts), updated_at = now(),
+            generation = CASE WHEN v.state = 'queued' THEN NULL ELSE f.generation END,
+            claim_token = CASE WHEN v.state = 'queued' THEN NULL ELSE f.claim_token END
+          FROM (SELECT v.* FROM unnest($1::text[], $2::bytea[], $3::int[], $4::text[], $5::text[], $6::int[]) AS v(crawl_id, fingerprint, generation, state, outcome, attempts)
+                  JOIN frontier x ON x.crawl_id = v.crawl_id AND x.fingerprint = v.fingerprint AND x.generation = v.generation
+                                 AND x.state IN ('dispatched', 'fetched') AND x.state <> v.state
+                ORDER BY x.fingerprint FOR UPDATE OF x) AS v
+          WHERE f.crawl_id = v.crawl_id AND f.fingerprint = v.fingerprint AND f.generation = v.generation
+            AND f.state IN ('dispatched', 'fetched') AND NOT (f.state = v.state)
+          RETURNING f.fingerprint, v.generation`,
+    params: [
+      settlements.map((settlement) => settlement.crawlId),
+      settlements.map((settlement) => fingerprintToBytes(settlement.fingerprint)),
+      settlements.map((settlement) => settlement.generation),
+      settlements.map((settlement) => settlement.state),
+      settlements.map((settlement) => settlement.outcome),
+      settlements.map((settlement) => settlement.attempts ?? 0),
+    ],
+  };
 }
 
 /** The counters a settlement moves once its entry moved (`changed`): settleFrontierEntry's second half. */
@@ -351,11 +392,7 @@ export async function countSettlement(db: Queryable, input: FrontierSettlement, 
 
 /**
  * Lowers the depth of those of `fingerprints` this crawl holds deeper than `depth` (a shorter
- * path from the seeds found them), locking rows in key order. A row not demoted as a trap takes
- * the priority (and tier) of a URL discovered at that depth when it is higher. A URL claimed
- * already (in flight or parsed) is marked `links_stale`: its parse registers, or registered, its
- * links at the depth it was claimed at, so once parsed they wait for the frontier tick (takeStaleLinkPage).
- * Returns the lowered rows and their state.
+ * path from the seeds found them): lowerFrontierDepthsTo with one depth for all.
  */
 export async function lowerFrontierDepths(
   db: Queryable,
@@ -364,16 +401,46 @@ export async function lowerFrontierDepths(
   depth: number,
   atDepth: { priority: number; tier: number },
 ): Promise<{ fingerprint: string; state: FrontierState }[]> {
-  if (fingerprints.length === 0) return [];
+  return lowerFrontierDepthsTo(db, crawlId, fingerprints.map((fingerprint) => ({ fingerprint, depth, ...atDepth })));
+}
+
+/**
+ * Lowers each URL's depth to the one given for it where this crawl holds it deeper (a shorter path
+ * from the seeds found it), locking rows in key order. A row not demoted as a trap takes the given
+ * priority (and tier: a URL discovered at that depth) when it is higher. A URL claimed already (in
+ * flight or parsed) is marked `links_stale`: its parse registers, or registered, its links at the
+ * depth it was claimed at, so once parsed they wait for the frontier tick (takeStaleLinkPage). A URL
+ * given twice takes its shallowest depth. Returns the lowered rows and their state.
+ */
+export async function lowerFrontierDepthsTo(
+  db: Queryable,
+  crawlId: string,
+  lowerings: readonly { fingerprint: string; depth: number; priority: number; tier: number }[],
+): Promise<{ fingerprint: string; state: FrontierState }[]> {
+  const shallowest = new Map<string, (typeof lowerings)[number]>();
+  for (const lowering of lowerings) {
+    const held = shallowest.get(lowering.fingerprint);
+    if (held === undefined || lowering.depth < held.depth) shallowest.set(lowering.fingerprint, lowering);
+  }
+  if (shallowest.size === 0) return [];
+  const sorted = [...shallowest.values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
   const result = await db.query<{ fingerprint: Buffer; state: FrontierState }>(
-    `UPDATE frontier f SET depth = $3, updated_at = now(), links_stale = f.links_stale OR f.state <> 'queued',
-            priority = CASE WHEN f.demotion IS NULL AND $4::real > f.priority THEN $4::real ELSE f.priority END,
-            tier = CASE WHEN f.demotion IS NULL AND $4::real > f.priority THEN $5::smallint ELSE f.tier END
-     FROM (SELECT fingerprint FROM frontier WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[]) AND depth > $3
-           ORDER BY fingerprint FOR UPDATE) deeper
-     WHERE f.crawl_id = $1 AND f.fingerprint = deeper.fingerprint AND f.depth > $3
+    `UPDATE frontier f SET depth = deeper.to_depth, updated_at = now(), links_stale = f.links_stale OR f.state <> 'queued',
+            priority = CASE WHEN f.demotion IS NULL AND deeper.to_priority > f.priority THEN deeper.to_priority ELSE f.priority END,
+            tier = CASE WHEN f.demotion IS NULL AND deeper.to_priority > f.priority THEN deeper.to_tier ELSE f.tier END
+     FROM (SELECT x.fingerprint, l.depth AS to_depth, l.priority AS to_priority, l.tier AS to_tier
+             FROM unnest($2::bytea[], $3::int[], $4::real[], $5::smallint[]) AS l(fingerprint, depth, priority, tier)
+             JOIN frontier x ON x.crawl_id = $1 AND x.fingerprint = l.fingerprint AND x.depth > l.depth
+           ORDER BY x.fingerprint FOR UPDATE OF x) deeper
+     WHERE f.crawl_id = $1 AND f.fingerprint = deeper.fingerprint AND f.depth > deeper.to_depth
      RETURNING f.fingerprint, f.state`,
-    [crawlId, fingerprints.map(fingerprintToBytes), depth, atDepth.priority, atDepth.tier],
+    [
+      crawlId,
+      sorted.map((lowering) => fingerprintToBytes(lowering.fingerprint)),
+      sorted.map((lowering) => lowering.depth),
+      sorted.map((lowering) => lowering.priority),
+      sorted.map((lowering) => lowering.tier),
+    ],
   );
   return result.rows.map((row) => ({ fingerprint: fingerprintFromBytes(row.fingerprint), state: row.state }));
 }

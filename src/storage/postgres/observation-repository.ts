@@ -7,8 +7,8 @@ import type { ChangeObservation, PageSignals, UrlChangeEvidence } from '../../do
 import { pageSignalsOf, SIGNAL_COLUMNS, type SignalColumns } from './cheap-signal-repository.js';
 import { fingerprintToBytes } from './frontier-repository.js';
 import type { PoolClient } from './pool.js';
-import { FIGURE_ORDER, writeWithCommit } from './shared-figures.js';
-import { composeStatement, type StatementPart } from './statement-composition.js';
+import { FIGURE_ORDER, holdRows, type RowStatement } from './shared-figures.js';
+import type { StatementPart } from './statement-composition.js';
 
 export interface LockedUrlEvidence {
   host: string;
@@ -45,24 +45,29 @@ export interface EvidenceRow extends SignalColumns {
  * it). Callers serialize replays before this anyway (the document's or the fetch's own key).
  */
 export async function lockUrlEvidence(client: PoolClient, fingerprint: string, generation: number): Promise<LockedUrlEvidence | undefined> {
-  const part = lockUrlEvidencePart('evidence', fingerprint, generation);
+  const part = lockUrlEvidencesPart('evidence', [{ fingerprint, generation }]);
   const result = await client.query<EvidenceRow>(part.sql, [...part.params]);
   return lockedEvidenceOf(result.rows[0]);
 }
 
-/** lockUrlEvidence's statement as a part of a composed one (composeStatement): a row per known URL, read with lockedEvidenceOf. */
-export function lockUrlEvidencePart(name: string, fingerprint: string, generation: number): StatementPart {
+/**
+ * lockUrlEvidence's statement for several visits, as a part of a composed one (composeStatement): a
+ * row per known URL (with its fingerprint), rows locked in fingerprint order; read each with
+ * lockedEvidenceOf. Its parameters are the visits' fingerprints ($1) and generations ($2).
+ */
+export function lockUrlEvidencesPart(name: string, visits: readonly { fingerprint: string; generation: number }[]): StatementPart {
   return {
     name,
-    sql: `SELECT host, origin, ${SIGNAL_COLUMNS}, last_observed_at, last_change_key, change_observations, changes_observed, observed_days, change_streak,
-            last_changed_at, change_rate_per_day, change_rate_method,
-            EXISTS (SELECT 1 FROM url_observations o WHERE o.fingerprint = $1 AND o.generation = $2) AS observed
-     FROM urls WHERE fingerprint = $1 FOR UPDATE`,
-    params: [fingerprintToBytes(fingerprint), generation],
+    sql: `SELECT u.fingerprint, host, origin, ${SIGNAL_COLUMNS}, last_observed_at, last_change_key, change_observations, changes_observed, observed_days,
+            change_streak, last_changed_at, change_rate_per_day, change_rate_method,
+            EXISTS (SELECT 1 FROM url_observations o WHERE o.fingerprint = u.fingerprint AND o.generation = v.generation) AS observed
+     FROM unnest($1::bytea[], $2::int[]) AS v(fingerprint, generation) JOIN urls u ON u.fingerprint = v.fingerprint
+     ORDER BY u.fingerprint FOR UPDATE OF u`,
+    params: [visits.map((visit) => fingerprintToBytes(visit.fingerprint)), visits.map((visit) => visit.generation)],
   };
 }
 
-/** The locked evidence of lockUrlEvidencePart's row; undefined for an unknown URL (no row). */
+/** The locked evidence of a lockUrlEvidencesPart row; undefined for an unknown URL (no row). */
 export function lockedEvidenceOf(row: EvidenceRow | undefined): LockedUrlEvidence | undefined {
   if (!row) return undefined;
   return {
@@ -133,24 +138,6 @@ export interface SavedUrlEvidence {
   normalizedHash?: string | null;
 }
 
-/**
- * Records one visit's observation and writes the evidence, the estimate and the next due time
- * back to the URL record, in one statement (two tables; neither part reads the other's rows). A
- * repeat fails on the observation's key rather than count a visit twice (see lockUrlEvidence).
- * It goes with the transaction's COMMIT: the rows are the page's own, locked by lockUrlEvidence,
- * and nothing after it in a visit's transaction reads them.
- */
-export async function recordObservation(client: PoolClient, row: ObservationRow, saved: SavedUrlEvidence): Promise<void> {
-  const statement = composeStatement(
-    [
-      { name: 'observation', sql: INSERT_OBSERVATION_SQL, params: insertObservationParams(row) },
-      { name: 'evidence', sql: SAVE_URL_EVIDENCE_SQL, params: saveUrlEvidenceParams(saved) },
-    ],
-    'SELECT 1',
-  );
-  await writeWithCommit(client, FIGURE_ORDER.pageRows, statement.text, statement.values);
-}
-
 const INSERT_OBSERVATION_SQL = `INSERT INTO url_observations (fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
 
@@ -158,27 +145,60 @@ function insertObservationParams(row: ObservationRow): unknown[] {
   return [fingerprintToBytes(row.fingerprint), row.generation, row.crawlId, row.observedAt, row.verdict, row.source, row.intervalDays, row.changeKey, row.ratePerDay];
 }
 
-const SAVE_URL_EVIDENCE_SQL = `UPDATE urls SET last_observed_at = $2, last_change_key = $3, change_observations = $4, changes_observed = $5,
-       observed_days = $6, change_streak = $7, last_changed_at = $8, change_rate_per_day = $9, change_rate_method = $10,
-       next_fetch_at = $11, last_normalized_hash = COALESCE($12, last_normalized_hash),
-       -- The listing entry current at this visit: a later, different entry says the item changed since.
-       listing_digest_at_visit = listing_digest
-     WHERE fingerprint = $1`;
-
-function saveUrlEvidenceParams(input: SavedUrlEvidence): unknown[] {
-  const { evidence } = input;
-  return [
-    fingerprintToBytes(input.fingerprint),
-    evidence.lastObservedAtMs === null ? null : new Date(evidence.lastObservedAtMs),
-    evidence.lastChangeKey,
-    evidence.observations,
-    evidence.changes,
-    evidence.observedDays,
-    evidence.changeStreak,
-    evidence.lastChangedAtMs === null ? null : new Date(evidence.lastChangedAtMs),
-    input.ratePerDay,
-    input.rateMethod,
-    input.nextFetchAt,
-    input.normalizedHash ? Buffer.from(input.normalizedHash, 'hex') : null,
-  ];
+/**
+ * Records one visit's observation and writes the evidence, the estimate and the next due time
+ * back to the URL record, in one statement (two tables; neither part reads the other's rows). A
+ * repeat fails on the observation's key rather than count a visit twice (see lockUrlEvidence).
+ * It goes with the transaction's COMMIT, one statement for every visit the transaction records:
+ * the rows are each page's own, locked by lockUrlEvidence, and nothing after it reads them.
+ */
+export async function recordObservation(client: PoolClient, row: ObservationRow, saved: SavedUrlEvidence): Promise<void> {
+  const { evidence } = saved;
+  const isoOf = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+  await holdRows(client, OBSERVATION_ROWS, [
+    [
+      fingerprintToBytes(row.fingerprint),
+      row.generation,
+      row.crawlId,
+      row.observedAt.toISOString(),
+      row.verdict,
+      row.source,
+      row.intervalDays,
+      row.changeKey,
+      row.ratePerDay,
+      isoOf(evidence.lastObservedAtMs),
+      evidence.lastChangeKey,
+      evidence.observations,
+      evidence.changes,
+      evidence.observedDays,
+      evidence.changeStreak,
+      isoOf(evidence.lastChangedAtMs),
+      saved.ratePerDay,
+      saved.rateMethod,
+      saved.nextFetchAt.toISOString(),
+      saved.normalizedHash ? Buffer.from(saved.normalizedHash, 'hex') : null,
+    ],
+  ]);
 }
+
+const OBSERVATION_ROWS: RowStatement = {
+  order: FIGURE_ORDER.pageRows,
+  sql: `WITH v AS (
+       SELECT * FROM unnest($1::bytea[], $2::int[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::float8[], $8::text[], $9::float8[],
+                            $10::timestamptz[], $11::text[], $12::int[], $13::int[], $14::float8[], $15::int[], $16::timestamptz[], $17::float8[],
+                            $18::text[], $19::timestamptz[], $20::bytea[]) WITH ORDINALITY
+         AS v(fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day,
+              last_observed_at, last_change_key, change_observations, changes_observed, observed_days, change_streak, last_changed_at,
+              change_rate_per_day, change_rate_method, next_fetch_at, normalized_hash, i)),
+     observation AS (
+       INSERT INTO url_observations (fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day)
+       SELECT fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day FROM v ORDER BY i)
+     UPDATE urls u SET last_observed_at = v.last_observed_at, last_change_key = v.last_change_key, change_observations = v.change_observations,
+       changes_observed = v.changes_observed, observed_days = v.observed_days, change_streak = v.change_streak, last_changed_at = v.last_changed_at,
+       change_rate_per_day = v.change_rate_per_day, change_rate_method = v.change_rate_method, next_fetch_at = v.next_fetch_at,
+       last_normalized_hash = COALESCE(v.normalized_hash, u.last_normalized_hash),
+       -- The listing entry current at this visit: a later, different entry says the item changed since.
+       listing_digest_at_visit = u.listing_digest
+     FROM v WHERE u.fingerprint = v.fingerprint`,
+  keyColumns: 2,
+};

@@ -91,7 +91,7 @@ export interface TransactionOptions {
 
 /**
  * Runs `work` in one transaction; rolls back on any error. Shared figures it bumps
- * (`bumpSharedFigure`) are written last, in one global order, sent with COMMIT.
+ * (`holdRows`) are written last, in one global order, sent with COMMIT.
  */
 export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   const client = await pool.connect();

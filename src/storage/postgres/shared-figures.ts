@@ -10,8 +10,8 @@ type Queryable = Pool | PoolClient;
  */
 export const FIGURE_ORDER = {
   /**
-   * Rows of the transaction's own page (its links, its visit, its URL record), which no other
-   * transaction writes: sent with COMMIT only to save their round trips, and taken before any hot row.
+   * Rows of the transaction's own pages (their links, their visits, their URL records), which no
+   * other transaction writes: sent with COMMIT only to save their round trips, and taken before any hot row.
    */
   pageRows: '!',
   /** Taken first of the hot rows: written while the parse holds the near-duplicate index keys others wait on. */
@@ -24,52 +24,76 @@ export const FIGURE_ORDER = {
   depthStats: 'f',
 } as const;
 
-interface FigureWrite {
+/**
+ * A multi-row write nothing later in its transaction reads (holdRows): inside `inTransaction` the
+ * rows of every call with the same statement go to COMMIT as one statement, however many pages of
+ * a batch wrote them.
+ */
+export interface RowStatement {
+  /** Where the statement goes among the transaction's held writes: FIGURE_ORDER of its table. */
   order: string;
+  /**
+   * Takes its rows as one array per column, $1 the first column's values (one per row), each
+   * placeholder cast to its array type (`$1::text[]`), and writes them in the order given.
+   */
   sql: string;
-  params: unknown[];
-  combine?: (held: unknown[], next: unknown[]) => unknown[];
+  /** How many leading columns identify a row. Rows are written sorted by them: every transaction locks them in one order. */
+  keyColumns: number;
+  /** Two rows with one key in a transaction: the row to write. Default: the first is kept. */
+  fold?: (held: readonly unknown[], next: readonly unknown[]) => unknown[];
 }
 
-const pendingByClient = new WeakMap<object, FigureWrite[]>();
+interface HeldRows {
+  statement: RowStatement;
+  rows: Map<string, unknown[]>;
+}
+
+const pendingByClient = new WeakMap<object, HeldRows[]>();
 
 /**
- * Bumps a shared figure. Inside `inTransaction` the write is held back and sent with COMMIT, with
- * the transaction's other figure writes, sorted by `order`: every transaction then
- * takes these hot rows last and in one global order, so no two transactions can deadlock through
- * them, and each holds them only for the moment before it commits. Elsewhere it runs at once.
- *
- * @param order `FIGURE_ORDER` of the table, then the row's key (fixed width where it is a number).
- * @param combine folds a second bump of the same row (same order and statement) in this
- *   transaction into the held one's parameters, so the row is written once (a parse registers
- *   links and settles its page on one counter row).
+ * Writes rows with `statement`. Inside `inTransaction` they are held back and sent with COMMIT:
+ * with the transaction's other rows of that statement (folded by key, sorted by key), and after
+ * its other held writes in FIGURE_ORDER, so every transaction takes these hot rows last and in one
+ * global order (no two can deadlock through them) and holds them only for the moment before it
+ * commits. Elsewhere they are written at once. Values must be inlinable (inline-parameters.ts):
+ * Buffers, strings, numbers, booleans and nulls (times as ISO text, JSON as text).
  */
-export async function bumpSharedFigure(
-  db: Queryable,
-  order: string,
-  sql: string,
-  params: unknown[],
-  combine?: (held: unknown[], next: unknown[]) => unknown[],
-): Promise<void> {
+export async function holdRows(db: Queryable, statement: RowStatement, rows: readonly unknown[][]): Promise<void> {
+  if (rows.length === 0) return;
   const pending = pendingByClient.get(db);
   if (!pending) {
-    await db.query(sql, params);
+    const keyed = new Map<string, unknown[]>();
+    addRows(keyed, statement, rows);
+    await db.query(statement.sql, columnsOf(keyed));
     return;
   }
-  const held = combine ? pending.find((write) => write.order === order && write.sql === sql && write.combine === combine) : undefined;
-  if (held) held.params = combine!(held.params, params);
-  else pending.push({ order, sql, params, ...(combine ? { combine } : {}) });
+  let held = pending.find((write) => write.statement === statement);
+  if (!held) pending.push((held = { statement, rows: new Map() }));
+  addRows(held.rows, statement, rows);
 }
 
-/**
- * A write that nothing later in its transaction reads. Inside `inTransaction` it is held and sent
- * with COMMIT, in `order` among the figure writes; elsewhere it runs at once. For writes made
- * while the transaction holds locks that others wait for: each round trip it saves is one wait on
- * the worker's event loop less for them. Parameters must be inlinable (no Buffers: pass hex and
- * decode it in SQL).
- */
-export function writeWithCommit(db: Queryable, order: string, sql: string, params: unknown[]): Promise<void> {
-  return bumpSharedFigure(db, order, sql, params);
+function addRows(keyed: Map<string, unknown[]>, statement: RowStatement, rows: readonly unknown[][]): void {
+  for (const row of rows) {
+    const key = rowKey(row, statement.keyColumns);
+    const held = keyed.get(key);
+    if (held === undefined) keyed.set(key, [...row]);
+    else if (statement.fold) keyed.set(key, statement.fold(held, row));
+  }
+}
+
+/** A row's key as text that sorts as its key columns do: bytes as hex, whole numbers fixed width. */
+function rowKey(row: readonly unknown[], keyColumns: number): string {
+  return row
+    .slice(0, keyColumns)
+    .map((value) => (Buffer.isBuffer(value) ? value.toString('hex') : typeof value === 'number' ? String(value).padStart(20, '0') : String(value)))
+    .join('\u0001');
+}
+
+/** The rows sorted by key, as one array per column. */
+function columnsOf(keyed: Map<string, unknown[]>): unknown[][] {
+  const rows = [...keyed.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  const width = rows[0]?.length ?? 0;
+  return Array.from({ length: width }, (_, column) => rows.map((row) => row[column]));
 }
 
 /** `inTransaction` calls this after BEGIN. */
@@ -86,8 +110,9 @@ export function holdSharedFigures(client: PoolClient): void {
 export function sharedFiguresThenCommit(client: PoolClient): string {
   const pending = pendingByClient.get(client) ?? [];
   pendingByClient.delete(client);
-  pending.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
-  return [...pending.map((write) => inlineParameters(write.sql, write.params)), 'COMMIT'].join(';\n');
+  const orderOf = ({ statement }: HeldRows): string => `${statement.order}\u0001${statement.sql}`;
+  pending.sort((a, b) => (orderOf(a) < orderOf(b) ? -1 : orderOf(a) > orderOf(b) ? 1 : 0));
+  return [...pending.map((write) => inlineParameters(write.statement.sql, columnsOf(write.rows))), 'COMMIT'].join(';\n');
 }
 
 /** `inTransaction` calls this when the transaction ends any other way. */

@@ -4,9 +4,9 @@
  * test's counters, and the URLs it refused with the reason. Multi-row upserts lock rows in key
  * order, so concurrent registrations of one crawl never deadlock on each other.
  */
-import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
+import { DISCOVERY_ROOM_SQL, fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import type { Pool, PoolClient } from './pool.js';
-import { bumpSharedFigure, FIGURE_ORDER } from './shared-figures.js';
+import { FIGURE_ORDER, holdRows, type RowStatement } from './shared-figures.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -21,11 +21,6 @@ export async function endedCrawls(db: Queryable, crawlIds: readonly string[]): P
   return crawlIds.filter((id) => !running.has(id));
 }
 
-/** The fingerprints among `fingerprints` that this crawl's frontier holds: the exact seen store. */
-export async function fingerprintsInFrontier(db: Queryable, crawlId: string, fingerprints: readonly string[]): Promise<Set<string>> {
-  return new Set((await frontierDepths(db, crawlId, fingerprints)).keys());
-}
-
 /** Those of `fingerprints` that this crawl's frontier holds, with their depth. */
 export async function frontierDepths(db: Queryable, crawlId: string, fingerprints: readonly string[]): Promise<Map<string, number>> {
   if (fingerprints.length === 0) return new Map();
@@ -36,6 +31,86 @@ export async function frontierDepths(db: Queryable, crawlId: string, fingerprint
   return new Map(result.rows.map((row) => [fingerprintFromBytes(row.fingerprint), row.depth]));
 }
 
+/** What a batch of link registrations reads before it decides (readRegistrationFacts). */
+export interface RegistrationFactsQuery {
+  /** Bloom positives to confirm in the exact store, with their depths. */
+  confirm: readonly string[];
+  /** Hosts whose growth (URLs registered) trap assessment needs. */
+  hosts: readonly string[];
+  /** Paths whose variants it needs. */
+  paths: readonly { host: string; path: string }[];
+  /** Hosts whose new content at a depth it needs. */
+  depthContent: readonly { depth: number; host: string }[];
+  /** Fingerprints whose presence in the frontier it needs (session-free twins). */
+  present: readonly string[];
+  /** Read the discovery budget's room too. */
+  withDiscoveryRoom: boolean;
+}
+
+export interface RegistrationFacts extends GrowthStats {
+  /** Those of `confirm` the crawl's frontier holds, with their depth. */
+  depths: Map<string, number>;
+  /** Pages and pages with new content, by depthContentKey(depth, host). */
+  depthContent: Map<string, { pages: number; newContent: number }>;
+  /** Those of `present` the crawl's frontier holds. */
+  present: Set<string>;
+  /** The discovery budget's room, when asked. */
+  discoveryRoom?: number;
+  /** Refusals counted so far: how many rejected URLs may still be kept (MAX_REJECTION_ROWS_PER_CRAWL). */
+  rejectionsCounted: number;
+}
+
+export const depthContentKey = (depth: number, host: string): string => `${depth} ${host}`;
+
+/**
+ * Everything a batch of registrations reads before deciding, in one statement (one snapshot, one
+ * round trip): the seen test's confirmations, growth per host and path, new content per depth,
+ * session-free twins, the discovery budget's room and the refusals counted so far.
+ */
+export async function readRegistrationFacts(db: Queryable, crawlId: string, query: RegistrationFactsQuery): Promise<RegistrationFacts> {
+  const result = await db.query<{
+    depths: { f: string; d: number }[] | null;
+    hosts: { h: string; u: number }[] | null;
+    paths: { h: string; p: string; v: number }[] | null;
+    depth_content: { d: number; h: string; p: number; n: number }[] | null;
+    present: string[] | null;
+    room: number | null;
+    rejections: number | null;
+  }>(
+    `SELECT
+       (SELECT json_agg(json_build_object('f', encode(fingerprint, 'hex'), 'd', depth)) FROM frontier WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[])) AS depths,
+       (SELECT json_agg(json_build_object('h', host, 'u', urls)) FROM crawl_host_stats WHERE crawl_id = $1 AND host = ANY($3::text[])) AS hosts,
+       (SELECT json_agg(json_build_object('h', s.host, 'p', s.path, 'v', s.variants)) FROM crawl_path_stats s
+          JOIN unnest($4::text[], $5::text[]) AS k(host, path) ON k.host = s.host AND k.path = s.path WHERE s.crawl_id = $1) AS paths,
+       (SELECT json_agg(json_build_object('d', s.depth, 'h', s.host, 'p', s.pages, 'n', s.new_content)) FROM crawl_depth_stats s
+          JOIN unnest($6::int[], $7::text[]) AS k(depth, host) ON k.depth = s.depth AND k.host = s.host WHERE s.crawl_id = $1) AS depth_content,
+       (SELECT json_agg(encode(fingerprint, 'hex')) FROM frontier WHERE crawl_id = $1 AND fingerprint = ANY($8::bytea[])) AS present,
+       CASE WHEN $9::boolean THEN (${DISCOVERY_ROOM_SQL}) END AS room,
+       (SELECT COALESCE(sum(urls), 0) FROM crawl_rejection_counts WHERE crawl_id = $1) AS rejections`,
+    [
+      crawlId,
+      query.confirm.map(fingerprintToBytes),
+      [...query.hosts],
+      query.paths.map((path) => path.host),
+      query.paths.map((path) => path.path),
+      query.depthContent.map((entry) => entry.depth),
+      query.depthContent.map((entry) => entry.host),
+      query.present.map(fingerprintToBytes),
+      query.withDiscoveryRoom,
+    ],
+  );
+  const row = result.rows[0]!;
+  return {
+    depths: new Map((row.depths ?? []).map(({ f, d }) => [f, d])),
+    hostUrls: new Map((row.hosts ?? []).map(({ h, u }) => [h, u])),
+    pathVariants: new Map((row.paths ?? []).map(({ h, p, v }) => [pathStatKey(h, p), v])),
+    depthContent: new Map((row.depth_content ?? []).map(({ d, h, p, n }) => [depthContentKey(d, h), { pages: p, newContent: n }])),
+    present: new Set(row.present ?? []),
+    ...(row.room === null ? {} : { discoveryRoom: Number(row.room) }),
+    rejectionsCounted: Number(row.rejections ?? 0),
+  };
+}
+
 export interface GrowthStats {
   /** URLs registered per host. */
   hostUrls: Map<string, number>;
@@ -44,27 +119,6 @@ export interface GrowthStats {
 }
 
 export const pathStatKey = (host: string, path: string): string => `${host} ${path}`;
-
-export async function readGrowthStats(db: Queryable, crawlId: string, hosts: readonly string[], paths: readonly { host: string; path: string }[]): Promise<GrowthStats> {
-  // One after another: called inside a transaction, whose client runs one query at a time.
-  const hostRows =
-    hosts.length === 0
-      ? { rows: [] }
-      : await db.query<{ host: string; urls: number }>('SELECT host, urls FROM crawl_host_stats WHERE crawl_id = $1 AND host = ANY($2)', [crawlId, [...hosts]]);
-  const pathRows =
-    paths.length === 0
-      ? { rows: [] }
-      : await db.query<{ host: string; path: string; variants: number }>(
-          `SELECT s.host, s.path, s.variants FROM crawl_path_stats s
-           JOIN unnest($2::text[], $3::text[]) AS k(host, path) ON k.host = s.host AND k.path = s.path
-           WHERE s.crawl_id = $1`,
-          [crawlId, paths.map((p) => p.host), paths.map((p) => p.path)],
-        );
-  return {
-    hostUrls: new Map(hostRows.rows.map((row) => [row.host, row.urls])),
-    pathVariants: new Map(pathRows.rows.map((row) => [pathStatKey(row.host, row.path), row.variants])),
-  };
-}
 
 export interface HostGrowth {
   urls: number;
@@ -78,56 +132,65 @@ export async function addGrowthStats(
   hosts: ReadonlyMap<string, HostGrowth>,
   paths: readonly { host: string; path: string; variants: number }[],
 ): Promise<void> {
-  if (hosts.size > 0) {
-    const sorted = [...hosts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    await bumpSharedFigure(
-      db,
-      `${FIGURE_ORDER.hostStats}|${crawlId}`,
-      `INSERT INTO crawl_host_stats (crawl_id, host, urls, demoted, dropped)
-       SELECT $1, h, u, d, x FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) WITH ORDINALITY AS s(h, u, d, x, i) ORDER BY i
-       ON CONFLICT (crawl_id, host) DO UPDATE SET urls = crawl_host_stats.urls + EXCLUDED.urls,
-         demoted = crawl_host_stats.demoted + EXCLUDED.demoted, dropped = crawl_host_stats.dropped + EXCLUDED.dropped`,
-      [crawlId, sorted.map(([host]) => host), sorted.map(([, s]) => s.urls), sorted.map(([, s]) => s.demoted), sorted.map(([, s]) => s.dropped)],
-    );
-  }
-  if (paths.length > 0) {
-    const sorted = [...paths].sort((a, b) => pathStatKey(a.host, a.path).localeCompare(pathStatKey(b.host, b.path)));
-    await bumpSharedFigure(
-      db,
-      `${FIGURE_ORDER.pathStats}|${crawlId}`,
-      `INSERT INTO crawl_path_stats (crawl_id, host, path, variants)
-       SELECT $1, h, p, n FROM unnest($2::text[], $3::text[], $4::int[]) WITH ORDINALITY AS s(h, p, n, i) ORDER BY i
-       ON CONFLICT (crawl_id, host, path) DO UPDATE SET variants = crawl_path_stats.variants + EXCLUDED.variants`,
-      [crawlId, sorted.map((p) => p.host), sorted.map((p) => p.path), sorted.map((p) => p.variants)],
-    );
-  }
+  await holdRows(db, HOST_STATS_ROWS, [...hosts].map(([host, stat]) => [crawlId, host, stat.urls, stat.demoted, stat.dropped]));
+  await holdRows(db, PATH_STATS_ROWS, paths.map((stat) => [crawlId, stat.host, stat.path, stat.variants]));
 }
 
+/** Growth per (crawl, host), summed. */
+const HOST_STATS_ROWS: RowStatement = {
+  order: FIGURE_ORDER.hostStats,
+  sql: `INSERT INTO crawl_host_stats (crawl_id, host, urls, demoted, dropped)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[])
+       ON CONFLICT (crawl_id, host) DO UPDATE SET urls = crawl_host_stats.urls + EXCLUDED.urls,
+         demoted = crawl_host_stats.demoted + EXCLUDED.demoted, dropped = crawl_host_stats.dropped + EXCLUDED.dropped`,
+  keyColumns: 2,
+  fold: (held, next) => [held[0], held[1], ...[2, 3, 4].map((index) => (held[index] as number) + (next[index] as number))],
+};
+
+/** Variants per (crawl, host, path), summed. */
+const PATH_STATS_ROWS: RowStatement = {
+  order: FIGURE_ORDER.pathStats,
+  sql: `INSERT INTO crawl_path_stats (crawl_id, host, path, variants)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[])
+       ON CONFLICT (crawl_id, host, path) DO UPDATE SET variants = crawl_path_stats.variants + EXCLUDED.variants`,
+  keyColumns: 3,
+  fold: (held, next) => [held[0], held[1], held[2], (held[3] as number) + (next[3] as number)],
+};
+
 /**
- * Counts one parsed page toward its host's unique-content growth at its depth (both read from
- * its frontier entry): `new_content` when its normalized hash is new to the crawl. A page counts
- * once (a replayed parse counts nothing); a page with no text counts without new content.
+ * Counts parsed pages toward their hosts' unique-content growth at their depths (both read from
+ * each page's frontier entry): `new_content` when a page's normalized hash is new to the crawl. A
+ * page counts once (a replayed parse counts nothing); a page with no text counts without new
+ * content; two pages of one transaction with the same new hash count it once, for the first page.
  */
 export async function recordContentGrowth(db: Queryable, input: { crawlId: string; fingerprint: string; normalizedHash: string | null }): Promise<void> {
-  // One statement: the page is counted once, and only then is its hash offered to the crawl's set
-  // and its host's row at its depth bumped. Nothing in the transaction reads these rows back, so
-  // inside one it goes with COMMIT, at the depth figures' place: a transaction bumps one such row.
-  await bumpSharedFigure(
-    db,
-    `${FIGURE_ORDER.depthStats}|${input.crawlId}|${input.fingerprint}`,
-    `WITH page AS (
-       UPDATE frontier SET content_counted = true WHERE crawl_id = $1 AND fingerprint = $2::bytea AND NOT content_counted RETURNING host, depth),
+  // Nothing in a transaction reads these rows back, so inside one they go with COMMIT, at the
+  // depth figures' place: the pages are the transaction's own, the depth rows hot.
+  await holdRows(db, CONTENT_GROWTH_ROWS, [[input.crawlId, fingerprintToBytes(input.fingerprint), input.normalizedHash === null ? null : Buffer.from(input.normalizedHash, 'hex')]]);
+}
+
+const CONTENT_GROWTH_ROWS: RowStatement = {
+  order: FIGURE_ORDER.depthStats,
+  sql: `WITH page AS (
+       UPDATE frontier f SET content_counted = true
+       FROM unnest($1::text[], $2::bytea[], $3::bytea[]) AS p(crawl_id, fingerprint, hash)
+       WHERE f.crawl_id = p.crawl_id AND f.fingerprint = p.fingerprint AND NOT f.content_counted
+       RETURNING f.crawl_id, f.fingerprint, f.host, f.depth, p.hash),
+     first_of_hash AS (
+       SELECT DISTINCT ON (crawl_id, hash) crawl_id, hash, fingerprint FROM page WHERE hash IS NOT NULL ORDER BY crawl_id, hash, fingerprint),
      fresh AS (
        INSERT INTO crawl_content_hashes (crawl_id, normalized_hash)
-       SELECT $1, $3::bytea FROM page WHERE $3::bytea IS NOT NULL
-       ON CONFLICT DO NOTHING RETURNING 1)
+       SELECT crawl_id, hash FROM first_of_hash ORDER BY crawl_id, hash
+       ON CONFLICT DO NOTHING RETURNING crawl_id, normalized_hash)
      INSERT INTO crawl_depth_stats (crawl_id, host, depth, pages, new_content)
-     SELECT $1, host, depth, 1, CASE WHEN EXISTS (SELECT 1 FROM fresh) THEN 1 ELSE 0 END FROM page
-     ON CONFLICT (crawl_id, host, depth) DO UPDATE SET pages = crawl_depth_stats.pages + 1,
+     SELECT p.crawl_id, p.host, p.depth, count(*),
+            count(*) FILTER (WHERE EXISTS (SELECT 1 FROM fresh x JOIN first_of_hash h ON h.crawl_id = x.crawl_id AND h.hash = x.normalized_hash
+                                           WHERE h.fingerprint = p.fingerprint AND h.crawl_id = p.crawl_id))
+     FROM page p GROUP BY p.crawl_id, p.host, p.depth ORDER BY p.crawl_id, p.host, p.depth
+     ON CONFLICT (crawl_id, host, depth) DO UPDATE SET pages = crawl_depth_stats.pages + EXCLUDED.pages,
        new_content = crawl_depth_stats.new_content + EXCLUDED.new_content`,
-    [input.crawlId, fingerprintToBytes(input.fingerprint), input.normalizedHash === null ? null : Buffer.from(input.normalizedHash, 'hex')],
-  );
-}
+  keyColumns: 2,
+};
 
 /** Pages and pages with new content per host at one depth. */
 export async function readDepthContent(db: Queryable, crawlId: string, depth: number, hosts: readonly string[]): Promise<Map<string, { pages: number; newContent: number }>> {
@@ -149,40 +212,60 @@ export interface Rejection {
   detail?: unknown;
 }
 
-/** Counts every rejection by code; keeps the URLs themselves up to MAX_REJECTION_ROWS_PER_CRAWL. */
-export async function recordRejections(db: Queryable, crawlId: string, shard: number, rejections: readonly Rejection[], maxRowsPerCall = 200): Promise<void> {
+/**
+ * Counts every rejection by code; keeps the URLs themselves up to MAX_REJECTION_ROWS_PER_CRAWL.
+ * Both go with COMMIT inside a transaction. `countedBefore`: the refusals counted before these (as
+ * readRegistrationFacts read them), else read here; read without a lock, so concurrent parses may
+ * keep a few rows over the cap.
+ */
+export async function recordRejections(
+  db: Queryable,
+  crawlId: string,
+  shard: number,
+  rejections: readonly Rejection[],
+  options: { countedBefore?: number; maxRowsPerCall?: number } = {},
+): Promise<void> {
   if (rejections.length === 0) return;
   const byCode = new Map<string, number>();
   for (const rejection of rejections) byCode.set(rejection.code, (byCode.get(rejection.code) ?? 0) + 1);
-  const codes = [...byCode.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  await bumpSharedFigure(
-    db,
-    `${FIGURE_ORDER.rejectionCounts}|${crawlId}|${String(shard).padStart(5, '0')}`,
-    `INSERT INTO crawl_rejection_counts (crawl_id, reason, shard, urls)
-     SELECT $1, r, $4, n FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS s(r, n, i) ORDER BY i
-     ON CONFLICT (crawl_id, reason, shard) DO UPDATE SET urls = crawl_rejection_counts.urls + EXCLUDED.urls`,
-    [crawlId, codes.map(([code]) => code), codes.map(([, n]) => n), shard],
-  );
-  // Refusals counted so far bound the rows already kept (conflicts only lower it); read without
-  // a lock, so concurrent parses may keep a few rows over the cap.
-  const counted = await db.query<{ total: string }>('SELECT COALESCE(sum(urls), 0) AS total FROM crawl_rejection_counts WHERE crawl_id = $1', [crawlId]);
-  const keptBefore = Number(counted.rows[0]?.total ?? 0);
-  const room = Math.min(maxRowsPerCall, MAX_REJECTION_ROWS_PER_CRAWL - keptBefore);
+  await holdRows(db, REJECTION_COUNT_ROWS, [...byCode].map(([code, n]) => [crawlId, code, shard, n]));
+  const countedBefore =
+    options.countedBefore ?? Number((await db.query<{ total: string }>('SELECT COALESCE(sum(urls), 0) AS total FROM crawl_rejection_counts WHERE crawl_id = $1', [crawlId])).rows[0]?.total ?? 0);
+  const room = Math.min(options.maxRowsPerCall ?? 200, MAX_REJECTION_ROWS_PER_CRAWL - countedBefore);
   if (room <= 0) return;
-  const limited = rejections.slice(0, room);
-  await db.query(
-    `INSERT INTO crawl_rejections (crawl_id, fingerprint, url, reason, detail)
-     SELECT $1, f, u, r, d FROM unnest($2::bytea[], $3::text[], $4::text[], $5::jsonb[]) AS s(f, u, r, d)
-     ON CONFLICT (crawl_id, fingerprint) DO NOTHING`,
-    [
-      crawlId,
-      limited.map((rejection) => fingerprintToBytes(rejection.fingerprint)),
-      limited.map((rejection) => rejection.url.slice(0, 2048)),
-      limited.map((rejection) => `${rejection.code}: ${rejection.reason}`.slice(0, 1000)),
-      limited.map((rejection) => (rejection.detail === undefined ? null : JSON.stringify(rejection.detail))),
-    ],
+  await holdRows(
+    db,
+    REJECTED_URL_ROWS,
+    rejections
+      .slice(0, room)
+      .map((rejection) => [
+        crawlId,
+        fingerprintToBytes(rejection.fingerprint),
+        rejection.url.slice(0, 2048),
+        `${rejection.code}: ${rejection.reason}`.slice(0, 1000),
+        rejection.detail === undefined ? null : JSON.stringify(rejection.detail),
+      ]),
   );
 }
+
+/** A sample of the refused URLs, one row per (crawl, URL): the first refusal of a URL is kept. */
+const REJECTED_URL_ROWS: RowStatement = {
+  order: FIGURE_ORDER.pageRows,
+  sql: `INSERT INTO crawl_rejections (crawl_id, fingerprint, url, reason, detail)
+     SELECT * FROM unnest($1::text[], $2::bytea[], $3::text[], $4::text[], $5::jsonb[])
+     ON CONFLICT (crawl_id, fingerprint) DO NOTHING`,
+  keyColumns: 2,
+};
+
+/** Refusals per (crawl, reason, shard), summed. */
+const REJECTION_COUNT_ROWS: RowStatement = {
+  order: FIGURE_ORDER.rejectionCounts,
+  sql: `INSERT INTO crawl_rejection_counts (crawl_id, reason, shard, urls)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[])
+     ON CONFLICT (crawl_id, reason, shard) DO UPDATE SET urls = crawl_rejection_counts.urls + EXCLUDED.urls`,
+  keyColumns: 3,
+  fold: (held, next) => [held[0], held[1], held[2], (held[3] as number) + (next[3] as number)],
+};
 
 export interface SeenTestCounts {
   checked: number;
@@ -194,19 +277,24 @@ export interface SeenTestCounts {
 
 export async function addSeenStats(db: Queryable, crawlId: string, shard: number, counts: SeenTestCounts, filter: { fillRatio: number; bytes: number } | undefined): Promise<void> {
   if (counts.checked === 0) return;
-  await bumpSharedFigure(
-    db,
-    `${FIGURE_ORDER.seenStats}|${crawlId}|${String(shard).padStart(5, '0')}`,
-    `INSERT INTO crawl_seen_stats AS s (crawl_id, checked, unfiltered, bloom_negatives, bloom_positives, bloom_false_positives, filter_fill_ratio, filter_bytes, shard)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+  await holdRows(db, SEEN_STATS_ROWS, [
+    [crawlId, shard, counts.checked, counts.unfiltered, counts.negatives, counts.positives, counts.falsePositives, filter?.fillRatio ?? null, filter?.bytes ?? null],
+  ]);
+}
+
+/** The seen test's counts per (crawl, shard), summed; the filter's last reported fill. */
+const SEEN_STATS_ROWS: RowStatement = {
+  order: FIGURE_ORDER.seenStats,
+  sql: `INSERT INTO crawl_seen_stats AS s (crawl_id, shard, checked, unfiltered, bloom_negatives, bloom_positives, bloom_false_positives, filter_fill_ratio, filter_bytes)
+     SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::real[], $9::bigint[])
      ON CONFLICT (crawl_id, shard) DO UPDATE SET checked = s.checked + EXCLUDED.checked, unfiltered = s.unfiltered + EXCLUDED.unfiltered,
        bloom_negatives = s.bloom_negatives + EXCLUDED.bloom_negatives, bloom_positives = s.bloom_positives + EXCLUDED.bloom_positives,
        bloom_false_positives = s.bloom_false_positives + EXCLUDED.bloom_false_positives,
        filter_fill_ratio = COALESCE(EXCLUDED.filter_fill_ratio, s.filter_fill_ratio),
        filter_bytes = COALESCE(EXCLUDED.filter_bytes, s.filter_bytes), updated_at = now()`,
-    [crawlId, counts.checked, counts.unfiltered, counts.negatives, counts.positives, counts.falsePositives, filter?.fillRatio ?? null, filter?.bytes ?? null, shard],
-  );
-}
+  keyColumns: 2,
+  fold: (held, next) => [held[0], held[1], ...[2, 3, 4, 5, 6].map((index) => (held[index] as number) + (next[index] as number)), next[7] ?? held[7], next[8] ?? held[8]],
+};
 
 export interface SeenStats extends SeenTestCounts {
   /** Share of bits set in the filter a worker last reported; null before any filter was used. */

@@ -1,0 +1,129 @@
+/**
+ * What the parse of one page computes before it writes anything: the extracted document, its
+ * robots directives, its content identities (normalized hash, SimHash, MinHash), its change key,
+ * the links to follow and a listing page's entries. Pure CPU once the body is in hand, so a batch
+ * of pages spends its transaction on the store alone (record-pages.ts).
+ */
+import { SHORT_DOCUMENT_CHARS, minhashSignature, normalizeTextForHash, simhash64, toSignedInt64String, tokenize } from '../domain/content/index.js';
+import { isListingPage } from '../config/crawl-config.js';
+import { sha256Hex } from '../domain/hash/index.js';
+import { pageChangeKey } from '../domain/recrawl/index.js';
+import { productTokenOf } from '../domain/robots/index.js';
+import { decodeCharset } from '../http/index.js';
+import { extractHtmlDocument, robotsDirectives } from '../parse/html-document.js';
+import { getFetch, type FetchedBodyRecords } from '../storage/postgres/fetch-repository.js';
+import type { ListingEntryDigest } from '../storage/postgres/listing-repository.js';
+import type { CrawlContext } from './crawl-context.js';
+import type { ParseDocumentInput } from './contracts.js';
+import type { ActivityDeps } from './deps.js';
+import type { DiscoveredUrl } from './link-registration.js';
+import { listingEntriesOf } from './listing-reading.js';
+
+/** Bump when extraction changes what it produces: documents are keyed by it (000 §7.1). */
+export const PARSER_VERSION = 1;
+
+/** What a fetch burst hands the parse of a page it fetched. */
+export interface FetchedPage {
+  /** The page's decoded body, kept in memory by the fetch; without it the body is read from the store. */
+  heldBody?: Buffer;
+  /** The fetch's records, left to this parse: written first in its transaction, so both commit together. */
+  fetchRecords?: FetchedBodyRecords;
+}
+
+/** A page ready to record. */
+export interface AnalyzedPage {
+  input: ParseDocumentInput;
+  context: CrawlContext;
+  fetchRecords: FetchedBodyRecords | undefined;
+  crawlId: string;
+  fingerprint: string;
+  /** A listing page: its reading orders the visits after it, so it is recorded alone. */
+  alone: boolean;
+  title: string | null;
+  language: string | null;
+  canonicalHint: string | null;
+  metaRobots: string | null;
+  xRobotsTag: string | null;
+  noindex: boolean;
+  nofollow: boolean;
+  charset: string;
+  charsetSource: string;
+  textLength: number;
+  /** Hex SHA-256 of the normalized text; null when the text is empty. */
+  normalizedHash: string | null;
+  /** The same hash whatever the text (the change key's input). */
+  textHash: string;
+  simhash: bigint | null;
+  simhashSigned: string | null;
+  /** Present exactly when the normalized text is short. */
+  minhash: number[] | null;
+  changeKey: string;
+  changeFields: Record<string, string> | undefined;
+  linksFound: number;
+  /** The links to register (nofollow honoured). */
+  links: DiscoveredUrl[];
+  /** A listing page's entries. */
+  listingEntries: ListingEntryDigest[] | undefined;
+  /** When the fetch read the page: the visit's time. */
+  readAtMs: number;
+}
+
+export async function analyzePage(deps: ActivityDeps, context: CrawlContext, input: ParseDocumentInput, fetched: FetchedPage = {}): Promise<AnalyzedPage> {
+  const config = context.record.config;
+  const token = productTokenOf(config.userAgent);
+  const [bytes, fetch] = await Promise.all([fetched.heldBody ?? deps.bodies.getBody(input.bodyKey), fetchFactsOf(deps, input)]);
+  const decoded = decodeCharset(bytes, input.contentType);
+  // Crawls stored before changeFields existed have none.
+  const changeFields = config.changeFields ?? {};
+  const listingPage = isListingPage(config, input.url);
+  const document = extractHtmlDocument(decoded.text, input.finalUrl, { productToken: token, changeFields, listingEntries: listingPage });
+  const xRobotsTag = fetch?.xRobotsTag;
+  const directives = robotsDirectives(document.metaRobots, xRobotsTag, token);
+
+  const normalized = normalizeTextForHash(document.mainText);
+  const tokens = tokenize(normalized);
+  const simhash = tokens.length > 0 ? simhash64(tokens) : null;
+  const minhash = normalized.length > 0 && normalized.length < SHORT_DOCUMENT_CHARS ? minhashSignature(normalized) : null;
+  // A change is a change of the normalized main text, or of the configured fields (timestamps and tokens masked), never of the bytes (001).
+  const textHash = sha256Hex(normalized);
+  const changeKey = pageChangeKey({ parserVersion: PARSER_VERSION, normalizedHash: textHash, changeFields, fieldValues: document.changeFields });
+
+  // nofollow on the page, or rel=nofollow on the link unless the crawl chose to follow those.
+  const followable = directives.nofollow ? [] : document.links.filter((link) => link.absoluteUrl !== undefined && (config.followNofollowLinks || !link.nofollow));
+  return {
+    input,
+    context,
+    fetchRecords: fetched.fetchRecords,
+    crawlId: input.crawlId,
+    fingerprint: input.fingerprint,
+    alone: listingPage,
+    title: document.title,
+    language: document.language,
+    canonicalHint: document.canonicalHint,
+    metaRobots: document.metaRobots,
+    xRobotsTag: xRobotsTag ?? null,
+    noindex: directives.noindex,
+    nofollow: directives.nofollow,
+    charset: decoded.charset,
+    charsetSource: decoded.source,
+    textLength: document.mainText.length,
+    normalizedHash: normalized.length > 0 ? textHash : null,
+    textHash,
+    simhash,
+    simhashSigned: simhash === null ? null : toSignedInt64String(simhash),
+    minhash,
+    changeKey,
+    changeFields: Object.keys(changeFields).length > 0 ? document.changeFields : undefined,
+    linksFound: document.links.length,
+    links: followable.map((link) => ({ absoluteUrl: link.absoluteUrl!, anchorText: link.anchorText, rel: link.rel || undefined })),
+    listingEntries: listingPage ? listingEntriesOf(document.listingEntries, context) : undefined,
+    readAtMs: fetch?.fetchedAtMs ?? deps.now(),
+  };
+}
+
+/** What the parse needs of the fetch: carried in its input, or read from the record in histories from before. */
+async function fetchFactsOf(deps: ActivityDeps, input: ParseDocumentInput): Promise<{ fetchedAtMs: number; xRobotsTag: string | undefined } | undefined> {
+  if (input.fetchedAtMs !== undefined) return { fetchedAtMs: input.fetchedAtMs, xRobotsTag: input.xRobotsTag };
+  const record = await getFetch(deps.pool, input.fingerprint, input.generation);
+  return record && { fetchedAtMs: record.fetchedAt.getTime(), xRobotsTag: record.headers['x-robots-tag'] };
+}

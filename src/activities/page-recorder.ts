@@ -1,0 +1,115 @@
+/**
+ * Group commit for parsed pages: the pages a worker parses while a transaction is under way are
+ * recorded together by the next one, so a page costs a share of a transaction's statements
+ * (record-pages.ts) instead of a dozen of its own. Each statement, Postgres parses, plans and runs,
+ * and the worker writes and reads it on a socket; on the compare bench that was most of the CPU a
+ * page cost besides the fetch. A page alone, when nothing is under way, is recorded at once: the
+ * batches grow only as fast as pages arrive.
+ *
+ * A batch holds pages of one crawl, no two of one URL. A page marked `alone` (a listing page,
+ * whose reading orders the visits after it) is recorded in a batch of its own. A batch that fails
+ * is recorded again page by page, so one bad page fails alone and its neighbours commit.
+ */
+
+export interface RecordablePage {
+  crawlId: string;
+  fingerprint: string;
+  /** Recorded in a transaction of its own, after the pages submitted before it. */
+  alone: boolean;
+}
+
+export interface PageRecorderOptions {
+  /** Pages one transaction records at most. Default 32. */
+  maxPagesPerBatch?: number;
+  /** Transactions under way at once per crawl; more pages wait and join the next. Default 2. */
+  maxBatchesInFlight?: number;
+}
+
+export const DEFAULT_MAX_PAGES_PER_BATCH = 32;
+export const DEFAULT_MAX_BATCHES_IN_FLIGHT = 2;
+
+interface Waiting<P, R> {
+  page: P;
+  resolve: (result: R) => void;
+  reject: (error: unknown) => void;
+}
+
+interface CrawlQueue<P, R> {
+  waiting: Waiting<P, R>[];
+  inFlight: number;
+}
+
+export class PageRecorder<P extends RecordablePage, R> {
+  private readonly maxPagesPerBatch: number;
+  private readonly maxBatchesInFlight: number;
+  private readonly queues = new Map<string, CrawlQueue<P, R>>();
+
+  /** @param recordBatch records pages of one crawl in one transaction, a result per page in order, or fails as a whole. */
+  constructor(
+    private readonly recordBatch: (pages: P[]) => Promise<R[]>,
+    options: PageRecorderOptions = {},
+  ) {
+    this.maxPagesPerBatch = positiveWhole('maxPagesPerBatch', options.maxPagesPerBatch ?? DEFAULT_MAX_PAGES_PER_BATCH);
+    this.maxBatchesInFlight = positiveWhole('maxBatchesInFlight', options.maxBatchesInFlight ?? DEFAULT_MAX_BATCHES_IN_FLIGHT);
+  }
+
+  /** Records the page with the next batch of its crawl; resolves with its result once committed. */
+  record(page: P): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      let queue = this.queues.get(page.crawlId);
+      if (!queue) this.queues.set(page.crawlId, (queue = { waiting: [], inFlight: 0 }));
+      queue.waiting.push({ page, resolve, reject });
+      this.startBatches(page.crawlId, queue);
+    });
+  }
+
+  private startBatches(crawlId: string, queue: CrawlQueue<P, R>): void {
+    while (queue.inFlight < this.maxBatchesInFlight && queue.waiting.length > 0) {
+      const batch = this.takeBatch(queue);
+      queue.inFlight += 1;
+      void this.run(batch).finally(() => {
+        queue.inFlight -= 1;
+        if (queue.inFlight === 0 && queue.waiting.length === 0) this.queues.delete(crawlId);
+        else this.startBatches(crawlId, queue);
+      });
+    }
+  }
+
+  /** The longest run from the queue's head that one transaction may record. */
+  private takeBatch(queue: CrawlQueue<P, R>): Waiting<P, R>[] {
+    const first = queue.waiting[0]!;
+    if (first.page.alone) return queue.waiting.splice(0, 1);
+    const urls = new Set<string>();
+    let count = 0;
+    for (const { page } of queue.waiting) {
+      if (count === this.maxPagesPerBatch || page.alone || urls.has(page.fingerprint)) break;
+      urls.add(page.fingerprint);
+      count += 1;
+    }
+    return queue.waiting.splice(0, count);
+  }
+
+  private async run(batch: Waiting<P, R>[]): Promise<void> {
+    try {
+      const results = await this.recordBatch(batch.map(({ page }) => page));
+      batch.forEach(({ resolve }, index) => resolve(results[index]!));
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+        return;
+      }
+      // One page may have failed them all: each alone, in order, so only it fails.
+      for (const waiting of batch) {
+        await this.recordBatch([waiting.page]).then(
+          (results) => waiting.resolve(results[0]!),
+          (alone: unknown) => waiting.reject(alone),
+        );
+      }
+    }
+  }
+}
+
+function positiveWhole(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`PageRecorderOptions.${name} must be a whole number >= 1, got ${value}`);
+  return value;
+}

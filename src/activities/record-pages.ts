@@ -1,0 +1,115 @@
+/**
+ * Records analyzed pages of one crawl (page-analysis.ts) in one transaction, keyed by (fingerprint,
+ * generation, parser version) so a replay changes nothing: their fetches' records (opening the
+ * transaction), the new URLs their links found (link-registration.ts), their documents and
+ * settlements, their visits (change detection) and their near-duplicate clusters. Each step is one
+ * statement for the whole batch, whatever its size; the figures and page rows nothing reads back
+ * go with COMMIT. Every page ends as if it had been recorded alone after the ones before it.
+ */
+import { recordParsedPages } from '../storage/postgres/document-repository.js';
+import { fetchedBodiesStatement } from '../storage/postgres/fetch-repository.js';
+import { inTransaction } from '../storage/postgres/pool.js';
+import type { ParseDocumentResult } from './contracts.js';
+import type { ActivityDeps } from './deps.js';
+import { recordVisit } from './change-detection.js';
+import { registerDiscoveredUrlsOfSources, type RegistrationResult } from './link-registration.js';
+import { recordListingReading } from './listing-reading.js';
+import { clusterNearDuplicatesOf } from './near-duplicates.js';
+import { PARSER_VERSION, type AnalyzedPage } from './page-analysis.js';
+
+const NOTHING_REGISTERED: RegistrationResult = { registered: 0, edges: 0, rejected: [], outcomes: [] };
+
+export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly AnalyzedPage[]): Promise<ParseDocumentResult[]> {
+  if (pages.length === 0) return [];
+  const context = pages[0]!.context;
+  if (pages.some((page) => page.crawlId !== context.record.id)) throw new Error('recordAnalyzedPages: one batch records the pages of one crawl');
+  const fetchRecords = pages.flatMap((page) => (page.fetchRecords ? [page.fetchRecords] : []));
+  // The fetches' records open the transaction, sent with BEGIN: each page and its fetch commit together.
+  const openWith = fetchRecords.length > 0 ? { openWith: fetchedBodiesStatement(fetchRecords) } : {};
+  return inTransaction(
+    deps.pool,
+    async (client) => {
+      // A signal sweep only reads: its crawl fetches the sweep's sitemaps and listings, nothing they link to.
+      const registrations =
+        context.record.kind === 'signals'
+          ? pages.map(() => NOTHING_REGISTERED)
+          : await registerDiscoveredUrlsOfSources(
+              client,
+              context,
+              pages.map((page) => ({
+                sourceFingerprint: page.fingerprint,
+                depth: page.input.depth + 1,
+                urls: page.links,
+                kind: 'link' as const,
+                nowMs: deps.now(),
+                sourceContentHash: page.normalizedHash,
+              })),
+            );
+      const listings: ({ entries: number; changed: number } | undefined)[] = [];
+      for (const page of pages) listings.push(page.listingEntries ? await recordListingReading(client, { readAtMs: page.readAtMs, entries: page.listingEntries }) : undefined);
+      // The documents, the pages' settlements and the locks on their URLs' evidence in one round
+      // trip. Settled before the near-duplicate step, which takes the index's key locks: they are
+      // held to COMMIT, so nothing but that step and the writes sent with COMMIT come after them.
+      const records = await recordParsedPages(
+        client,
+        pages.map((page, i) => ({
+          document: {
+            fingerprint: page.fingerprint,
+            generation: page.input.generation,
+            parserVersion: PARSER_VERSION,
+            crawlId: page.crawlId,
+            title: page.title,
+            language: page.language,
+            canonicalHint: page.canonicalHint,
+            metaRobots: page.metaRobots,
+            xRobotsTag: page.xRobotsTag,
+            noindex: page.noindex,
+            nofollow: page.nofollow,
+            charset: page.charset,
+            textLength: page.textLength,
+            normalizedHash: page.normalizedHash,
+            simhashSigned: page.simhashSigned,
+            minhash: page.minhash,
+            linksFound: page.linksFound,
+            linksRegistered: registrations[i]!.registered,
+            extracted: {
+              charsetSource: page.charsetSource,
+              ...(page.changeFields ? { changeFields: page.changeFields } : {}),
+              ...(listings[i] ? { listing: listings[i] } : {}),
+            },
+          },
+          settlement: { crawlId: page.crawlId, fingerprint: page.fingerprint, generation: page.input.generation, state: 'done', outcome: 'ok' } as const,
+        })),
+      );
+      // Once per (fingerprint, generation, parser version): a replayed parse finds its document and adds nothing.
+      const recorded = pages.filter((_, i) => records[i]!.recorded);
+      for (const [i, page] of pages.entries()) {
+        if (!records[i]!.recorded) continue;
+        await recordVisit(
+          client,
+          {
+            fingerprint: page.fingerprint,
+            generation: page.input.generation,
+            crawlId: page.crawlId,
+            observedAtMs: page.readAtMs,
+            content: { kind: 'content', changeKey: page.changeKey },
+            normalizedHash: page.textHash,
+          },
+          { evidence: records[i]!.evidence },
+        );
+      }
+      await clusterNearDuplicatesOf(
+        client,
+        recorded.map((page) => ({ fingerprint: page.fingerprint, generation: page.input.generation, parserVersion: PARSER_VERSION, simhash: page.simhash, minhash: page.minhash })),
+      );
+      return pages.map((page, i) => ({
+        title: page.title,
+        linksFound: page.linksFound,
+        linksRegistered: registrations[i]!.registered,
+        noindex: page.noindex,
+        nofollow: page.nofollow,
+      }));
+    },
+    openWith,
+  );
+}
