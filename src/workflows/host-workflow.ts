@@ -40,10 +40,12 @@ import {
 import { retryDelayScaleOf } from '../config/politeness-config.js';
 import {
   DEFAULT_FETCH_BURST_LIMITS,
+  FETCH_BURST_LIMITS_BEFORE_V4,
   hostOutcomeOfFailure,
   hostOutcomeOfResult,
   hostOutcomeOfRobotsRefresh,
   policyDelayMs,
+  type FetchBurstLimits,
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
@@ -128,7 +130,17 @@ const ROBOTS_IN_BURSTS_PATCH = 'robots-refreshed-in-bursts';
  * and within its span limit: one activity and one workflow task for several levels of a host's pages.
  * Activity input and result only: replay of earlier histories is unchanged (their results have no `extended`).
  */
-const BURST_EXTENSION = Object.freeze({ maxUrls: 20 });
+const BURST_EXTENSION_BEFORE_V4 = Object.freeze({ maxUrls: 20 });
+/** hostWorkflowV4's: its bursts plan for twice the span, and extend to twice the URLs. */
+const BURST_EXTENSION = Object.freeze({ maxUrls: 40 });
+
+/** How long and how large a host run's bursts may be: each workflow type keeps its own, so its histories replay. */
+interface BurstShape {
+  limits: Readonly<FetchBurstLimits>;
+  extension: Readonly<{ maxUrls: number }>;
+}
+
+const BURSTS_BEFORE_V4: BurstShape = { limits: FETCH_BURST_LIMITS_BEFORE_V4, extension: BURST_EXTENSION_BEFORE_V4 };
 
 /** The changes hostWorkflowV2 was released with; a later one is behind its patch there. */
 const TAKEN_BY_V2 = new Set([HOST_HOLDS_AND_RETRY_BACKOFF_PATCH, SETTLES_HOLD_THE_RUN_PATCH, FETCH_BURSTS_PATCH, PIPELINED_BURSTS_PATCH, SPACE_REQUEST_STARTS_PATCH]);
@@ -203,7 +215,7 @@ type TakesChange = (patchId: string) => boolean;
  * histories; new runs start as hostWorkflowV3.
  */
 export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkflowResult> {
-  return runBackQueue(input, patched, { hostAttributeFromStart: false });
+  return runBackQueue(input, patched, { hostAttributeFromStart: false, bursts: BURSTS_BEFORE_V4 });
 }
 
 /**
@@ -215,7 +227,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
  * behind its patch here.
  */
 export async function hostWorkflowV2(input: HostWorkflowInput): Promise<HostWorkflowResult> {
-  return runBackQueue(input, (patchId) => TAKEN_BY_V2.has(patchId) || patched(patchId), { hostAttributeFromStart: true });
+  return runBackQueue(input, (patchId) => TAKEN_BY_V2.has(patchId) || patched(patchId), { hostAttributeFromStart: true, bursts: BURSTS_BEFORE_V4 });
 }
 
 /**
@@ -224,18 +236,18 @@ export async function hostWorkflowV2(input: HostWorkflowInput): Promise<HostWork
  * later change is behind its patch here.
  */
 export async function hostWorkflowV3(input: HostWorkflowInput): Promise<HostWorkflowResult> {
-  return runBackQueue(input, (patchId) => TAKEN_BY_V3.has(patchId) || patched(patchId), { hostAttributeFromStart: true });
+  return runBackQueue(input, (patchId) => TAKEN_BY_V3.has(patchId) || patched(patchId), { hostAttributeFromStart: true, bursts: BURSTS_BEFORE_V4 });
 }
 
-/** The same back queue with every change taken. New runs start as this type. */
+/** The same back queue with every change taken, and longer bursts. New runs start as this type. */
 export async function hostWorkflowV4(input: HostWorkflowInput): Promise<HostWorkflowResult> {
-  return runBackQueue(input, () => true, { hostAttributeFromStart: true });
+  return runBackQueue(input, () => true, { hostAttributeFromStart: true, bursts: { limits: DEFAULT_FETCH_BURST_LIMITS, extension: BURST_EXTENSION } });
 }
 
 async function runBackQueue(
   input: HostWorkflowInput,
   takes: TakesChange,
-  { hostAttributeFromStart }: { hostAttributeFromStart: boolean },
+  { hostAttributeFromStart, bursts }: { hostAttributeFromStart: boolean; bursts: BurstShape },
 ): Promise<HostWorkflowResult> {
   const taskQueue = input.taskQueue ?? DEFAULT_TASK_QUEUE;
   const state = input.carried ? new HostQueue(input.carried) : HostQueue.fresh(input.host);
@@ -252,7 +264,7 @@ async function runBackQueue(
   const burstMinUrls = selfParsingBursts ? 1 : 2;
   /** The queue's one URL will go as a burst, which claims beside it: no claim of its own first. */
   const claimRidesNextBurst = (): boolean =>
-    selfParsingBursts && state.queue.length === 1 && hostRecordLoaded && state.burstable(state.queue[0]!, Date.now(), DEFAULT_FETCH_BURST_LIMITS);
+    selfParsingBursts && state.queue.length === 1 && hostRecordLoaded && state.burstable(state.queue[0]!, Date.now(), bursts.limits);
   /** No request, parse or settle of this run is under way. */
   const quiet = (): boolean => state.inFlight === 0 && state.pendingParses === 0 && (pendingSettles === 0 || !settlesHoldTheRun);
   const idle = (): boolean => state.queue.length === 0 && quiet();
@@ -417,7 +429,7 @@ async function runBackQueue(
     // A burst due within its own wait limit starts now; its activity waits out the rest.
     let earlyBurstAtMs: number | undefined;
     if (!state.canStartAt(nowMs)) {
-      earlyBurstAtMs = state.earlyBurstStartAtMs(nowMs, DEFAULT_FETCH_BURST_LIMITS, burstMinUrls);
+      earlyBurstAtMs = state.earlyBurstStartAtMs(nowMs, bursts.limits, burstMinUrls);
       if (earlyBurstAtMs !== undefined && !takes(PIPELINED_BURSTS_PATCH)) earlyBurstAtMs = undefined;
     }
     if (!state.canStartAt(nowMs) && earlyBurstAtMs === undefined) {
@@ -443,7 +455,7 @@ async function runBackQueue(
     }
 
     // A burst refreshes stale rules itself (robotsInBursts); anything else waits for them here.
-    if (!state.robotsFresh(item.origin, nowMs) && !(robotsInBursts && state.burstSizeAt(item, earlyBurstAtMs ?? nowMs, DEFAULT_FETCH_BURST_LIMITS, burstMinUrls) > 0)) {
+    if (!state.robotsFresh(item.origin, nowMs) && !(robotsInBursts && state.burstSizeAt(item, earlyBurstAtMs ?? nowMs, bursts.limits, burstMinUrls) > 0)) {
       // robots.txt is a request to the host like any other: it takes a politeness slot.
       state.queue.unshift(item);
       flushCarriedParses();
@@ -456,7 +468,7 @@ async function runBackQueue(
     }
 
     // A short delay: this URL and the ready ones behind it go in one activity.
-    const burstSize = state.burstSizeAt(item, earlyBurstAtMs ?? nowMs, DEFAULT_FETCH_BURST_LIMITS, burstMinUrls);
+    const burstSize = state.burstSizeAt(item, earlyBurstAtMs ?? nowMs, bursts.limits, burstMinUrls);
     if (earlyBurstAtMs !== undefined && burstSize === 0) {
       // Not reachable (the same test chose the early start); never fetch one URL before its time.
       state.requeueFront(item);
@@ -583,13 +595,13 @@ async function runBackQueue(
         items: items.map((item) => ({ ...item, hostDelayMs: policy.minDelayMs })),
         politeness,
         policy,
-        limits: DEFAULT_FETCH_BURST_LIMITS,
+        limits: bursts.limits,
         ...(claim ? { claim } : {}),
         ...(parsing.length > 0 ? { parse: parsing.map(({ item, fetched }) => parseInputOf(item, fetched)) } : {}),
         // Its own bodies too: a result without their outcomes (a worker from before) leaves them to us.
         parseFetched: true,
         // And the URLs its parses find, claimed and fetched while its span allows: outcomes in `extended`.
-        ...(claim ? { extendWithClaims: BURST_EXTENSION } : {}),
+        ...(claim ? { extendWithClaims: bursts.extension } : {}),
         // And its origins' stale robots.txt: rules in `robots`.
         ...(robotsInBursts ? { refreshRobots: true } : {}),
       });

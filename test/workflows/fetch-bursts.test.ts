@@ -67,9 +67,24 @@ interface ScheduledActivities {
   robotsInBursts: string[];
 }
 
+/**
+ * Every run of a host workflow once all have closed: the crawl's result can come before its hosts'
+ * last runs end, and the list is the server's visibility store, which catches up a moment later.
+ */
+async function closedRuns(client: Client, workflowId: string): Promise<WorkflowExecutionInfo[]> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const runs: WorkflowExecutionInfo[] = [];
+    for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
+    const latest = await client.workflow.getHandle(workflowId).describe();
+    const settled = runs.length > 0 && runs.every((run) => run.status.name !== 'RUNNING') && runs.some((run) => run.runId === latest.runId);
+    if (settled || Date.now() > deadline) return runs;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 async function scheduledActivities(client: Client, workflowId: string): Promise<ScheduledActivities> {
-  const runs: WorkflowExecutionInfo[] = [];
-  for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
+  const runs = await closedRuns(client, workflowId);
   const found: ScheduledActivities = {
     bursts: [],
     burstAttempts: [],
@@ -319,7 +334,7 @@ function expectHostDelayKept(log: RequestLogEntry[], delayMs: number): void {
 }
 
 describe('pipelined fetch bursts on a host that answers every request', () => {
-  const CLEAN_PAGES = 30;
+  const CLEAN_PAGES = 60;
   // Long enough that a workflow task usually runs before the host is due, even on a loaded machine.
   const CLEAN_DELAY_MS = 250;
   const crawlId = 'wf-pipelined-bursts';

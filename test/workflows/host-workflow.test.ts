@@ -19,8 +19,9 @@ import type { FetchBurstInput, FetchBurstResult, FetchUrlInput } from '../../src
 // Enough that the busy host, fetching in pipelined bursts, is still at work when the storm ends
 // (with 300 it finished every URL mid-storm once under load, and the next signal found no run),
 // and that the storm sees several runs although bursts that claim and fetch on make a page cheap
-// in events (with 450 the storm ran out of pages after three runs).
-const PAGES = 650;
+// in events (with 450 the storm ran out of pages after three runs; with 650 and 900, four runs
+// once bursts planned for 10 s of host time). At most the crawl's maxPages (1000).
+const PAGES = 900;
 /**
  * Pages the storm keeps unfetched: with fewer left it resumes the host no more, so however slow
  * a round (and however many pages an unpaused one lets through), the host never runs out of work
@@ -226,10 +227,12 @@ describe('a host workflow continuing as new under a storm of operator signals', 
   it('continued as new several times, and the storm reached it in several runs', () => {
     expect(summaryState).toBe('finished');
     const continued = runs.filter((run) => run.status.name === 'CONTINUED_AS_NEW');
-    expect(continued.length).toBeGreaterThanOrEqual(4);
+    // Three at least: the storm's own signals, the bursts' events (few: a burst plans for 10 s of
+    // host time), and the final pause's.
+    expect(continued.length).toBeGreaterThanOrEqual(3);
     expect(runs.at(-1)?.status.name).toBe('COMPLETED');
     const runsSeen = new Set(answers.map((answer) => answer.status.run));
-    expect(runsSeen.size).toBeGreaterThanOrEqual(4);
+    expect(runsSeen.size).toBeGreaterThanOrEqual(3);
     expect(stormRounds).toBeGreaterThanOrEqual(12);
   });
 
