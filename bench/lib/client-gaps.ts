@@ -14,9 +14,14 @@ export interface ClientGap {
   serverGapFromLastWriteMs?: number;
   /** The same gap by our fetch records (next request's start minus the previous body's end), ms; absent when either has no record. */
   clientGapMs?: number;
-  /** Which request had no fetch record (robots.txt fetches are kept in robots_cache, without timings). */
+  /**
+   * Which request had no record of its timing. A robots.txt request has its end in robots_cache
+   * (`fetched_at`, the latest refresh of its origin) but not its start: a robots.txt after a page is 'next'.
+   */
   missing?: 'previous' | 'next' | 'both';
 }
+
+const ROBOTS_PATH = '/robots.txt';
 
 interface FetchTiming {
   startedAtMs: number;
@@ -30,12 +35,19 @@ export async function clientGaps(databaseUrl: string, samples: readonly GapSampl
   const urls = samples.flatMap((sample) => [urlOf(sample.host, sample.previous.path), urlOf(sample.host, sample.next.path)]);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
+  const origins = samples.map((sample) => urlOf(sample.host, ''));
   let rows: { url: string; started_at_ms: number; total_ms: number | null }[];
+  let robotsRows: { origin: string; ended_at_ms: number }[];
   try {
     ({ rows } = await client.query(
       `SELECT url, extract(epoch FROM fetched_at) * 1000 AS started_at_ms, (timings->>'totalMs')::float8 AS total_ms
          FROM fetches WHERE url = ANY($1::text[])`,
       [urls],
+    ));
+    // The robots refresher stamps fetched_at with its clock right after the file's last byte.
+    ({ rows: robotsRows } = await client.query(
+      `SELECT origin, extract(epoch FROM fetched_at) * 1000 AS ended_at_ms FROM robots_cache WHERE origin = ANY($1::text[]) AND fetched_at IS NOT NULL`,
+      [origins],
     ));
   } finally {
     await client.end();
@@ -47,17 +59,22 @@ export async function clientGaps(databaseUrl: string, samples: readonly GapSampl
     timings.push({ startedAtMs, endedAtMs: startedAtMs + Number(row.total_ms ?? 0) });
     byUrl.set(row.url, timings);
   }
+  const robotsEndedAtMs = new Map(robotsRows.map((row) => [row.origin, Number(row.ended_at_ms)]));
+  const endOfPrevious = (sample: GapSample): number | undefined => {
+    if (sample.previous.path === ROBOTS_PATH) return robotsEndedAtMs.get(urlOf(sample.host, ''));
+    return nearest(byUrl.get(urlOf(sample.host, sample.previous.path)), (t) => t.endedAtMs, sample.previous.finishedAtMs)?.endedAtMs;
+  };
   return samples.map((sample) => {
     // A URL fetched more than once (a retry): the record nearest the server's moment is that request.
-    const previous = nearest(byUrl.get(urlOf(sample.host, sample.previous.path)), (t) => t.endedAtMs, sample.previous.finishedAtMs);
+    const previousEndedAtMs = endOfPrevious(sample);
     const next = nearest(byUrl.get(urlOf(sample.host, sample.next.path)), (t) => t.startedAtMs, sample.next.startedAtMs);
     const gap: ClientGap = {
       host: sample.host,
       serverGapMs: sample.gapMs,
       ...(sample.gapFromLastWriteMs === undefined ? {} : { serverGapFromLastWriteMs: sample.gapFromLastWriteMs }),
     };
-    if (previous && next) gap.clientGapMs = round(next.startedAtMs - previous.endedAtMs, 1);
-    else gap.missing = !previous && !next ? 'both' : previous ? 'next' : 'previous';
+    if (previousEndedAtMs !== undefined && next) gap.clientGapMs = round(next.startedAtMs - previousEndedAtMs, 1);
+    else gap.missing = previousEndedAtMs === undefined && !next ? 'both' : previousEndedAtMs !== undefined ? 'next' : 'previous';
     return gap;
   });
 }
