@@ -62,6 +62,12 @@ import { parseInputOf, plainSettlementOf } from '../workflows/fetch-followup.js'
  */
 const TIMER_MARGIN_MS = 2;
 
+/**
+ * Bodies of one burst being stored at once, at most: with a 250 ms delay and a store answering in
+ * its 100 ms pack wait, one is; a store that stops answering stops the burst's requests at this many.
+ */
+export const MAX_BODIES_STORING = 4;
+
 /** Well inside the burst's 60 s heartbeat timeout. */
 const HEARTBEAT_WHILE_FINISHING_MS = 5000;
 
@@ -132,6 +138,8 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     const settles: Promise<void>[] = [];
     // Fetched bodies still being stored and recorded (each then parsed or settled as above).
     const storing: Promise<void>[] = [];
+    // Of those, the ones not stored yet: a store that lags holds the next request back (backpressure).
+    const storingNow = new Set<Promise<void>>();
     const finishOwn = (outcome: Extract<FetchBurstOutcome, { kind: 'done' }>, item: HostWorkItem, held: HeldBody | undefined, fetchRecords: FetchedBodyRecords | undefined): void => {
       const plain = plainSettlementOf(outcome.result);
       if (plain !== undefined) {
@@ -203,6 +211,10 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       // Every start waits the delay plus a margin; the workflow may start a burst before the host's
       // next fetch time (it then needs no timer), so the first may wait too.
       if (index > 0 || waitMs > 0) await timed('waiting', sleepUntilMs(decidedAtMs + waitMs + TIMER_MARGIN_MS, { nowMs: deps.now, sleepMs: (ms) => context.sleep(ms) }));
+      // A store that lags stops the burst's requests, not only its end: bodies waiting for it stay few.
+      while (storingNow.size >= MAX_BODIES_STORING) {
+        if ((await timed('waiting', firstOrTimeout([...storingNow], HEARTBEAT_WHILE_FINISHING_MS))) === 'timed-out') context.heartbeat();
+      }
       firstRequestAtMs ??= Date.now();
       if (Date.now() - burstStartedAtMs >= FIRST_HEARTBEAT_AFTER_MS) context.heartbeat();
 
@@ -257,6 +269,11 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
         // Awaited before the burst claims or returns; a failure there fails the burst.
         storingThis.catch(() => undefined);
         storing.push(storingThis);
+        const stored = storingThis.then(
+          () => void storingNow.delete(stored),
+          () => void storingNow.delete(stored),
+        );
+        storingNow.add(stored);
       } else {
         const settled = await attempt;
         const staleRules = settled.outcome.kind === 'done' && settled.outcome.result.kind === 'robots-stale';
@@ -381,6 +398,16 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
   }
 
   return { fetchBurst };
+}
+
+/** Whichever comes first: one of `promises` settling (they must not reject), or `timeoutMs`. */
+async function firstOrTimeout(promises: readonly Promise<void>[], timeoutMs: number): Promise<'settled' | 'timed-out'> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([Promise.race(promises).then(() => 'settled' as const), new Promise<'timed-out'>((resolve) => (timer = setTimeout(() => resolve('timed-out'), timeoutMs)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Names this burst call in robots.txt refresh leases: stable across its retries, unique between calls. */

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ActivityDeps } from '../../src/activities/deps.js';
 import type { FetchBurstInput, FetchBurstResult, FetchUrlInput, FetchUrlResult, ParseBatchInput, ParseBatchResult, ParseDocumentInput, SettleUrlInput } from '../../src/activities/contracts.js';
 import type { UrlFetchOptions } from '../../src/activities/fetch-activity.js';
-import { createFetchBurstActivities } from '../../src/activities/fetch-burst-activity.js';
+import { createFetchBurstActivities, MAX_BODIES_STORING } from '../../src/activities/fetch-burst-activity.js';
 import { HeldBodyBudget } from '../../src/activities/held-bodies.js';
 import type { FetchedPage } from '../../src/activities/parse-activity.js';
 import type { FetchedBodyRecords } from '../../src/storage/postgres/fetch-repository.js';
@@ -142,6 +142,51 @@ describe('a fetch burst parsing its own bodies', () => {
     expect(result.outcomes.map((outcome) => (outcome.kind === 'done' ? [outcome.result.kind, outcome.settled] : [outcome.kind]))).toEqual(items.map(() => ['fetched', true]));
     // The delay still runs from each response's end.
     for (let i = 1; i < PAGES; i++) expect(sentAtMs[i]! - respondedAtMs[i - 1]!).toBeGreaterThanOrEqual(DELAY_MS);
+  });
+
+  it('holds its next request back while MAX_BODIES_STORING bodies wait for a store that lags', async () => {
+    const URLS = MAX_BODIES_STORING + 3;
+    const sentAtMs: number[] = [];
+    // Each body's store ends only when the test lets it.
+    const storeEnds: (() => void)[] = [];
+    const fetchUrl = async (input: FetchUrlInput, _attempt: number, options?: UrlFetchOptions): Promise<FetchUrlResult> => {
+      const startedAtMs = Date.now();
+      sentAtMs.push(startedAtMs);
+      options?.onStoring?.({ kind: 'response', startedAtMs, finishedAtMs: startedAtMs, status: 200 });
+      await new Promise<void>((resolve) => storeEnds.push(resolve));
+      return { kind: 'fetched', status: 200, bodyKey: `bodies/${input.fingerprint}`, rawHash: input.fingerprint, bytes: 10, contentType: 'text/plain', parse: false, finalUrl: input.url, startedAtMs, finishedAtMs: startedAtMs };
+    };
+    const { fetchBurst } = createFetchBurstActivities({ now: Date.now } as unknown as ActivityDeps, {
+      fetchUrlAttempt: fetchUrl,
+      parseBatch: async () => ({ outcomes: [] }),
+      parsePage: async () => ({ title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false }),
+      settleUrl: async () => ({ deadLettered: false }),
+      readsSignals: async () => false,
+      heldBodies: new HeldBodyBudget(),
+    });
+    const items = Array.from({ length: URLS }, (_, i) => itemOf(i));
+    const burst: Promise<FetchBurstResult> = new MockActivityEnvironment().run(fetchBurst, {
+      host: HOST,
+      items,
+      politeness: initialHostPolitenessState(Date.now()),
+      policy: { ...DEFAULT_HOST_POLITENESS_POLICY, minDelayMs: 2, adaptiveFactor: 1 },
+      limits: DEFAULT_FETCH_BURST_LIMITS,
+      parseFetched: true,
+    });
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 60));
+    await settle();
+    // Every store lags: the burst stopped at the cap, well past the 2 ms delay of its next request.
+    expect(sentAtMs).toHaveLength(MAX_BODIES_STORING);
+    // One store ends: one more request goes out, and the burst stops again.
+    storeEnds[0]!();
+    await settle();
+    expect(sentAtMs).toHaveLength(MAX_BODIES_STORING + 1);
+    // The store catches up: the burst ends with every URL stored.
+    const releasing = setInterval(() => storeEnds.forEach((end) => end()), 5);
+    const result = await burst;
+    clearInterval(releasing);
+    expect(result.requestsStarted).toBe(URLS);
+    expect(result.outcomes.map((outcome) => (outcome.kind === 'done' ? outcome.result.kind : outcome.kind))).toEqual(items.map(() => 'fetched'));
   });
 
   it('parses up to three pages at once, started in fetch order; a sitemap alone, after those before it', async () => {
