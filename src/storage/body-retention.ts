@@ -73,9 +73,14 @@ export async function pruneBodies(deps: BodyRetentionDeps, options: PruneBodiesO
     deleted: { rows: 0, objects: 0, packs: 0, storedBytes: 0 },
     kept: { referenced: 0, tooYoung: 0 },
   };
+  // A dry run deletes no row, so step 4 would find packs still referenced by rows a real run deletes
+  // first: it counts those rows per pack instead.
+  const dryRunRowsGoneByPack = new Map<string, number>();
   const settle = async (sha256: string, objectKey: string): Promise<void> => {
     const outcome = await deleteIfUnreferenced(deps, { sha256, objectKey, cutoff, dryRun: summary.dryRun });
     if (outcome.kind === 'deleted') {
+      const pack = packKeyOf(objectKey);
+      if (summary.dryRun && outcome.row && pack !== undefined) dryRunRowsGoneByPack.set(pack, (dryRunRowsGoneByPack.get(pack) ?? 0) + 1);
       summary.deleted.rows += outcome.row ? 1 : 0;
       summary.deleted.objects += outcome.object ? 1 : 0;
       summary.deleted.storedBytes += outcome.storedBytes;
@@ -134,9 +139,10 @@ export async function pruneBodies(deps: BodyRetentionDeps, options: PruneBodiesO
   let packs: BodyObject[] = [];
   const settlePacks = async (): Promise<void> => {
     if (packs.length === 0) return;
-    const live = await referencedPacks(deps.pool, packs.map((pack) => pack.key));
+    const references = await packReferences(deps.pool, packs.map((pack) => pack.key));
     for (const pack of packs) {
-      if (live.has(pack.key)) continue;
+      const referenced = references.get(pack.key);
+      if (referenced && (referenced.byFetch || referenced.rows > (dryRunRowsGoneByPack.get(pack.key) ?? 0))) continue;
       summary.candidates.packs += 1;
       if (!summary.dryRun) await deps.bodies.remove(pack.key);
       summary.deleted.objects += 1;
@@ -154,15 +160,19 @@ export async function pruneBodies(deps: BodyRetentionDeps, options: PruneBodiesO
   return summary;
 }
 
-/** Those of `packKeys` that a body row or a fetch points into (keys from 'pack#' up to 'pack$', '$' following '#'). */
-async function referencedPacks(pool: Pool, packKeys: readonly string[]): Promise<Set<string>> {
-  const result = await pool.query<{ key: string }>(
-    `SELECT p.key FROM unnest($1::text[]) AS p(key)
-     WHERE EXISTS (SELECT 1 FROM bodies WHERE object_key COLLATE "C" >= p.key || '#' AND object_key COLLATE "C" < p.key || '$')
-        OR EXISTS (SELECT 1 FROM fetches WHERE body_key COLLATE "C" >= p.key || '#' AND body_key COLLATE "C" < p.key || '$')`,
+/**
+ * What points into each of `packKeys` that anything does: how many body rows, and whether a fetch
+ * (keys from 'pack#' up to 'pack$', '$' following '#').
+ */
+async function packReferences(pool: Pool, packKeys: readonly string[]): Promise<Map<string, { rows: number; byFetch: boolean }>> {
+  const result = await pool.query<{ key: string; rows: number; by_fetch: boolean }>(
+    `SELECT p.key, r.rows, f.by_fetch FROM unnest($1::text[]) AS p(key)
+     CROSS JOIN LATERAL (SELECT count(*)::int AS rows FROM bodies WHERE object_key COLLATE "C" >= p.key || '#' AND object_key COLLATE "C" < p.key || '$') r
+     CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM fetches WHERE body_key COLLATE "C" >= p.key || '#' AND body_key COLLATE "C" < p.key || '$') AS by_fetch) f
+     WHERE r.rows > 0 OR f.by_fetch`,
     [[...packKeys]],
   );
-  return new Set(result.rows.map((row) => row.key));
+  return new Map(result.rows.map((row) => [row.key, { rows: row.rows, byFetch: row.by_fetch }]));
 }
 
 /**

@@ -11,8 +11,8 @@ export const bodiesUsage = `usage: crawler bodies prune [--older-than DAYS] [--g
 
 prune  deletes stored bodies (MinIO objects and their rows) that no fetch record references:
        bodies whose fetches were deleted, and objects a fetch uploaded but never recorded. A
-       pack of small bodies goes once none of its bodies is referenced (a dry run counts only
-       packs unreferenced already, as it deletes no row).
+       pack of small bodies goes once none of its bodies is referenced (a dry run counts the
+       packs the rows it would delete free, as a real run would).
        --older-than DAYS   only bodies stored more than DAYS ago (fractions allowed)
        --grace-minutes M   never anything younger than M minutes, whatever --older-than says
                            (default ${DEFAULT_BODY_GRACE_MS / 60_000}: covers a fetch between upload and commit)
