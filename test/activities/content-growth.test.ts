@@ -6,7 +6,7 @@ import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
 import { registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
 import { inTransaction } from '../../src/storage/postgres/pool.js';
-import { readDepthContent, recordContentGrowth } from '../../src/storage/postgres/url-scope-repository.js';
+import { depthContentKey, readRegistrationFacts, recordContentGrowth } from '../../src/storage/postgres/url-scope-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 
 const HOST = '127.70.1.1';
@@ -22,7 +22,9 @@ describe('recordContentGrowth', () => {
   const pages = ['first', 'same-text', 'other-text', 'no-text'].map(entry);
   const growth = (page: NewFrontierEntry, normalizedHash: string | null) =>
     inTransaction(harness.pool, (client) => recordContentGrowth(client, { crawlId, fingerprint: page.fingerprint, normalizedHash }));
-  const figures = async () => (await readDepthContent(harness.pool, crawlId, 2, [HOST])).get(HOST);
+  // As link registration reads them (what the trap detector decides on).
+  const figures = async () =>
+    (await readRegistrationFacts(harness.pool, crawlId, { confirm: [], hosts: [], paths: [], depthContent: [{ depth: 2, host: HOST }], present: [], withDiscoveryRoom: false })).depthContent.get(depthContentKey(2, HOST));
 
   beforeAll(async () => {
     harness = await createHarness('content-growth');

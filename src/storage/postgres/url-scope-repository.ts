@@ -192,16 +192,6 @@ const CONTENT_GROWTH_ROWS: RowStatement = {
   keyColumns: 2,
 };
 
-/** Pages and pages with new content per host at one depth. */
-export async function readDepthContent(db: Queryable, crawlId: string, depth: number, hosts: readonly string[]): Promise<Map<string, { pages: number; newContent: number }>> {
-  if (hosts.length === 0 || depth < 0) return new Map();
-  const result = await db.query<{ host: string; pages: number; new_content: number }>(
-    'SELECT host, pages, new_content FROM crawl_depth_stats WHERE crawl_id = $1 AND depth = $2 AND host = ANY($3)',
-    [crawlId, depth, [...hosts]],
-  );
-  return new Map(result.rows.map((row) => [row.host, { pages: row.pages, newContent: row.new_content }]));
-}
-
 export interface Rejection {
   url: string;
   fingerprint: string;
