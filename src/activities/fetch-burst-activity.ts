@@ -140,6 +140,9 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     const storing: Promise<void>[] = [];
     // Of those, the ones not stored yet: a store that lags holds the next request back (backpressure).
     const storingNow = new Set<Promise<void>>();
+    // A store that failed ends the burst before its next request: its error fails the burst at the
+    // end (Promise.all(storing)), and the host is not asked for bodies that could not be kept.
+    let storeFailed = false;
     const finishOwn = (outcome: Extract<FetchBurstOutcome, { kind: 'done' }>, item: HostWorkItem, held: HeldBody | undefined, fetchRecords: FetchedBodyRecords | undefined): void => {
       const plain = plainSettlementOf(outcome.result);
       if (plain !== undefined) {
@@ -202,7 +205,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       if (item === undefined) break;
       const into = index < input.items.length ? outcomes : extendedOutcomes;
       const decidedAtMs = deps.now();
-      const waitMs = ended ? undefined : burstWaitMs(politeness, policy, decidedAtMs, input.limits);
+      const waitMs = ended || storeFailed ? undefined : burstWaitMs(politeness, policy, decidedAtMs, input.limits);
       if (waitMs === undefined) {
         ended = true;
         into.push({ kind: 'not-attempted' });
@@ -213,7 +216,13 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       if (index > 0 || waitMs > 0) await timed('waiting', sleepUntilMs(decidedAtMs + waitMs + TIMER_MARGIN_MS, { nowMs: deps.now, sleepMs: (ms) => context.sleep(ms) }));
       // A store that lags stops the burst's requests, not only its end: bodies waiting for it stay few.
       while (storingNow.size >= MAX_BODIES_STORING) {
-        if ((await timed('waiting', firstOrTimeout([...storingNow], HEARTBEAT_WHILE_FINISHING_MS))) === 'timed-out') context.heartbeat();
+        const waited = await timed('waiting', Promise.race([firstOrTimeout([...storingNow], HEARTBEAT_WHILE_FINISHING_MS), context.cancelled]));
+        if (waited === 'timed-out') context.heartbeat();
+      }
+      if (storeFailed) {
+        ended = true;
+        into.push({ kind: 'not-attempted' });
+        continue;
       }
       firstRequestAtMs ??= Date.now();
       if (Date.now() - burstStartedAtMs >= FIRST_HEARTBEAT_AFTER_MS) context.heartbeat();
@@ -271,7 +280,10 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
         storing.push(storingThis);
         const stored = storingThis.then(
           () => void storingNow.delete(stored),
-          () => void storingNow.delete(stored),
+          () => {
+            storeFailed = true;
+            storingNow.delete(stored);
+          },
         );
         storingNow.add(stored);
       } else {

@@ -189,6 +189,35 @@ describe('a fetch burst parsing its own bodies', () => {
     expect(result.outcomes.map((outcome) => (outcome.kind === 'done' ? outcome.result.kind : outcome.kind))).toEqual(items.map(() => 'fetched'));
   });
 
+  it('sends no request after a store failed, and fails with its error', async () => {
+    const sentAtMs: number[] = [];
+    const fetchUrl = async (input: FetchUrlInput, _attempt: number, options?: UrlFetchOptions): Promise<FetchUrlResult> => {
+      const startedAtMs = Date.now();
+      sentAtMs.push(startedAtMs);
+      options?.onStoring?.({ kind: 'response', startedAtMs, finishedAtMs: startedAtMs, status: 200 });
+      throw new Error(`the object store refused the body of ${input.url}`);
+    };
+    const { fetchBurst } = createFetchBurstActivities({ now: Date.now } as unknown as ActivityDeps, {
+      fetchUrlAttempt: fetchUrl,
+      parseBatch: async () => ({ outcomes: [] }),
+      parsePage: async () => ({ title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false }),
+      settleUrl: async () => ({ deadLettered: false }),
+      readsSignals: async () => false,
+      heldBodies: new HeldBodyBudget(),
+    });
+    const burst = new MockActivityEnvironment().run(fetchBurst, {
+      host: HOST,
+      items: Array.from({ length: 6 }, (_, i) => itemOf(i)),
+      politeness: initialHostPolitenessState(Date.now()),
+      policy: { ...DEFAULT_HOST_POLITENESS_POLICY, minDelayMs: 2, adaptiveFactor: 1 },
+      limits: DEFAULT_FETCH_BURST_LIMITS,
+      parseFetched: true,
+    });
+    await expect(burst).rejects.toThrow(/the object store refused the body of http:\/\/burst.example\/p0/);
+    // Its URLs go back untried: Temporal retries the burst, and the host was asked once.
+    expect(sentAtMs).toHaveLength(1);
+  });
+
   it('parses up to three pages at once, started in fetch order; a sitemap alone, after those before it', async () => {
     const URLS = 7;
     const SITEMAP = 4;
