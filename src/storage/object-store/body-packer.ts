@@ -8,7 +8,7 @@
  * A body is stored once: before a pack is sent, the bodies it holds are looked up in the records
  * (one query per pack) and in what this packer sent recently; those found are answered with their
  * existing key (`created: false`: the caller makes sure it still exists once its record commits,
- * body-retention.ts), the others go in the pack (`created: true`). Two workers packing the same new
+ * body-retention.ts), the others go in the pack (`created: true`, to their first add() only). Two workers packing the same new
  * body at the same moment may both store it; its record keeps one, and the prune reclaims the
  * other copy with its pack once nothing points into it.
  *
@@ -95,7 +95,10 @@ export class BodyPacker {
     if (gzipped.length === 0) return Promise.reject(new Error(`BodyPacker.add: the gzipped body of ${sha256} is empty; a gzip member has a header at least`));
     const nowMs = this.now();
     const known = this.recent.get(sha256);
-    if (known && nowMs - known.atMs < this.recentBodiesTtlMs) return known.answer;
+    // Only the add() that stored a body answers `created: true`. Another is answered from memory as
+    // one stored before: the first's record may never commit, and a prune with a grace shorter than
+    // recentBodiesTtlMs may then take the pack, so its caller checks the pack after its commit.
+    if (known && nowMs - known.atMs < this.recentBodiesTtlMs) return known.answer.then(({ key }) => ({ key, created: false }));
     const answer = new Promise<PackedBody>((resolve, reject) => {
       const pack = (this.open ??= { waiting: [], bytes: 0, timer: undefined });
       pack.waiting.push({ sha256, gzipped, resolve, reject });
