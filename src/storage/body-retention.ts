@@ -16,8 +16,10 @@
  *    (keepBodyStored), uploading it again if a prune removed it in between.
  * 4. Then packs, older than the cutoff, that no row and no fetch points into. A pack that old gains
  *    a reference only from a fetch that found one of its bodies recorded (BodyPacker's lookup),
- *    and that fetch checks the pack after its commit (step 3): either this scan sees its record
- *    and keeps the pack, or the fetch finds the pack gone and stores its body again.
+ *    and that fetch checks the pack after its commit (step 3), under the pack's shared advisory
+ *    lock (packRetentionLockKey). Each pack goes in a transaction under that lock, exclusive, after
+ *    checking its references again: a fetch that committed before the check keeps the pack; one
+ *    that commits after it checks once the pack is gone, and stores its body again.
  *
  * A fetch that commits before step 2's check is seen by it and keeps its body; one that commits
  * after waited for the lock and re-uploads. The cutoff is never later than now - graceMs, so an
@@ -26,8 +28,8 @@
  */
 import { isPackKey, PACK_PREFIX, packKeyOf, sha256OfStandaloneKey, STANDALONE_BODY_PREFIX } from './object-store/body-key.js';
 import type { BodyStore, GzippedBody } from './object-store/body-store.js';
-import { bodyRetentionLockKey, moveBodyRecords } from './postgres/fetch-repository.js';
-import { inTransaction, type Pool } from './postgres/pool.js';
+import { bodyRetentionLockKey, moveBodyRecords, packRetentionLockKey } from './postgres/fetch-repository.js';
+import { inTransaction, type Pool, type PoolClient } from './postgres/pool.js';
 
 export interface PruneBodiesOptions {
   /** Only bodies whose row and object are older than this many ms. Default: the grace period alone. */
@@ -139,12 +141,25 @@ export async function pruneBodies(deps: BodyRetentionDeps, options: PruneBodiesO
   let packs: BodyObject[] = [];
   const settlePacks = async (): Promise<void> => {
     if (packs.length === 0) return;
+    const stillReferenced = (references: Map<string, PackReferences>, key: string): boolean => {
+      const referenced = references.get(key);
+      return referenced !== undefined && (referenced.byFetch || referenced.rows > (dryRunRowsGoneByPack.get(key) ?? 0));
+    };
+    // One query for the batch finds the candidates; each is checked again under its lock.
     const references = await packReferences(deps.pool, packs.map((pack) => pack.key));
     for (const pack of packs) {
-      const referenced = references.get(pack.key);
-      if (referenced && (referenced.byFetch || referenced.rows > (dryRunRowsGoneByPack.get(pack.key) ?? 0))) continue;
+      if (stillReferenced(references, pack.key)) continue;
       summary.candidates.packs += 1;
-      if (!summary.dryRun) await deps.bodies.remove(pack.key);
+      const removed = await inTransaction(deps.pool, async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock($1)', [packRetentionLockKey(pack.key)]);
+        if (stillReferenced(await packReferences(client, [pack.key]), pack.key)) return false;
+        if (!summary.dryRun) await deps.bodies.remove(pack.key);
+        return true;
+      });
+      if (!removed) {
+        summary.kept.referenced += 1;
+        continue;
+      }
       summary.deleted.objects += 1;
       summary.deleted.packs += 1;
       summary.deleted.storedBytes += pack.size;
@@ -160,12 +175,19 @@ export async function pruneBodies(deps: BodyRetentionDeps, options: PruneBodiesO
   return summary;
 }
 
+interface PackReferences {
+  /** Body rows pointing into the pack. */
+  rows: number;
+  /** Whether a fetch does. */
+  byFetch: boolean;
+}
+
 /**
  * What points into each of `packKeys` that anything does: how many body rows, and whether a fetch
  * (keys from 'pack#' up to 'pack$', '$' following '#').
  */
-async function packReferences(pool: Pool, packKeys: readonly string[]): Promise<Map<string, { rows: number; byFetch: boolean }>> {
-  const result = await pool.query<{ key: string; rows: number; by_fetch: boolean }>(
+async function packReferences(db: Pool | PoolClient, packKeys: readonly string[]): Promise<Map<string, PackReferences>> {
+  const result = await db.query<{ key: string; rows: number; by_fetch: boolean }>(
     `SELECT p.key, r.rows, f.by_fetch FROM unnest($1::text[]) AS p(key)
      CROSS JOIN LATERAL (SELECT count(*)::int AS rows FROM bodies WHERE object_key COLLATE "C" >= p.key || '#' AND object_key COLLATE "C" < p.key || '$') r
      CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM fetches WHERE body_key COLLATE "C" >= p.key || '#' AND body_key COLLATE "C" < p.key || '$') AS by_fetch) f
@@ -189,7 +211,12 @@ export async function keepBodyStored(deps: Pick<BodyRetentionDeps, 'pool' | 'bod
     await deps.bodies.putGzipIfAbsent(input.sha256, input.body);
     return input.key;
   }
-  if (await deps.bodies.exists(pack)) return input.key;
+  // Under the pack's lock, shared: a prune removing it has committed, or sees our record and keeps it.
+  const packStored = await inTransaction(deps.pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock_shared($1)', [packRetentionLockKey(pack)]);
+    return deps.bodies.exists(pack);
+  });
+  if (packStored) return input.key;
   const { key } = await deps.bodies.putGzipIfAbsent(input.sha256, input.body);
   await moveBodyRecords(deps.pool, { sha256: input.sha256, fromKey: input.key, toKey: key });
   return key;

@@ -14,7 +14,7 @@ import { readWarcRecords, splitHttpBlock, warcField, type ParsedWarcRecord } fro
 import { pruneBodies } from '../../src/storage/body-retention.js';
 import { bodyKeyFor, packKeyOf } from '../../src/storage/object-store/body-key.js';
 import { BodyPacker } from '../../src/storage/object-store/body-packer.js';
-import { recordBody, storedBodyKeys } from '../../src/storage/postgres/fetch-repository.js';
+import { packRetentionLockKey, recordBody, storedBodyKeys } from '../../src/storage/postgres/fetch-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { generateWeb, startTestWeb, type RequestLogEntry, type TestWeb } from '../support/test-web/index.js';
 
@@ -354,6 +354,37 @@ describe('WARC export and body retention', () => {
       // Every stored fetch still exports with its body.
       const { stderr } = await crawler('export', '--format', 'warc', '--output', path.join(outDir, 'after-prune'));
       expect(stderr).toMatch(/0 with a missing body/);
+    });
+
+    it('keeps a pack whose body a fetch points at while the prune waits for the pack', async () => {
+      const packer = new BodyPacker(harness.bodies, (sha256s) => storedBodyKeys(harness.pool, sha256s));
+      // A pack nothing points into: the prune's scan finds it a candidate.
+      const [packed] = await storePacked(packer, ['a packed body a fetch is about to reference again']);
+      await harness.pool.query('DELETE FROM bodies WHERE sha256 = $1', [Buffer.from(packed!.sha256, 'hex')]);
+      const pack = packKeyOf(packed!.key)!;
+      const [fetch] = fetches.filter((row) => row.outcome === 'ok');
+      const checker = await harness.pool.connect();
+      try {
+        // A fetch that found the body recorded checks its pack under the pack's shared lock, after its commit.
+        await checker.query('BEGIN');
+        await checker.query('SELECT pg_advisory_xact_lock_shared($1)', [packRetentionLockKey(pack)]);
+        const pruning = pruneBodies({ pool: harness.pool, bodies: harness.bodies, now: Date.now }, { graceMs: 0 });
+        await until(async () => (await harness.pool.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)).rowCount! > 0);
+        // Meanwhile another fetch commits a record pointing into the pack: the prune's batch query did not see it.
+        await harness.pool.query(
+          `INSERT INTO fetches (fingerprint, generation, crawl_id, url, final_url, fetched_at, status, outcome, raw_hash, body_key, bytes)
+           VALUES (decode($1, 'hex'), 997, 'warc-2', $2, $2, now(), 200, 'ok', decode($3, 'hex'), $4, 1)`,
+          [fetch!.fingerprint, fetch!.final_url, packed!.sha256, packed!.key],
+        );
+        await checker.query('COMMIT');
+        const summary = await pruning;
+        expect(summary.kept.referenced).toBeGreaterThanOrEqual(1);
+      } finally {
+        checker.release();
+      }
+      expect(await objectKeys()).toContain(pack);
+      expect((await harness.bodies.getBody(packed!.key)).toString()).toBe('a packed body a fetch is about to reference again');
+      await harness.pool.query(`DELETE FROM fetches WHERE generation = 997`);
     });
 
     it('keeps a body whose fetch commits while the prune waits for it', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { RobotsCacheEntry } from '../../domain/robots/index.js';
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import { inTransaction, type Pool, type PoolClient } from './pool.js';
@@ -274,6 +275,14 @@ const FETCHED_BODIES_SQL = `WITH retention_locks AS (
  */
 export function bodyRetentionLockKey(sha256Hex: string): string {
   return (BigInt(`0x${sha256Hex.slice(0, 16)}`) & 0x7fff_ffff_ffff_ffffn).toString();
+}
+
+/**
+ * The advisory lock of a pack of bodies (body-key.ts): the prune removes a pack under it, exclusive,
+ * and a fetch that recorded a body in an older pack checks the pack under it, shared.
+ */
+export function packRetentionLockKey(packKey: string): string {
+  return bodyRetentionLockKey(createHash('sha256').update(`pack:${packKey}`).digest('hex'));
 }
 
 export interface UrlValidators {
