@@ -26,8 +26,10 @@ export function createHostActivities(deps: ActivityDeps) {
       maxItems: input.maxItems,
       claimToken: input.claimToken ?? activityCallToken(),
       random: Math.random,
-      // A token of this call is new on its first try; a given token may carry a burst's claim.
-      freshToken: input.claimToken === undefined && Context.current().info.attempt === 1,
+      // A token of this call is new on its first try; a given token may carry a burst's claim. A local
+      // activity's is not: a workflow task lost after the claim committed runs it again, as attempt 1
+      // under the same token, and only the lookup returns what the first run took.
+      freshToken: input.claimToken === undefined && Context.current().info.attempt === 1 && !Context.current().info.isLocal,
     });
     const host = input.withHostRecord === false ? undefined : await getHostRecord(deps.pool, input.host);
     if (items.length === 0 && input.releaseIfEmpty) {

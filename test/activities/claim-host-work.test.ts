@@ -124,4 +124,19 @@ describe('claimHostWork', () => {
     const later: ClaimHostWorkResult = await env.run(activities.claimHostWork, { ...input, withHostRecord: false });
     expect(later.host).toBeUndefined();
   });
+
+  it('answers a local claim run again as attempt 1 (its workflow task was lost) with what the first run took', async () => {
+    const activities = activitiesOf(harness, 'a local claim');
+    // A crawl of its own, so that what the tests before took does not matter.
+    await harness.pool.query(`UPDATE crawls SET state = 'paused' WHERE id IN ('crawl-a', 'crawl-b')`);
+    await createCrawl(harness.pool, { id: 'crawl-local', config: resolveCrawlConfig({ allowPrivateNetworks: true, maxPages: 100 }), seedHosts: [HOST] });
+    await registerFrontierEntries(harness.pool, 'crawl-local', [entry('l0', 0), entry('l1', 0)], { respectDiscoveryBudget: false });
+    const input = { host: HOST, maxItems: 1, releaseIfEmpty: false, politeness: null, paused: false, delayOverrideMs: null, taskQueue: 'claim-test', withHostRecord: false };
+    // The same workflow run and activity id, attempt 1 both times: how a replay runs a local activity again.
+    const asReplayed = () => new MockActivityEnvironment({ isLocal: true, attempt: 1, activityId: '7', workflowExecution: { workflowId: 'host/claim-test', runId: 'run-lost-task' } });
+    const first: ClaimHostWorkResult = await asReplayed().run(activities.claimHostWork, input);
+    expect(first.items).toHaveLength(1);
+    const again: ClaimHostWorkResult = await asReplayed().run(activities.claimHostWork, input);
+    expect(again.items).toEqual(first.items);
+  });
 });
