@@ -76,6 +76,12 @@ export interface UrlFetchOptions {
    * starts its next request meanwhile. What fails after it is the store, not the host.
    */
   onStoring?: (hostOutcome: HostOutcome) => void;
+  /**
+   * The caller refreshes a stale robots.txt itself (a burst given refreshRobots): an unreachable
+   * file whose retry time has passed is then stale (`robots-stale`), not a RobotsUnreachable
+   * failure, so that it is asked for again before the URL, not after the URL's next retry.
+   */
+  refreshesRobots?: boolean;
 }
 
 /** A fetch burst's request to keep the decoded body of a page it will parse (held-bodies.ts). */
@@ -115,9 +121,10 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
     if (preflight.recorded) return resultFromRecord(preflight.recorded, input);
     const robots = preflight.robots;
     // An unreachable robots.txt still disallows when its retry time has passed: the URL waits
-    // (RobotsUnreachable) and the host workflow refreshes the file before the URL's next attempt.
+    // (RobotsUnreachable) and the host workflow refreshes the file before the URL's next attempt;
+    // or, for a caller that refreshes it itself, the file is stale and refreshed first.
     const stillUnreachable = robots?.policy.kind === 'disallow-all' && robots.unreachableSinceMs !== undefined;
-    if (!robots || (!isRobotsFresh(robots, deps.now()) && !stillUnreachable)) return { kind: 'robots-stale', atMs: deps.now() };
+    if (!robots || (!isRobotsFresh(robots, deps.now()) && (!stillUnreachable || options.refreshesRobots === true))) return { kind: 'robots-stale', atMs: deps.now() };
     const verdict = robotsVerdictFor(robots, productTokenOf(context.record.config.userAgent), url.pathAndQuery);
     if (!verdict.allowed && stillUnreachable) {
       // RFC 9309 §2.3.1.4: an unreachable robots.txt disallows everything *for now*. The URL is

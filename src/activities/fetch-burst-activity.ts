@@ -237,6 +237,8 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       const storingBegins = new Promise<'storing'>((resolve) => (storingStarted = () => resolve('storing')));
       const options: UrlFetchOptions = {
         preflight: { origin: item.origin, read: preflights[index]! },
+        // Stale rules, an unreachable file's past its retry time included, are refreshed here once per origin.
+        refreshesRobots: input.refreshRobots === true && refreshRobots !== undefined && !robots.some((refresh) => refresh.origin === item.origin),
         onStoring: (hostOutcome) => {
           storingOutcome = hostOutcome;
           storingStarted();
@@ -291,7 +293,11 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
         const staleRules = settled.outcome.kind === 'done' && settled.outcome.result.kind === 'robots-stale';
         if (staleRules && input.refreshRobots && refreshRobots && !robots.some((refresh) => refresh.origin === item.origin)) {
           // The slot this URL took goes to its origin's robots.txt, a request like any other.
-          const refreshed = await timed('fetching', refreshRobots({ origin: item.origin, crawlId: item.crawlId }, `${burstCallId(context)}/robots/${robots.length + 1}`));
+          // A slow robots.txt may take longer than the heartbeat timeout: beat meanwhile, as a fetch does.
+          const beating = setInterval(() => context.heartbeat(), HEARTBEAT_WHILE_FINISHING_MS);
+          const refreshed = await timed('fetching', refreshRobots({ origin: item.origin, crawlId: item.crawlId }, `${burstCallId(context)}/robots/${robots.length + 1}`)).finally(() =>
+            clearInterval(beating),
+          );
           robots.push({ origin: item.origin, refreshed });
           if (refreshed.requested) requestsStarted += 1;
           // Its Crawl-delay counts from this very request, as the workflow counts it.

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { FAILURE_POLICIES } from '../../src/domain/failures/index.js';
+import { nextRobotsCacheEntry } from '../../src/domain/robots/index.js';
+import { saveRobotsEntry } from '../../src/storage/postgres/robots-repository.js';
 import { DEFAULT_FETCH_BURST_LIMITS } from '../../src/domain/politeness/index.js';
 import { hostWorkflowId } from '../../src/workflows/messages.js';
 import type { ClaimHostWorkInput, FetchBurstInput, FetchBurstResult, FetchUrlInput, ParseBatchInput, SettleUrlInput } from '../../src/activities/contracts.js';
@@ -279,8 +281,8 @@ async function crawlOneHost(options: {
   worker?: Parameters<Harness['startWorker']>[0];
   /** Pages form a binary tree (page i links to 2i+1 and 2i+2) crawled from its root alone; else every page is a seed. */
   tree?: boolean;
-  /** Runs on the crawl's database before the crawl starts (fault injection). */
-  beforeCrawl?: (harness: Harness) => Promise<void>;
+  /** Runs on the crawl's database before the crawl starts (fault injection); `origin` is the host's. */
+  beforeCrawl?: (harness: Harness, origin: string) => Promise<void>;
   /** The host's robots.txt. Default: allow everything. */
   robotsTxt?: string;
 }): Promise<OneHostCrawl> {
@@ -300,7 +302,7 @@ async function crawlOneHost(options: {
   });
   const harness = await createHarness(options.name);
   await harness.startWorker(options.worker);
-  await options.beforeCrawl?.(harness);
+  await options.beforeCrawl?.(harness, `http://${options.host}:${web.port}`);
   const seeds = Array.from({ length: options.tree ? 1 : options.pages }, (_, i) => `http://${options.host}:${web.port}${pagePath(i)}`);
   const config = { minHostDelayMs: options.delayMs, maxDepth: options.tree ? 10 : 0, politeness: { adaptiveFactor: 1 } };
   const summary = await harness.runCrawl({ crawlId: options.name, seeds, config });
@@ -391,6 +393,38 @@ describe("a host's robots.txt refreshed inside its first burst", () => {
 
   it('keeps the host delay between robots.txt and the pages, as between any two requests', () => {
     expectHostDelayKept(crawled().withRobots, ROBOTS_DELAY_MS);
+  });
+});
+
+describe('a robots.txt left unreachable by an earlier run, past its retry time', () => {
+  const PAGES_HERE = 6;
+  const crawlId = 'wf-robots-unreachable-before';
+  const crawled = crawlOneHostAround({
+    name: crawlId,
+    host: '127.65.0.9',
+    pages: PAGES_HERE,
+    delayMs: 150,
+    // What a 503 an hour ago left in the shared cache: everything disallowed until its retry time, 50 minutes ago.
+    beforeCrawl: async (harness, origin) => {
+      const atMs = Date.now() - 60 * 60_000;
+      const entry = nextRobotsCacheEntry({ kind: 'unreachable', reason: 'HTTP 503', status: 503 }, undefined, atMs, undefined, { unreachableRetryMs: 10 * 60_000 });
+      expect(entry).toMatchObject({ policy: { kind: 'disallow-all' }, unreachableSinceMs: atMs });
+      await saveRobotsEntry(harness.pool, { origin, owner: 'an earlier run', entry, sitemaps: [] });
+    },
+  });
+
+  it('is asked for again by the first burst, before any URL fails for it', async () => {
+    const { activities, withRobots, log, harness } = crawled();
+    // A fetch would have failed its URL as RobotsUnreachable (an attempt of 4, 5 minutes apart) and
+    // ended the burst, each burst again, without asking for the file.
+    const failures = await harness.pool.query(`SELECT 1 FROM attempts WHERE crawl_id = $1 AND failure_type = 'RobotsUnreachable'`, [crawlId]);
+    expect(failures.rowCount).toBe(0);
+    expect(activities.robotsInBursts).toHaveLength(1);
+    expect(activities.robotsActivities).toBe(0);
+    expect(withRobots[0]!.path).toBe('/robots.txt');
+    expect(withRobots.filter((entry) => entry.path === '/robots.txt')).toHaveLength(1);
+    expect(log.map((entry) => entry.path).sort()).toEqual(Array.from({ length: PAGES_HERE }, (_, i) => pagePath(i)).sort());
+    expectHostDelayKept(withRobots, 150);
   });
 });
 
