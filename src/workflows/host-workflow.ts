@@ -126,6 +126,13 @@ const LOCAL_CLAIMS_PATCH = 'claims-as-local-activities';
  */
 const ROBOTS_IN_BURSTS_PATCH = 'robots-refreshed-in-bursts';
 /**
+ * A burst that hands back stale rules without having refreshed them ran on an activity worker from
+ * before ROBOTS_IN_BURSTS_PATCH (a rolling upgrade): the loop refreshes robots.txt itself from then
+ * on, where it would start burst after burst without a request. Reached only in that case, which no
+ * earlier history has: `patched` is called there alone.
+ */
+const ROBOTS_FROM_LOOP_AFTER_OLD_BURST_PATCH = 'robots-from-loop-after-old-burst';
+/**
  * A burst given a claim claims and fetches its host's next URLs itself, up to this many URLs in all
  * and within its span limit: one activity and one workflow task for several levels of a host's pages.
  * Activity input and result only: replay of earlier histories is unchanged (their results have no `extended`).
@@ -260,6 +267,8 @@ async function runBackQueue(
   const selfParsingBursts = takes(SELF_PARSING_BURSTS_PATCH);
   const claims = takes(LOCAL_CLAIMS_PATCH) ? localStoreActivities : storeActivities;
   const robotsInBursts = takes(ROBOTS_IN_BURSTS_PATCH);
+  /** Bursts refresh stale robots.txt; false once one did not (ROBOTS_FROM_LOOP_AFTER_OLD_BURST_PATCH). */
+  let burstsRefreshRobots = robotsInBursts;
   /** The fewest URLs a burst fetches. */
   const burstMinUrls = selfParsingBursts ? 1 : 2;
   /** The queue's one URL will go as a burst, which claims beside it: no claim of its own first. */
@@ -455,7 +464,7 @@ async function runBackQueue(
     }
 
     // A burst refreshes stale rules itself (robotsInBursts); anything else waits for them here.
-    if (!state.robotsFresh(item.origin, nowMs) && !(robotsInBursts && state.burstSizeAt(item, earlyBurstAtMs ?? nowMs, bursts.limits, burstMinUrls) > 0)) {
+    if (!state.robotsFresh(item.origin, nowMs) && !(burstsRefreshRobots && state.burstSizeAt(item, earlyBurstAtMs ?? nowMs, bursts.limits, burstMinUrls) > 0)) {
       // robots.txt is a request to the host like any other: it takes a politeness slot.
       state.queue.unshift(item);
       flushCarriedParses();
@@ -651,6 +660,8 @@ async function runBackQueue(
         else finishing.push(decideAfterFailure(item, outcome.failureType, outcome.details, outcome.message, enforced));
       } else if (outcome.result.kind === 'robots-stale') {
         state.robotsFreshUntilMs[item.origin] = 0;
+        const refreshedHere = (result.robots ?? []).some((refresh) => refresh.origin === item.origin);
+        if (burstsRefreshRobots && !refreshedHere && patched(ROBOTS_FROM_LOOP_AFTER_OLD_BURST_PATCH)) burstsRefreshRobots = false;
         requeued.push(item);
       } else if (outcome.result.kind === 'fetched' && outcome.result.parse) {
         // Parsed by the burst: done. Not parsed there: to the parse stage, or straight to

@@ -428,6 +428,29 @@ describe('a robots.txt left unreachable by an earlier run, past its retry time',
   });
 });
 
+describe('bursts on an activity worker from before robots.txt in bursts (a rolling upgrade)', () => {
+  const PAGES_HERE = 6;
+  const crawled = crawlOneHostAround({
+    name: 'wf-robots-old-activities',
+    host: '127.65.0.10',
+    pages: PAGES_HERE,
+    delayMs: 150,
+    // Such a worker ignores refreshRobots: a burst hands back stale rules, unrefreshed.
+    worker: { wrapActivities: (created) => ({ ...created, fetchBurst: ({ refreshRobots: _ignored, ...input }) => created.fetchBurst(input) }) },
+  });
+
+  it('refreshes robots.txt from the loop once a burst did not, instead of starting burst after burst', () => {
+    const { activities, withRobots, log } = crawled();
+    expect(activities.robotsInBursts).toEqual([]);
+    expect(activities.robotsActivities).toBe(1);
+    // The one that handed the rules back, and those after the refresh.
+    expect(activities.bursts.length).toBeLessThanOrEqual(1 + PAGES_HERE);
+    expect(withRobots.filter((entry) => entry.path === '/robots.txt')).toHaveLength(1);
+    expect(log.map((entry) => entry.path).sort()).toEqual(Array.from({ length: PAGES_HERE }, (_, i) => pagePath(i)).sort());
+    expectHostDelayKept(withRobots, 150);
+  });
+});
+
 describe('a Crawl-delay beyond the burst limit, learned inside a burst', () => {
   const PAGES_HERE = 4;
   const CRAWL_DELAY_MS = 1500;
