@@ -124,6 +124,25 @@ describe('BodyPacker', () => {
     expect((await later.getBody(stored.key)).toString()).toBe('lost once');
   });
 
+  it('fails the bodies of a pack whose upload does not answer, and frees its slot', async () => {
+    uploads = [];
+    let calls = 0;
+    // The first upload never answers; the next ones store.
+    const hangingOnce: PackStore = {
+      putPack(key, bytes) {
+        calls += 1;
+        return calls === 1 ? new Promise<void>(() => undefined) : harness.bodies.putPack(key, bytes);
+      },
+    };
+    const packer = packerWith({ maxPacksInFlight: 1, putTimeoutMs: 100 }, hangingOnce);
+    const hung = bodyOf('a body the store never answered for');
+    await expect(packer.add(hung.sha256, hung.gzipped)).rejects.toThrow(/got no answer in 100 ms: is the object store up\?/);
+    // Its one slot is free again: the next pack goes out, and the failed body may be added again.
+    const stored = await packer.add(hung.sha256, hung.gzipped);
+    expect(stored.created).toBe(true);
+    expect((await harness.bodies.getBody(stored.key)).toString()).toBe('a body the store never answered for');
+  });
+
   it('refuses what is not a body by name', async () => {
     const packer = packerWith();
     await expect(packer.add('nope', Buffer.from('x'))).rejects.toThrow(/not a SHA-256 hex digest: 'nope'/);

@@ -32,6 +32,11 @@ export interface BodyPackerOptions {
   recentBodiesTtlMs?: number;
   /** Recently stored bodies remembered at most (the oldest are forgotten first). Default 100_000. */
   maxRecentBodies?: number;
+  /**
+   * An upload that has not answered after this long, ms, fails its pack's bodies and frees its slot:
+   * a store that stops answering must not hold every fetch of the worker. Default 60_000.
+   */
+  putTimeoutMs?: number;
 }
 
 export const DEFAULT_MAX_PACK_BYTES = 8 * 1024 * 1024;
@@ -70,6 +75,7 @@ export class BodyPacker {
   private readonly maxPacksInFlight: number;
   private readonly recentBodiesTtlMs: number;
   private readonly maxRecentBodies: number;
+  private readonly putTimeoutMs: number;
   private open: OpenPack | undefined;
   private packsInFlight = 0;
   private readonly slotWaiters: (() => void)[] = [];
@@ -87,6 +93,7 @@ export class BodyPacker {
     this.maxPacksInFlight = positive('maxPacksInFlight', options.maxPacksInFlight ?? 4);
     this.recentBodiesTtlMs = positive('recentBodiesTtlMs', options.recentBodiesTtlMs ?? 600_000);
     this.maxRecentBodies = positive('maxRecentBodies', options.maxRecentBodies ?? 100_000);
+    this.putTimeoutMs = positive('putTimeoutMs', options.putTimeoutMs ?? 60_000);
   }
 
   /** Stores a gzipped body (one gzip member) whose decoded bytes have SHA-256 `sha256` (hex). */
@@ -150,7 +157,7 @@ export class BodyPacker {
       let packKey: string | undefined;
       if (members.size > 0) {
         packKey = packKeyAt(new Date(this.now()), randomBytes(8).toString('hex'));
-        await this.store.putPack(packKey, Buffer.concat([...members.values()].map(({ gzipped }) => gzipped), offset));
+        await this.putWithin(packKey, Buffer.concat([...members.values()].map(({ gzipped }) => gzipped), offset), members.size);
       }
       for (const { sha256, resolve } of waiting) {
         const existing = stored.get(sha256);
@@ -165,6 +172,25 @@ export class BodyPacker {
       for (const { reject } of waiting) reject(error);
     } finally {
       this.releaseSlot();
+    }
+  }
+
+  /** An upload abandoned at its timeout may still land: nothing points into it, and the prune takes it. */
+  private async putWithin(key: string, bytes: Buffer, bodies: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`storing pack ${key} (${bodies} bodies, ${bytes.length} bytes) got no answer in ${this.putTimeoutMs} ms: is the object store up?`)),
+        this.putTimeoutMs,
+      );
+    });
+    const put = this.store.putPack(key, bytes);
+    // A put that fails after its timeout has nobody waiting for it.
+    put.catch(() => undefined);
+    try {
+      await Promise.race([put, timedOut]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
