@@ -1,5 +1,6 @@
-// Committed histories of real crawls (recorded by `npm run replay:record`, and the recrawl cycle's
-// by scripts/record-recrawl-history.ts) replay against
+// Committed histories of real crawls (recorded by `npm run replay:record`, the recrawl cycle's
+// by scripts/record-recrawl-history.ts, and a hostWorkflowV3 run that takes hostWorkflowV4's
+// patches by `RECORD_REPLAY_HISTORY=1 npx vitest run test/workflows/host-workflow-v3-patched.test.ts`) replay against
 // today's workflow code without nondeterminism. A change that breaks this must use patching or
 // a new workflow type, never a silent break.
 import { readdir, readFile } from 'node:fs/promises';
