@@ -7,7 +7,8 @@
  * batches grow only as fast as pages arrive.
  *
  * A batch holds pages of one crawl, no two of one URL. A page marked `alone` (a listing page,
- * whose reading orders the visits after it) is recorded in a batch of its own. A batch that fails
+ * whose reading orders the visits after it) is recorded in a batch of its own, once the batches
+ * before it have committed and before any after it starts. A batch that fails
  * is recorded again page by page, so one bad page fails alone and its neighbours commit.
  */
 
@@ -37,6 +38,8 @@ interface Waiting<P, R> {
 interface CrawlQueue<P, R> {
   waiting: Waiting<P, R>[];
   inFlight: number;
+  /** A page marked alone is being recorded: nothing else of the crawl starts until it commits. */
+  aloneInFlight: boolean;
 }
 
 export class PageRecorder<P extends RecordablePage, R> {
@@ -57,18 +60,23 @@ export class PageRecorder<P extends RecordablePage, R> {
   record(page: P): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       let queue = this.queues.get(page.crawlId);
-      if (!queue) this.queues.set(page.crawlId, (queue = { waiting: [], inFlight: 0 }));
+      if (!queue) this.queues.set(page.crawlId, (queue = { waiting: [], inFlight: 0, aloneInFlight: false }));
       queue.waiting.push({ page, resolve, reject });
       this.startBatches(page.crawlId, queue);
     });
   }
 
   private startBatches(crawlId: string, queue: CrawlQueue<P, R>): void {
-    while (queue.inFlight < this.maxBatchesInFlight && queue.waiting.length > 0) {
+    while (queue.inFlight < this.maxBatchesInFlight && queue.waiting.length > 0 && !queue.aloneInFlight) {
+      // A page marked alone waits for the batches before it to commit, and the pages after it for it.
+      const alone = queue.waiting[0]!.page.alone;
+      if (alone && queue.inFlight > 0) break;
       const batch = this.takeBatch(queue);
       queue.inFlight += 1;
+      queue.aloneInFlight = alone;
       void this.run(batch).finally(() => {
         queue.inFlight -= 1;
+        if (alone) queue.aloneInFlight = false;
         if (queue.inFlight === 0 && queue.waiting.length === 0) this.queues.delete(crawlId);
         else this.startBatches(crawlId, queue);
       });

@@ -78,6 +78,25 @@ describe('PageRecorder', () => {
     expect(await Promise.all(all)).toHaveLength(7);
   });
 
+  it('starts a page marked alone only after the batches before it commit, and the pages after it only after it', async () => {
+    const { recorder, batches } = controlled({ maxBatchesInFlight: 2 });
+    const all = [recorder.record(page('before')), recorder.record(page('listing', { alone: true })), recorder.record(page('after'))];
+    await tick();
+    // Two slots, but the listing waits for 'before'.
+    expect(batches.map((batch) => batch.pages)).toEqual([['before']]);
+    batches[0]!.end();
+    await tick();
+    expect(batches.map((batch) => batch.pages)).toEqual([['before'], ['listing']]);
+    // 'after' waits for the listing, a slot free or not.
+    await tick();
+    expect(batches).toHaveLength(2);
+    batches[1]!.end();
+    await tick();
+    expect(batches.map((batch) => batch.pages)).toEqual([['before'], ['listing'], ['after']]);
+    batches[2]!.end();
+    expect(await Promise.all(all)).toEqual(['recorded before', 'recorded listing', 'recorded after']);
+  });
+
   it('records a failed batch again page by page: the bad page fails alone', async () => {
     const tried: string[][] = [];
     const recorder = new PageRecorder<Page, string>(async (pages) => {
