@@ -10,6 +10,7 @@
 //            --split-worker (a 'workflows' and an 'activities' worker process instead of one 'all')
 //            --fresh-stack  --keep-stack  --data-dir DIR  --timeout-s 1800
 //            --max-concurrent-activities N  --max-cached-workflows N  --max-database-connections N (worker flags)
+//            --worker-heap-mb N (the worker's V8 old-space limit: how much of its RSS is heap it would give back)
 //            --adaptive-factor N (our crawl's Mercator factor: the next request waits N x the last response time; default the product's)
 //            --hosts N --pages-per-host N (resize the scenario's web, e.g. for a quick try)
 //            --rounds N (compare: ours and Crawlee's per-host mode N times, alternating, and the median of the N ratios)
@@ -59,28 +60,38 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   },
 };
 
-const { values } = parseArgs({
-  options: {
-    scenario: { type: 'string', default: 'all' },
-    json: { type: 'boolean', default: false },
-    'delay-ms': { type: 'string', default: '250' },
-    'max-in-flight': { type: 'string', default: '1000' },
-    'max-concurrent-activities': { type: 'string' },
-    'max-database-connections': { type: 'string' },
-    'adaptive-factor': { type: 'string' },
-    'max-cached-workflows': { type: 'string' },
-    'split-worker': { type: 'boolean', default: false },
-    profile: { type: 'boolean', default: false },
-    'fresh-stack': { type: 'boolean', default: false },
-    'keep-stack': { type: 'boolean', default: false },
-    'data-dir': { type: 'string' },
-    'timeout-s': { type: 'string', default: '1800' },
-    hosts: { type: 'string' },
-    'pages-per-host': { type: 'string' },
-    rounds: { type: 'string', default: '1' },
-    print: { type: 'string' },
-  },
-});
+const BENCH_OPTIONS = {
+  scenario: { type: 'string', default: 'all' },
+  json: { type: 'boolean', default: false },
+  'delay-ms': { type: 'string', default: '250' },
+  'max-in-flight': { type: 'string', default: '1000' },
+  'max-concurrent-activities': { type: 'string' },
+  'max-database-connections': { type: 'string' },
+  'adaptive-factor': { type: 'string' },
+  'max-cached-workflows': { type: 'string' },
+  'split-worker': { type: 'boolean', default: false },
+  profile: { type: 'boolean', default: false },
+  'fresh-stack': { type: 'boolean', default: false },
+  'keep-stack': { type: 'boolean', default: false },
+  'data-dir': { type: 'string' },
+  'timeout-s': { type: 'string', default: '1800' },
+  hosts: { type: 'string' },
+  'pages-per-host': { type: 'string' },
+  rounds: { type: 'string', default: '1' },
+  'worker-heap-mb': { type: 'string' },
+  print: { type: 'string' },
+} as const;
+
+function parseBenchArgs() {
+  try {
+    return parseArgs({ options: BENCH_OPTIONS }).values;
+  } catch (error) {
+    const flags = Object.keys(BENCH_OPTIONS).map((name) => `--${name}`).join(' ');
+    console.error(`bench: ${error instanceof Error ? error.message : String(error)}\nthe options are: ${flags}\n(each is described at the top of bench/crawl-bench.ts; the figures in bench/README.md)`);
+    process.exit(2);
+  }
+}
+const values = parseBenchArgs();
 
 if (values.print !== undefined) {
   // Prints the tables of a report saved with --json, without running anything.
@@ -111,6 +122,7 @@ const maxConcurrentActivities = positiveInteger('max-concurrent-activities', val
 const maxDatabaseConnections = positiveInteger('max-database-connections', values['max-database-connections']);
 const adaptiveFactor = positiveInteger('adaptive-factor', values['adaptive-factor']);
 const maxCachedWorkflows = positiveInteger('max-cached-workflows', values['max-cached-workflows']);
+const workerHeapMb = positiveInteger('worker-heap-mb', values['worker-heap-mb']);
 const timeoutMs = positiveInteger('timeout-s', values['timeout-s'])! * 1000;
 const hostsOverride = positiveInteger('hosts', values.hosts);
 const pagesOverride = positiveInteger('pages-per-host', values['pages-per-host']);
@@ -193,6 +205,7 @@ async function runScenario(stack: BenchStack, scenario: Scenario): Promise<Scena
             ...(maxDatabaseConnections === undefined ? {} : { maxDatabaseConnections }),
             ...(adaptiveFactor === undefined ? {} : { adaptiveFactor }),
             ...(maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows }),
+            ...(workerHeapMb === undefined ? {} : { workerHeapMb }),
             splitWorker: values['split-worker'] === true,
             cpuProfile: values.profile === true,
             maxHistoriesRead: 300,

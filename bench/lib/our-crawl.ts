@@ -29,6 +29,8 @@ export interface OurCrawlOptions {
   /** Worker flags (`crawler worker --max-concurrent-activities N --max-cached-workflows N`); undefined: its defaults. */
   maxConcurrentActivities?: number;
   maxCachedWorkflows?: number;
+  /** The worker's V8 old-space limit, MB (`--max-old-space-size`); undefined: Node's default. */
+  workerHeapMb?: number;
   /** `crawler worker --max-database-connections N`; undefined: its default. */
   maxDatabaseConnections?: number;
   /** Run `crawler worker --role workflows` and `--role activities` instead of one `--role all` worker. */
@@ -121,12 +123,13 @@ export async function runOurCrawl(stack: BenchStack, options: OurCrawlOptions, a
     ...(options.maxCachedWorkflows === undefined ? [] : ['--max-cached-workflows', String(options.maxCachedWorkflows)]),
     ...(options.maxDatabaseConnections === undefined ? [] : ['--max-database-connections', String(options.maxDatabaseConnections)]),
   ];
-  const nodeArgs = options.cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const profileArgs = options.cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const heapArgs = options.workerHeapMb === undefined ? [] : [`--max-old-space-size=${options.workerHeapMb}`];
   const roles = options.splitWorker ? ['activities', 'workflows'] : ['all'];
   options.log(`${options.label}: starting ${roles.length === 1 ? 'a worker' : 'workflow and activity workers'} on task queue ${taskQueue}`);
   // The first is the one profiled and whose log is read: activities do the crawl's own work.
   const workers = roles.map((role, i) =>
-    startWorker(crawlerEnv(stack, databaseUrl, s3), [...workerArgs, '--role', role], i === 0 ? nodeArgs : [], i === 0 ? logFile : logFile.replace(/\.log$/, `-${role}.log`)),
+    startWorker(crawlerEnv(stack, databaseUrl, s3), [...workerArgs, '--role', role], [...(i === 0 ? profileArgs : []), ...heapArgs], i === 0 ? logFile : logFile.replace(/\.log$/, `-${role}.log`)),
   );
   const worker = workers[0]!;
   const connection = await Connection.connect({ address: stack.endpoints.temporal.address });
