@@ -16,10 +16,11 @@
  *    (keepBodyStored), uploading it again if a prune removed it in between.
  * 4. Then packs, older than the cutoff, that no row and no fetch points into. A pack that old gains
  *    a reference only from a fetch that found one of its bodies recorded (BodyPacker's lookup),
- *    and that fetch checks the pack after its commit (step 3), under the pack's shared advisory
- *    lock (packRetentionLockKey). Each pack goes in a transaction under that lock, exclusive, after
- *    checking its references again: a fetch that committed before the check keeps the pack; one
- *    that commits after it checks once the pack is gone, and stores its body again.
+ *    whose record takes the pack's shared advisory lock (packRetentionLockKey) as it takes the
+ *    body's, and which checks the pack after its commit (step 3). Each pack goes in a transaction
+ *    under that lock, exclusive, after checking its references again: a fetch that committed
+ *    before the check keeps the pack; one that commits after it finds the pack gone, and stores
+ *    its body again.
  *
  * A fetch that commits before step 2's check is seen by it and keeps its body; one that commits
  * after waited for the lock and re-uploads. The cutoff is never later than now - graceMs, so an
@@ -211,12 +212,8 @@ export async function keepBodyStored(deps: Pick<BodyRetentionDeps, 'pool' | 'bod
     await deps.bodies.putGzipIfAbsent(input.sha256, input.body);
     return input.key;
   }
-  // Under the pack's lock, shared: a prune removing it has committed, or sees our record and keeps it.
-  const packStored = await inTransaction(deps.pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock_shared($1)', [packRetentionLockKey(pack)]);
-    return deps.bodies.exists(pack);
-  });
-  if (packStored) return input.key;
+  // Our record took the pack's lock: a prune that removed the pack committed before it did.
+  if (await deps.bodies.exists(pack)) return input.key;
   const { key } = await deps.bodies.putGzipIfAbsent(input.sha256, input.body);
   await moveBodyRecords(deps.pool, { sha256: input.sha256, fromKey: input.key, toKey: key });
   return key;

@@ -14,7 +14,7 @@ import { readWarcRecords, splitHttpBlock, warcField, type ParsedWarcRecord } fro
 import { pruneBodies } from '../../src/storage/body-retention.js';
 import { bodyKeyFor, packKeyOf } from '../../src/storage/object-store/body-key.js';
 import { BodyPacker } from '../../src/storage/object-store/body-packer.js';
-import { packRetentionLockKey, recordBody, storedBodyKeys } from '../../src/storage/postgres/fetch-repository.js';
+import { recordBody, storedBodyKeys } from '../../src/storage/postgres/fetch-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { generateWeb, startTestWeb, type RequestLogEntry, type TestWeb } from '../support/test-web/index.js';
 
@@ -365,13 +365,14 @@ describe('WARC export and body retention', () => {
       const [fetch] = fetches.filter((row) => row.outcome === 'ok');
       const checker = await harness.pool.connect();
       try {
-        // A fetch that found the body recorded checks its pack under the pack's shared lock, after its commit.
+        // A fetch that found the body stored records it again: its transaction takes the body's
+        // retention lock and its pack's, shared, so the prune waits for it at the pack.
         await checker.query('BEGIN');
-        await checker.query('SELECT pg_advisory_xact_lock_shared($1)', [packRetentionLockKey(pack)]);
+        await recordBody(checker, { sha256: packed!.sha256, objectKey: packed!.key, bytes: 1, storedBytes: 1 });
         const pruning = pruneBodies({ pool: harness.pool, bodies: harness.bodies, now: Date.now }, { graceMs: 0 });
         await until(async () => (await harness.pool.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)).rowCount! > 0);
-        // Meanwhile another fetch commits a record pointing into the pack: the prune's batch query did not see it.
-        await harness.pool.query(
+        // Its fetch record points into the pack: the prune's batch query did not see it.
+        await checker.query(
           `INSERT INTO fetches (fingerprint, generation, crawl_id, url, final_url, fetched_at, status, outcome, raw_hash, body_key, bytes)
            VALUES (decode($1, 'hex'), 997, 'warc-2', $2, $2, now(), 200, 'ok', decode($3, 'hex'), $4, 1)`,
           [fetch!.fingerprint, fetch!.final_url, packed!.sha256, packed!.key],

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RobotsCacheEntry } from '../../domain/robots/index.js';
+import { packKeyOf } from '../object-store/body-key.js';
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import { inTransaction, type Pool, type PoolClient } from './pool.js';
 
@@ -115,14 +116,20 @@ function insertFetchParams(record: NewFetchRecord): unknown[] {
 
 /**
  * Records a stored body. Call it in the transaction that records the fetch pointing at the body:
- * it takes the body's shared retention lock, so `crawler bodies prune` (which deletes under the
- * exclusive lock and re-checks references first) either finishes before this transaction, and the
- * caller must then make sure the object exists (see BodyStore.putGzipIfAbsent), or sees the
- * committed fetch and keeps the body.
+ * it takes the body's shared retention locks (retentionLockKeysOf), so `crawler bodies prune`
+ * (which deletes under the exclusive lock and re-checks references first) either finishes before
+ * this transaction, and the caller must then make sure the object exists (keepBodyStored), or
+ * sees the committed fetch and keeps the body.
  */
 export async function recordBody(db: Queryable, input: StoredBody): Promise<void> {
-  await db.query(RETENTION_LOCK_SQL, [bodyRetentionLockKey(input.sha256)]);
+  for (const key of retentionLockKeysOf(input)) await db.query(RETENTION_LOCK_SQL, [key]);
   await db.query(INSERT_BODY_SQL, insertBodyParams(input));
+}
+
+/** The retention locks a reference to a stored body takes: the body's, and its pack's when it is packed. */
+function retentionLockKeysOf(body: { sha256: string; objectKey: string }): string[] {
+  const pack = packKeyOf(body.objectKey);
+  return pack === undefined ? [bodyRetentionLockKey(body.sha256)] : [bodyRetentionLockKey(body.sha256), packRetentionLockKey(pack)];
 }
 
 interface StoredBody {
@@ -184,7 +191,8 @@ export async function recordFetchedBody(db: Queryable, input: FetchedBodyRecords
 
 /**
  * recordFetchedBody's one statement for several fetched bodies (a batch of parses opening with
- * their fetches' records: inTransaction's `openWith`): the bodies under their retention locks,
+ * their fetches' records: inTransaction's `openWith`): the bodies under their retention locks
+ * (their packs' too),
  * taken in key order, then the fetch records, the URL records and the frontier entries, the rows
  * of each table locked in fingerprint order.
  */
@@ -195,7 +203,7 @@ export function fetchedBodiesStatement(inputs: readonly FetchedBodyRecords[]): {
   return {
     text: FETCHED_BODIES_SQL,
     values: [
-      [...new Set(column((input) => bodyRetentionLockKey(input.body.sha256)))],
+      [...new Set(sorted.flatMap((input) => retentionLockKeysOf(input.body)))],
       column((input) => Buffer.from(input.body.sha256, 'hex')),
       column((input) => input.body.objectKey),
       column((input) => input.body.bytes),
@@ -279,7 +287,7 @@ export function bodyRetentionLockKey(sha256Hex: string): string {
 
 /**
  * The advisory lock of a pack of bodies (body-key.ts): the prune removes a pack under it, exclusive,
- * and a fetch that recorded a body in an older pack checks the pack under it, shared.
+ * and every transaction that records a reference into the pack takes it, shared.
  */
 export function packRetentionLockKey(packKey: string): string {
   return bodyRetentionLockKey(createHash('sha256').update(`pack:${packKey}`).digest('hex'));
