@@ -1,5 +1,5 @@
 import { type Pool, type PoolClient } from './pool.js';
-import { FIGURE_ORDER, holdRows, type RowStatement } from './shared-figures.js';
+import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './shared-figures.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -36,7 +36,7 @@ const CRAWL_COUNTERS_ROWS: RowStatement = {
      ON CONFLICT (crawl_id, shard) DO UPDATE SET settled = c.settled + EXCLUDED.settled,
        returned = c.returned + EXCLUDED.returned, discovered = c.discovered + EXCLUDED.discovered`,
   keyColumns: 2,
-  fold: (held, next) => [held[0], held[1], ...[2, 3, 4].map((index) => (held[index] as number) + (next[index] as number))],
+  fold: sumCountsAfterKey(2),
 };
 
 /** SQL for a crawl's summed counters, for use inside a larger statement (one snapshot). */

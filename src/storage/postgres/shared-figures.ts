@@ -43,6 +43,11 @@ export interface RowStatement {
   fold?: (held: readonly unknown[], next: readonly unknown[]) => unknown[];
 }
 
+/** RowStatement.fold for rows whose columns after the key are counts: two rows of one key sum them. */
+export function sumCountsAfterKey(keyColumns: number): NonNullable<RowStatement['fold']> {
+  return (held, next) => held.map((value, index) => (index < keyColumns ? value : (value as number) + (next[index] as number)));
+}
+
 interface HeldRows {
   statement: RowStatement;
   rows: Map<string, unknown[]>;

@@ -6,7 +6,7 @@
  */
 import { DISCOVERY_ROOM_SQL, fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import type { Pool, PoolClient } from './pool.js';
-import { FIGURE_ORDER, holdRows, type RowStatement } from './shared-figures.js';
+import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './shared-figures.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -144,7 +144,7 @@ const HOST_STATS_ROWS: RowStatement = {
        ON CONFLICT (crawl_id, host) DO UPDATE SET urls = crawl_host_stats.urls + EXCLUDED.urls,
          demoted = crawl_host_stats.demoted + EXCLUDED.demoted, dropped = crawl_host_stats.dropped + EXCLUDED.dropped`,
   keyColumns: 2,
-  fold: (held, next) => [held[0], held[1], ...[2, 3, 4].map((index) => (held[index] as number) + (next[index] as number))],
+  fold: sumCountsAfterKey(2),
 };
 
 /** Variants per (crawl, host, path), summed. */
@@ -154,7 +154,7 @@ const PATH_STATS_ROWS: RowStatement = {
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[])
        ON CONFLICT (crawl_id, host, path) DO UPDATE SET variants = crawl_path_stats.variants + EXCLUDED.variants`,
   keyColumns: 3,
-  fold: (held, next) => [held[0], held[1], held[2], (held[3] as number) + (next[3] as number)],
+  fold: sumCountsAfterKey(3),
 };
 
 /**
@@ -254,7 +254,7 @@ const REJECTION_COUNT_ROWS: RowStatement = {
      SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[])
      ON CONFLICT (crawl_id, reason, shard) DO UPDATE SET urls = crawl_rejection_counts.urls + EXCLUDED.urls`,
   keyColumns: 3,
-  fold: (held, next) => [held[0], held[1], held[2], (held[3] as number) + (next[3] as number)],
+  fold: sumCountsAfterKey(3),
 };
 
 export interface SeenTestCounts {
