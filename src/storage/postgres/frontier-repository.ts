@@ -327,7 +327,7 @@ export const SETTLE_FRONTIER_SQL = `UPDATE frontier SET state = $4, outcome = $5
      WHERE crawl_id = $1 AND fingerprint = $2 AND generation = $3 AND state IN ('dispatched', 'fetched')
        AND NOT (state = $4)`;
 
-export function settleFrontierParams(input: { crawlId: string; fingerprint: string; generation: number; state: FrontierState; outcome: string; attempts?: number }): unknown[] {
+function settleFrontierParams(input: { crawlId: string; fingerprint: string; generation: number; state: FrontierState; outcome: string; attempts?: number }): unknown[] {
   return [input.crawlId, fingerprintToBytes(input.fingerprint), input.generation, input.state, input.outcome, input.attempts ?? 0];
 }
 
