@@ -11,6 +11,7 @@ import { pageChangeKey } from '../domain/recrawl/index.js';
 import { productTokenOf } from '../domain/robots/index.js';
 import { decodeCharset } from '../http/index.js';
 import { extractHtmlDocument, robotsDirectives } from '../parse/html-document.js';
+import type { DocumentRecord } from '../storage/postgres/document-repository.js';
 import { getFetch, type FetchedBodyRecords } from '../storage/postgres/fetch-repository.js';
 import type { ListingEntryDigest } from '../storage/postgres/listing-repository.js';
 import type { CrawlContext } from './crawl-context.js';
@@ -30,8 +31,14 @@ export interface FetchedPage {
   fetchRecords?: FetchedBodyRecords;
 }
 
+/** The fields of the page's document row that its analysis decides. */
+type AnalyzedDocument = Pick<
+  DocumentRecord,
+  'title' | 'language' | 'canonicalHint' | 'metaRobots' | 'xRobotsTag' | 'noindex' | 'nofollow' | 'charset' | 'textLength' | 'normalizedHash' | 'simhashSigned' | 'minhash' | 'linksFound'
+>;
+
 /** A page ready to record. */
-export interface AnalyzedPage {
+export interface AnalyzedPage extends AnalyzedDocument {
   input: ParseDocumentInput;
   context: CrawlContext;
   fetchRecords: FetchedBodyRecords | undefined;
@@ -39,27 +46,12 @@ export interface AnalyzedPage {
   fingerprint: string;
   /** A listing page: its reading orders the visits after it, so it is recorded alone. */
   alone: boolean;
-  title: string | null;
-  language: string | null;
-  canonicalHint: string | null;
-  metaRobots: string | null;
-  xRobotsTag: string | null;
-  noindex: boolean;
-  nofollow: boolean;
-  charset: string;
   charsetSource: string;
-  textLength: number;
-  /** Hex SHA-256 of the normalized text; null when the text is empty. */
-  normalizedHash: string | null;
-  /** The same hash whatever the text (the change key's input). */
+  /** Hex SHA-256 of the normalized text whatever the text (the change key's input); normalizedHash is null for an empty text. */
   textHash: string;
   simhash: bigint | null;
-  simhashSigned: string | null;
-  /** Present exactly when the normalized text is short. */
-  minhash: number[] | null;
   changeKey: string;
   changeFields: Record<string, string> | undefined;
-  linksFound: number;
   /** The links to register (nofollow honoured). */
   links: DiscoveredUrl[];
   /** A listing page's entries. */

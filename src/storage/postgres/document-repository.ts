@@ -20,10 +20,11 @@ export interface DocumentRecord {
   nofollow: boolean;
   charset: string | null;
   textLength: number;
+  /** Hex SHA-256 of the normalized text; null when the text is empty. */
   normalizedHash: string | null;
   /** Signed 64-bit, as Postgres bigint stores it. */
   simhashSigned: string | null;
-  /** Unsigned 32-bit values; stored in an integer[] column as their signed reading of the same bits. */
+  /** Present exactly when the normalized text is short. Unsigned 32-bit values; stored in an integer[] column as their signed reading of the same bits. */
   minhash: number[] | null;
   linksFound: number;
   linksRegistered: number;
