@@ -45,6 +45,7 @@ import type {
   SettleUrlInput,
   SettleUrlResult,
 } from './contracts.js';
+import { activityCallToken } from './activity-call-token.js';
 import type { ActivityDeps } from './deps.js';
 import type { UrlFetcher, UrlFetchOptions } from './fetch-activity.js';
 import type { HeldBody, HeldBodyBudget } from './held-bodies.js';
@@ -124,6 +125,8 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     // A robots.txt refreshed in the burst may add a Crawl-delay: every later wait takes it.
     let policy = input.policy;
     const robots: { origin: string; refreshed: RefreshRobotsResult }[] = [];
+    /** Stale rules of an origin are refreshed here, once per burst, when the workflow asked for it. */
+    const refreshesRobotsOf = (origin: string): boolean => input.refreshRobots === true && refreshRobots !== undefined && !robots.some((refresh) => refresh.origin === origin);
     let requestsStarted = 0;
     const outcomes: FetchBurstOutcome[] = [];
     // A failure, stale robots rules or a long wait ends the burst: the rest go back untried.
@@ -238,7 +241,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       const options: UrlFetchOptions = {
         preflight: { origin: item.origin, read: preflights[index]! },
         // Stale rules, an unreachable file's past its retry time included, are refreshed here once per origin.
-        refreshesRobots: input.refreshRobots === true && refreshRobots !== undefined && !robots.some((refresh) => refresh.origin === item.origin),
+        refreshesRobots: refreshesRobotsOf(item.origin),
         onStoring: (hostOutcome) => {
           storingOutcome = hostOutcome;
           storingStarted();
@@ -291,11 +294,11 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       } else {
         const settled = await attempt;
         const staleRules = settled.outcome.kind === 'done' && settled.outcome.result.kind === 'robots-stale';
-        if (staleRules && input.refreshRobots && refreshRobots && !robots.some((refresh) => refresh.origin === item.origin)) {
+        if (staleRules && refreshRobots && refreshesRobotsOf(item.origin)) {
           // The slot this URL took goes to its origin's robots.txt, a request like any other.
           // A slow robots.txt may take longer than the heartbeat timeout: beat meanwhile, as a fetch does.
           const beating = setInterval(() => context.heartbeat(), HEARTBEAT_WHILE_FINISHING_MS);
-          const refreshed = await timed('fetching', refreshRobots({ origin: item.origin, crawlId: item.crawlId }, `${burstCallId(context)}/robots/${robots.length + 1}`)).finally(() =>
+          const refreshed = await timed('fetching', refreshRobots({ origin: item.origin, crawlId: item.crawlId }, `${activityCallToken()}/robots/${robots.length + 1}`)).finally(() =>
             clearInterval(beating),
           );
           robots.push({ origin: item.origin, refreshed });
@@ -426,12 +429,6 @@ async function firstOrTimeout(promises: readonly Promise<void>[], timeoutMs: num
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** Names this burst call in robots.txt refresh leases: stable across its retries, unique between calls. */
-function burstCallId(context: Context): string {
-  const info = context.info;
-  return `${info.workflowExecution?.workflowId ?? 'standalone'}/${info.activityId}`;
 }
 
 /** A claimed URL as the workflow holds it: the host delay is added per request. */

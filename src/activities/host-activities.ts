@@ -11,13 +11,7 @@ import { attemptsSinceLastSuccess, moveToDeadLetters, recordAttempt } from '../s
 import { getFetch, recordFetch, updateUrlAfterFetch } from '../storage/postgres/fetch-repository.js';
 import type { ClaimHostWorkInput, ClaimHostWorkResult, SettleUrlInput, SettleUrlResult } from './contracts.js';
 import type { ActivityDeps } from './deps.js';
-
-/** A token that stays the same across retries of one activity call, and differs between calls. */
-export function activityCallToken(): string {
-  const info = Context.current().info;
-  const execution = info.workflowExecution ?? { workflowId: 'standalone', runId: info.activityId };
-  return `${execution.workflowId}/${execution.runId}/${info.activityId}`;
-}
+import { activityCallToken } from './activity-call-token.js';
 
 export function createHostActivities(deps: ActivityDeps) {
   async function claimHostWork(input: ClaimHostWorkInput): Promise<ClaimHostWorkResult> {

@@ -22,6 +22,7 @@ import { HttpFetchError, type HttpClient } from '../http/index.js';
 import { getRobotsEntry, releaseRobotsLease, saveRobotsEntry, tryAcquireRobotsLease } from '../storage/postgres/robots-repository.js';
 import type { CrawlContextCache } from './crawl-context.js';
 import type { RefreshRobotsInput, RefreshRobotsResult } from './contracts.js';
+import { activityCallToken } from './activity-call-token.js';
 import type { ActivityDeps } from './deps.js';
 
 /** Bytes of robots.txt we read; RFC 9309 asks for at least 500 KiB, the parser keeps 512 KiB. */
@@ -39,7 +40,7 @@ export type RobotsRefresher = (input: RefreshRobotsInput, callId: string) => Pro
 export function createRobotsActivities(refresher: RobotsRefresher) {
   /** One origin per activity: the host workflow's refresh, in a politeness slot of its own. */
   async function refreshRobots(input: RefreshRobotsInput): Promise<RefreshRobotsResult> {
-    return refresher(input, activityCallId());
+    return refresher(input, activityCallToken());
   }
   return { refreshRobots };
 }
@@ -100,11 +101,6 @@ function summary(entry: RobotsCacheEntry, token: string, requested: boolean, sta
     freshUntilMs: Math.min(entry.expiresAtMs, entry.fetchedAtMs + 24 * 3600 * 1000),
     ...(delay === undefined ? {} : { crawlDelayMs: delay }),
   };
-}
-
-function activityCallId(): string {
-  const info = Context.current().info;
-  return `${info.workflowExecution?.workflowId ?? 'standalone'}/${info.activityId}`;
 }
 
 interface RobotsResponse {
