@@ -5,7 +5,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import type { ActivityDeps } from '../../src/activities/deps.js';
 import type { FetchBurstInput, FetchBurstResult, FetchUrlInput, FetchUrlResult, ParseBatchInput, ParseBatchResult, ParseDocumentInput, SettleUrlInput } from '../../src/activities/contracts.js';
-import type { UrlFetchOptions } from '../../src/activities/fetch-activity.js';
+import type { UrlFetcher, UrlFetchOptions } from '../../src/activities/fetch-activity.js';
 import { createFetchBurstActivities, MAX_BODIES_STORING } from '../../src/activities/fetch-burst-activity.js';
 import { HeldBodyBudget } from '../../src/activities/held-bodies.js';
 import type { FetchedPage } from '../../src/activities/parse-activity.js';
@@ -30,6 +30,17 @@ const itemOf = (i: number): FetchUrlInput => ({
   maxConcurrentFetches: 1,
   hostDelayMs: 2,
 });
+
+/** A burst's activities around `fetchUrl`, with parses and settles that answer at once. */
+const burstActivitiesFetchingWith = (fetchUrl: UrlFetcher) =>
+  createFetchBurstActivities({ now: Date.now } as unknown as ActivityDeps, {
+    fetchUrlAttempt: fetchUrl,
+    parseBatch: async () => ({ outcomes: [] }),
+    parsePage: async () => ({ title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false }),
+    settleUrl: async () => ({ deadLettered: false }),
+    readsSignals: async () => false,
+    heldBodies: new HeldBodyBudget(),
+  });
 
 describe('a fetch burst parsing its own bodies', () => {
   it('parses each body in fetch order while the next requests go out, and settles the body not to parse', async () => {
@@ -120,14 +131,7 @@ describe('a fetch burst parsing its own bodies', () => {
       await everyRequestSent;
       return { kind: 'fetched', status: 200, bodyKey: `bodies/${input.fingerprint}`, rawHash: input.fingerprint, bytes: 10, contentType: 'text/plain', parse: false, finalUrl: input.url, startedAtMs, finishedAtMs };
     };
-    const { fetchBurst } = createFetchBurstActivities({ now: Date.now } as unknown as ActivityDeps, {
-      fetchUrlAttempt: fetchUrl,
-      parseBatch: async () => ({ outcomes: [] }),
-      parsePage: async () => ({ title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false }),
-      settleUrl: async () => ({ deadLettered: false }),
-      readsSignals: async () => false,
-      heldBodies: new HeldBodyBudget(),
-    });
+    const { fetchBurst } = burstActivitiesFetchingWith(fetchUrl);
     const items = Array.from({ length: PAGES }, (_, i) => itemOf(i));
     const input: FetchBurstInput = {
       host: HOST,
@@ -156,14 +160,7 @@ describe('a fetch burst parsing its own bodies', () => {
       await new Promise<void>((resolve) => storeEnds.push(resolve));
       return { kind: 'fetched', status: 200, bodyKey: `bodies/${input.fingerprint}`, rawHash: input.fingerprint, bytes: 10, contentType: 'text/plain', parse: false, finalUrl: input.url, startedAtMs, finishedAtMs: startedAtMs };
     };
-    const { fetchBurst } = createFetchBurstActivities({ now: Date.now } as unknown as ActivityDeps, {
-      fetchUrlAttempt: fetchUrl,
-      parseBatch: async () => ({ outcomes: [] }),
-      parsePage: async () => ({ title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false }),
-      settleUrl: async () => ({ deadLettered: false }),
-      readsSignals: async () => false,
-      heldBodies: new HeldBodyBudget(),
-    });
+    const { fetchBurst } = burstActivitiesFetchingWith(fetchUrl);
     const items = Array.from({ length: URLS }, (_, i) => itemOf(i));
     const burst: Promise<FetchBurstResult> = new MockActivityEnvironment().run(fetchBurst, {
       host: HOST,
@@ -197,14 +194,7 @@ describe('a fetch burst parsing its own bodies', () => {
       options?.onStoring?.({ kind: 'response', startedAtMs, finishedAtMs: startedAtMs, status: 200 });
       throw new Error(`the object store refused the body of ${input.url}`);
     };
-    const { fetchBurst } = createFetchBurstActivities({ now: Date.now } as unknown as ActivityDeps, {
-      fetchUrlAttempt: fetchUrl,
-      parseBatch: async () => ({ outcomes: [] }),
-      parsePage: async () => ({ title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false }),
-      settleUrl: async () => ({ deadLettered: false }),
-      readsSignals: async () => false,
-      heldBodies: new HeldBodyBudget(),
-    });
+    const { fetchBurst } = burstActivitiesFetchingWith(fetchUrl);
     const burst = new MockActivityEnvironment().run(fetchBurst, {
       host: HOST,
       items: Array.from({ length: 6 }, (_, i) => itemOf(i)),
