@@ -1,8 +1,7 @@
 // Records a real recrawl-cycle history for the replay test (test/replay): a small crawl of a web
 // whose robots.txt declares a sitemap and which has a listing page, then one recrawl cycle, so the
 // history carries the signal sweep (a child crawl), the plan and the cycle's crawl. It writes
-// test/replay/histories/recrawl-cycle-workflow.json only: the other histories stay as recorded,
-// evidence that older runs still replay. Run it after a compatible change to the cycle workflow:
+// test/replay/histories/recrawl-cycle-workflow.json only. Run it after a change to the cycle workflow:
 //   npm run replay:record-recrawl
 import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';

@@ -4,7 +4,8 @@
 // Run it after a workflow change that is meant to be compatible, and commit the files:
 //   npm run replay:record
 // `--suffix=-NAME` saves beside the committed histories instead of over them (crawl-workflow-NAME.json
-// ...): a patched change keeps the old histories, which replay its old path, and adds new ones.
+// ...): after the first release, a patched change keeps the old histories, which replay its old
+// path, and adds new ones (CONTRIBUTING.md, "Versioning workflows").
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execFile } from 'node:child_process';

@@ -4,6 +4,7 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import type { BurstStageTimings, FetchBurstResult, FrontierTickResult } from '../../src/activities/contracts.js';
+import { HOST_WORKFLOW_TYPE } from '../../src/workflows/messages.js';
 import { latencySummary, type LatencySummary } from './stats.js';
 
 export interface TimingFigures {
@@ -114,8 +115,7 @@ export async function temporalFigures(client: Client, taskQueue: string, pages: 
   }
 
   // Every crawl workflow run, and host runs evenly spread up to the limit.
-  // Host runs are hostWorkflowV2, or hostWorkflow when started before it.
-  const isHostRun = (execution: { type: string }): boolean => execution.type.startsWith('hostWorkflow');
+  const isHostRun = (execution: { type: string }): boolean => execution.type === HOST_WORKFLOW_TYPE;
   const crawlRuns = executions.filter((execution) => !isHostRun(execution));
   const hostRuns = executions.filter(isHostRun);
   const step = Math.max(1, Math.ceil(hostRuns.length / Math.max(1, maxHistoriesRead)));

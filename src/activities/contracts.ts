@@ -189,26 +189,12 @@ export interface FetchBurstInput {
   /** Bodies of the host's previous burst, parsed beside this burst's requests (as parseBatch would). */
   parse?: ParseDocumentInput[];
   /**
-   * Parse each body this burst fetches as soon as it is stored (in fetch order, during the wait
-   * before the next request), settle the URLs whose result needs no parse or retry (a disallowed
-   * URL, a redirect, a 304, a body not to parse), and make the claim after those parses, so it
-   * takes the host's links they found. Absent: the workflow parses and settles them.
-   */
-  parseFetched?: boolean;
-  /**
-   * With parseFetched and a claim: once its URLs are fetched and parsed, the burst claims the
+   * With a claim: once its URLs are fetched and parsed, the burst claims the
    * host's next ones (the links its parses found) and fetches them too, while its span stays within
    * limits.maxSpanMs and it has fetched fewer than maxUrls in all; one activity then takes a host
    * through several levels of its pages. Their outcomes come back in `extended`.
    */
   extendWithClaims?: { maxUrls: number };
-  /**
-   * An origin whose robots.txt is stale or unknown when its URL's turn comes: the burst refreshes it
-   * then, as a request of its own in the host's politeness, and goes on with that URL while the
-   * rules allow more of the burst (not unreachable, the host not held, a Crawl-delay within the
-   * burst's limits). Absent: the burst ends there and the workflow refreshes the file.
-   */
-  refreshRobots?: boolean;
 }
 
 export interface BurstClaim {
@@ -223,9 +209,9 @@ export type FetchBurstOutcome =
   | {
       kind: 'done';
       result: FetchUrlResult;
-      /** With parseFetched, for a body to parse: parsed (and settled), or why not (the workflow hands it to parseDocument). */
+      /** For a body to parse: parsed (and settled), or why not (the workflow hands it to parseDocument). */
       parsed?: ParseBatchOutcome;
-      /** With parseFetched, for a result that needs no parse or retry (plainSettlementOf): the burst settled the URL. */
+      /** For a result that needs no parse or retry (plainSettlementOf): the burst settled the URL. */
       settled?: true;
     }
   /**
@@ -248,7 +234,7 @@ export interface FetchBurstResult {
   parseOutcomes?: ParseBatchOutcome[];
   /** With extendWithClaims: the URLs the burst claimed and fetched, in fetch order, with their outcomes (none not-attempted). */
   extended?: { item: HostWorkItem; outcome: FetchBurstOutcome }[];
-  /** With refreshRobots: the origins whose robots.txt the burst refreshed, in order, with what each refresh found. */
+  /** The origins whose robots.txt the burst refreshed, in order, with what each refresh found. */
   robots?: { origin: string; refreshed: RefreshRobotsResult }[];
   /** Where the burst's time went, for operators and the bench (the workflow ignores it). */
   stageMs?: BurstStageTimings;

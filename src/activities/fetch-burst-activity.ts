@@ -1,12 +1,14 @@
 /**
  * A fetch burst: a few URLs of one host fetched in sequence by one activity. For hosts with short
  * delays this pays the activity, timer and workflow tasks of the one-URL path once per burst
- * instead of once per URL; it can also claim the host's next URLs. With parseFetched it parses each
- * body it fetched during the wait before its next request, settles the URLs that need no parse,
- * and claims after the parses, so one activity takes a host from fetched to settled and refilled;
- * the slot is then held until its last body is parsed, which slows a host only when parsing lags
- * (backpressure, 000 §9). Without it, the workflow hands the bodies to the next burst, which
- * parses them beside its requests, or to one parseBatch when no burst follows.
+ * instead of once per URL; it can also claim the host's next URLs. It parses each body it fetched
+ * during the wait before its next request, settles the URLs that need no parse, and claims after
+ * the parses, so one activity takes a host from fetched to settled and refilled; the slot is then
+ * held until its last body is parsed, which slows a host only when parsing lags (backpressure,
+ * 000 §9). Bodies it could not parse go back to the workflow, which hands them to the next burst
+ * (parsed beside its requests) or to one parseBatch when no burst follows.
+ * An origin whose robots.txt is stale or unknown when its URL's turn comes is refreshed in the
+ * burst, as a request of its own in the host's politeness.
  *
  * Politeness is the workflow's arithmetic, run here: a request starts only when canStartFetch
  * allows, and every outcome goes through applyHostOutcome; the final state goes back to the host
@@ -94,14 +96,14 @@ export interface FetchBurstParts {
   fetchUrlAttempt: UrlFetcher;
   /** For the previous burst's bodies (input.parse). */
   parseBatch: (input: ParseBatchInput) => Promise<ParseBatchResult>;
-  /** For this burst's own bodies (input.parseFetched), from memory when the budget held them. */
+  /** For this burst's own bodies, from memory when the budget held them. */
   parsePage: PageParser;
   settleUrl: (input: SettleUrlInput) => Promise<SettleUrlResult>;
   /** Whether a body records signal readings (a sitemap, a listing page): those are parsed alone, in fetch order. */
   readsSignals: (input: ParseDocumentInput) => Promise<boolean>;
   /** Bounds the bodies held between a burst's fetch and its own parse of them. */
   heldBodies: HeldBodyBudget;
-  /** For input.refreshRobots: an origin's robots.txt refreshed in the burst. Absent: the burst ends at stale rules. */
+  /** An origin's robots.txt refreshed in the burst. Absent: the burst ends at stale rules. */
   refreshRobots?: RobotsRefresher;
 }
 
@@ -126,14 +128,14 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     let policy = input.policy;
     const robots: { origin: string; refreshed: RefreshRobotsResult }[] = [];
     /** Stale rules of an origin are refreshed here, once per burst, when the workflow asked for it. */
-    const refreshesRobotsOf = (origin: string): boolean => input.refreshRobots === true && refreshRobots !== undefined && !robots.some((refresh) => refresh.origin === origin);
+    const refreshesRobotsOf = (origin: string): boolean => refreshRobots !== undefined && !robots.some((refresh) => refresh.origin === origin);
     let requestsStarted = 0;
     const outcomes: FetchBurstOutcome[] = [];
     // A failure, stale robots rules or a long wait ends the burst: the rest go back untried.
     let ended = false;
     // The previous burst's bodies are parsed beside the requests: parsing never delays a request by more than its CPU time.
     const parsed = input.parse && input.parse.length > 0 ? parseBeside(input.parse) : undefined;
-    // So are this burst's own bodies (parseFetched), started in fetch order, OWN_PARSES_AT_ONCE at a
+    // So are this burst's own bodies, started in fetch order, OWN_PARSES_AT_ONCE at a
     // time; a sitemap or listing page alone, after those before it, as parseBatch parses them.
     // Each outcome goes with its URL's.
     const ownParses = ownParseQueue(OWN_PARSES_AT_ONCE);
@@ -169,10 +171,6 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
         }
       });
     };
-    // The host's next URLs are claimed beside the requests, the claim waiting on Postgres, not the
-    // host; with parseFetched after the parses (below), so that it takes the host's links they found.
-    const claimBesideRequests = input.claim && !input.parseFetched ? claimBeside(input.host, input.claim) : undefined;
-
     // With extendWithClaims, the host's URLs claimed once these are fetched and parsed: fetched by
     // this burst too while its span and size allow (their outcomes go back beside the claim).
     const items: FetchUrlInput[] = [...input.items];
@@ -184,7 +182,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     const extendedOutcomes: FetchBurstOutcome[] = [];
     const claimMore = async (): Promise<FetchUrlInput[]> => {
       const extension = input.extendWithClaims;
-      if (ended || extension === undefined || input.claim === undefined || !input.parseFetched) return [];
+      if (ended || extension === undefined || input.claim === undefined) return [];
       const room = extension.maxUrls - items.length;
       const spanLeftMs = firstRequestAtMs === undefined ? 0 : input.limits.maxSpanMs - (Date.now() - firstRequestAtMs);
       if (room <= 0 || spanLeftMs <= policyDelayMs(policy)) return [];
@@ -247,14 +245,14 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
           storingStarted();
         },
         // This burst parses the page: the fetch leaves its records to that parse's transaction.
-        ...(input.parseFetched ? { holding: { budget: heldBodies, take: (body: HeldBody) => (held = body) }, deferRecord: (records: FetchedBodyRecords) => (deferred = records) } : {}),
+        holding: { budget: heldBodies, take: (body: HeldBody) => (held = body) },
+        deferRecord: (records: FetchedBodyRecords) => (deferred = records),
       };
       const slot = into.push({ kind: 'not-attempted' }) - 1;
       const attempt = timed('fetching', fetchUrlAttempt(item, BURST_ATTEMPT_NUMBER, options)).then(
         (result): { outcome: FetchBurstOutcome; hostOutcome: HostOutcome } => {
           const done: Extract<FetchBurstOutcome, { kind: 'done' }> = { kind: 'done', result };
-          if (input.parseFetched) finishOwn(done, item, held, deferred);
-          else held?.release();
+          finishOwn(done, item, held, deferred);
           return { outcome: done, hostOutcome: hostOutcomeOfResult(result) };
         },
         (error: unknown): { outcome: FetchBurstOutcome; hostOutcome: HostOutcome } => {
@@ -337,7 +335,8 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       const extended = items.length > input.items.length;
       if (claimFoundNothing) claimedItems = [];
       else {
-        const claim = claimBesideRequests ?? (input.claim ? claimBeside(input.host, input.claim, extended) : undefined);
+        // After the parses, so that the claim takes the host's links they found.
+        const claim = input.claim ? claimBeside(input.host, input.claim, extended) : undefined;
         claimedItems = claim === undefined ? undefined : await timed('claiming', claim);
       }
       // Claimed URLs the burst did not get to go back with the claim's.

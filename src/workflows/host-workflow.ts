@@ -12,7 +12,6 @@ import {
   condition,
   continueAsNew,
   log,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -40,12 +39,10 @@ import {
 import { retryDelayScaleOf } from '../config/politeness-config.js';
 import {
   DEFAULT_FETCH_BURST_LIMITS,
-  FETCH_BURST_LIMITS_BEFORE_V4,
   hostOutcomeOfFailure,
   hostOutcomeOfResult,
   hostOutcomeOfRobotsRefresh,
   policyDelayMs,
-  type FetchBurstLimits,
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
@@ -80,79 +77,8 @@ export interface HostWorkflowResult {
 
 const retryShape = fetchActivityRetryShape();
 
-/**
- * Host holds fail queued URLs fast, holds apply to failures that sent nothing (NXDOMAIN), and
- * host-level retries wait for their failure type's backoff. Added after the committed histories.
- */
-const HOST_HOLDS_AND_RETRY_BACKOFF_PATCH = 'host-holds-and-host-retry-backoff';
-/**
- * A settleUrl still running holds the run open: continuing as new or ending beside it dropped the
- * activity and left its URL dispatched for good (a paused crawl's 'returned' URLs, seen in tests).
- */
-const SETTLES_HOLD_THE_RUN_PATCH = 'settles-hold-continue-as-new-and-release';
-/**
- * Hosts with short delays fetch a few URLs per activity (a fetch burst, src/domain/politeness/fetch-burst.ts).
- * Added after the committed histories, which fetch one URL per activity.
- */
-const FETCH_BURSTS_PATCH = 'fetch-bursts-for-short-delays';
-/**
- * A burst starts as soon as the previous one reports, its activity waiting out the host's delay,
- * and it claims the host's next URLs itself: between two bursts there is one workflow task and no
- * timer or claim activity. Added after the histories with bursts were recorded.
- */
-const PIPELINED_BURSTS_PATCH = 'pipelined-fetch-bursts';
-/**
- * Bursts parse their own bodies and claim after the parses (fetch-burst-activity.ts), so a burst
- * carries a claim whenever it leaves the queue low, even after a claim found nothing: its parses
- * may find the host's next URLs. Then one URL ready goes as a burst too, when bursts suit the host
- * (a short delay, one slot, a closed circuit, a first try), and the loop does not claim on its own
- * before such a burst: one activity where the one-URL path takes a fetch, a parse and a claim.
- * Added after hostWorkflowV2's histories, which fetch such a URL with fetchUrl.
- */
-const SELF_PARSING_BURSTS_PATCH = 'self-parsing-fetch-bursts';
-/** Several slots per host space their starts by the host delay too (added after histories with one slot were recorded). */
-const SPACE_REQUEST_STARTS_PATCH = 'space-request-starts-by-host-delay';
-/**
- * Claims run as local activities: in the worker that runs the workflow task, recorded as one
- * marker, with no activity task to dispatch and no workflow task to resume the loop after them.
- * A host's first claim and its last (the release) each cost a round trip through the task queue
- * and six history events. Added after hostWorkflowV3's histories.
- */
-const LOCAL_CLAIMS_PATCH = 'claims-as-local-activities';
-/**
- * A burst refreshes its host's stale robots.txt itself, as a request of its own under the same
- * politeness arithmetic, instead of the loop running a refreshRobots activity first: a host's
- * first burst needed one more activity and workflow task. Added after hostWorkflowV3's histories.
- */
-const ROBOTS_IN_BURSTS_PATCH = 'robots-refreshed-in-bursts';
-/**
- * A burst that hands back stale rules without having refreshed them ran on an activity worker from
- * before ROBOTS_IN_BURSTS_PATCH (a rolling upgrade): the loop refreshes robots.txt itself from then
- * on, where it would start burst after burst without a request. Reached only in that case, which no
- * earlier history has: `patched` is called there alone.
- */
-const ROBOTS_FROM_LOOP_AFTER_OLD_BURST_PATCH = 'robots-from-loop-after-old-burst';
-/**
- * A burst given a claim claims and fetches its host's next URLs itself, up to this many URLs in all
- * and within its span limit: one activity and one workflow task for several levels of a host's pages.
- * Activity input and result only: replay of earlier histories is unchanged (their results have no `extended`).
- */
-const BURST_EXTENSION_BEFORE_V4 = Object.freeze({ maxUrls: 20 });
-/** hostWorkflowV4's: its bursts plan for twice the span, and extend to twice the URLs. */
+/** How far a burst given a claim extends itself with the host's next URLs: this many URLs in all, within its span limit. */
 const BURST_EXTENSION = Object.freeze({ maxUrls: 40 });
-
-/** How long and how large a host run's bursts may be: each workflow type keeps its own, so its histories replay. */
-interface BurstShape {
-  limits: Readonly<FetchBurstLimits>;
-  extension: Readonly<{ maxUrls: number }>;
-}
-
-const BURSTS_BEFORE_V4: BurstShape = { limits: FETCH_BURST_LIMITS_BEFORE_V4, extension: BURST_EXTENSION_BEFORE_V4 };
-
-/** The changes hostWorkflowV2 was released with; a later one is behind its patch there. */
-const TAKEN_BY_V2 = new Set([HOST_HOLDS_AND_RETRY_BACKOFF_PATCH, SETTLES_HOLD_THE_RUN_PATCH, FETCH_BURSTS_PATCH, PIPELINED_BURSTS_PATCH, SPACE_REQUEST_STARTS_PATCH]);
-/** The changes hostWorkflowV3 was released with; a later one is behind its patch there. */
-const TAKEN_BY_V3 = new Set([...TAKEN_BY_V2, SELF_PARSING_BURSTS_PATCH]);
 
 // Store activities take milliseconds; the timeout is how long a crashed worker's task waits
 // before another worker retries it.
@@ -209,53 +135,7 @@ function claimSize(minDelayMs: number): number {
 /** Seeded by the workflow's own randomness, which Temporal makes replay-safe. */
 const random = (): number => Math.random();
 
-/**
- * Whether a run takes one of the loop's later changes (the patch ids above): `patched` in
- * hostWorkflow, the changes it was released with and `patched` for later ones in hostWorkflowV2,
- * always in hostWorkflowV3.
- */
-type TakesChange = (patchId: string) => boolean;
-
-/**
- * The host's back queue as first released, each later change behind its patch. Kept registered for
- * runs started before hostWorkflowV2, which continue as new as this type, and for the committed
- * histories; new runs start as hostWorkflowV3.
- */
 export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkflowResult> {
-  return runBackQueue(input, patched, { hostAttributeFromStart: false, bursts: BURSTS_BEFORE_V4 });
-}
-
-/**
- * The same back queue with the changes made before it taken: no patch markers and no
- * change-version search attribute upserts, which cost each run ten history events and five
- * visibility writes (a host runs again after every idle spell). Its starter sets the host search
- * attribute, and continue-as-new carries it; a run started without it upserts it. Kept registered
- * for runs started before hostWorkflowV3 and for its committed histories: a later change is
- * behind its patch here.
- */
-export async function hostWorkflowV2(input: HostWorkflowInput): Promise<HostWorkflowResult> {
-  return runBackQueue(input, (patchId) => TAKEN_BY_V2.has(patchId) || patched(patchId), { hostAttributeFromStart: true, bursts: BURSTS_BEFORE_V4 });
-}
-
-/**
- * The same back queue with the changes made before it taken, as hostWorkflowV2 took those before
- * it. Kept registered for runs started before hostWorkflowV4 and for its committed histories: a
- * later change is behind its patch here.
- */
-export async function hostWorkflowV3(input: HostWorkflowInput): Promise<HostWorkflowResult> {
-  return runBackQueue(input, (patchId) => TAKEN_BY_V3.has(patchId) || patched(patchId), { hostAttributeFromStart: true, bursts: BURSTS_BEFORE_V4 });
-}
-
-/** The same back queue with every change taken, and longer bursts. New runs start as this type. */
-export async function hostWorkflowV4(input: HostWorkflowInput): Promise<HostWorkflowResult> {
-  return runBackQueue(input, () => true, { hostAttributeFromStart: true, bursts: { limits: DEFAULT_FETCH_BURST_LIMITS, extension: BURST_EXTENSION } });
-}
-
-async function runBackQueue(
-  input: HostWorkflowInput,
-  takes: TakesChange,
-  { hostAttributeFromStart, bursts }: { hostAttributeFromStart: boolean; bursts: BurstShape },
-): Promise<HostWorkflowResult> {
   const taskQueue = input.taskQueue ?? DEFAULT_TASK_QUEUE;
   const state = input.carried ? new HostQueue(input.carried) : HostQueue.fresh(input.host);
   let hostRecordLoaded = input.carried !== undefined;
@@ -263,19 +143,11 @@ async function runBackQueue(
   let changed = false;
   let signalsThisRun = 0;
   let pendingSettles = 0;
-  const settlesHoldTheRun = takes(SETTLES_HOLD_THE_RUN_PATCH);
-  const selfParsingBursts = takes(SELF_PARSING_BURSTS_PATCH);
-  const claims = takes(LOCAL_CLAIMS_PATCH) ? localStoreActivities : storeActivities;
-  const robotsInBursts = takes(ROBOTS_IN_BURSTS_PATCH);
-  /** Bursts refresh stale robots.txt; false once one did not (ROBOTS_FROM_LOOP_AFTER_OLD_BURST_PATCH). */
-  let burstsRefreshRobots = robotsInBursts;
-  /** The fewest URLs a burst fetches. */
-  const burstMinUrls = selfParsingBursts ? 1 : 2;
   /** The queue's one URL will go as a burst, which claims beside it: no claim of its own first. */
   const claimRidesNextBurst = (): boolean =>
-    selfParsingBursts && state.queue.length === 1 && hostRecordLoaded && state.burstable(state.queue[0]!, Date.now(), bursts.limits);
+    state.queue.length === 1 && hostRecordLoaded && state.burstable(state.queue[0]!, Date.now(), DEFAULT_FETCH_BURST_LIMITS);
   /** No request, parse or settle of this run is under way. */
-  const quiet = (): boolean => state.inFlight === 0 && state.pendingParses === 0 && (pendingSettles === 0 || !settlesHoldTheRun);
+  const quiet = (): boolean => state.inFlight === 0 && state.pendingParses === 0 && pendingSettles === 0;
   const idle = (): boolean => state.queue.length === 0 && quiet();
 
   setHandler(wakeHostSignal, () => {
@@ -311,7 +183,7 @@ async function runBackQueue(
     run: state.run,
   }));
 
-  if (!hostAttributeFromStart || workflowInfo().typedSearchAttributes.get(HOST_SEARCH_ATTRIBUTE) === undefined) {
+  if (workflowInfo().typedSearchAttributes.get(HOST_SEARCH_ATTRIBUTE) === undefined) {
     upsertSearchAttributes({ [SEARCH_ATTRIBUTES.host]: [state.host] });
   }
 
@@ -378,7 +250,7 @@ async function runBackQueue(
     // Refill the back queue from the front queues when it runs low (Mercator).
     if (state.queue.length <= 1 && !claimExhausted && !claimRiding && !claimRidesNextBurst()) {
       flushCarriedParses();
-      const claim = await claims.claimHostWork({
+      const claim = await localStoreActivities.claimHostWork({
         host: state.host,
         maxItems: claimSize(state.policyFor(state.queue[0]).minDelayMs),
         releaseIfEmpty: idle(),
@@ -409,37 +281,33 @@ async function runBackQueue(
     if (state.queue.length === 0) {
       // Wait for in-flight work; once idle, the next claim may release the host. A host-level
       // retry (429, 5xx, robots) requeues its URL meanwhile: that must wake the loop too.
-      const wakeOnRequeue = takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
-      if (!idle()) await waitInLoop(() => idle() || (wakeOnRequeue && state.queue.length > 0) || woken || fatal !== undefined);
+      if (!idle()) await waitInLoop(() => idle() || state.queue.length > 0 || woken || fatal !== undefined);
       claimExhausted = false;
       continue;
     }
 
     const nowMs = Date.now();
-    if (takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH)) {
-      // A quarantined or negatively cached host (TLS, private address, NXDOMAIN): its URLs fail
-      // fast with the hold's type, without a request, instead of waiting out the hold.
-      const hold = state.holdAt(nowMs);
-      if (hold !== undefined) {
-        flushCarriedParses();
-        const held = state.queue.shift()!;
-        const until = new Date(hold.untilMs).toISOString();
-        await settle(held, { kind: 'failed', failureType: hold.reason, message: `host ${state.host} is held after ${hold.reason} until ${until}; no request sent`, stage: 'fetch', attempts: held.attempt + 1 });
-        continue;
-      }
-      // A host-level retry waits for its own backoff while other URLs of the host may go first.
-      const readyAtMs = state.promoteReady(nowMs);
-      if (readyAtMs !== undefined && !state.paused) {
-        changed = false;
-        await waitInLoop(() => changed, Math.max(1, readyAtMs - nowMs));
-        continue;
-      }
+    // A quarantined or negatively cached host (TLS, private address, NXDOMAIN): its URLs fail
+    // fast with the hold's type, without a request, instead of waiting out the hold.
+    const hold = state.holdAt(nowMs);
+    if (hold !== undefined) {
+      flushCarriedParses();
+      const held = state.queue.shift()!;
+      const until = new Date(hold.untilMs).toISOString();
+      await settle(held, { kind: 'failed', failureType: hold.reason, message: `host ${state.host} is held after ${hold.reason} until ${until}; no request sent`, stage: 'fetch', attempts: held.attempt + 1 });
+      continue;
+    }
+    // A host-level retry waits for its own backoff while other URLs of the host may go first.
+    const readyAtMs = state.promoteReady(nowMs);
+    if (readyAtMs !== undefined && !state.paused) {
+      changed = false;
+      await waitInLoop(() => changed, Math.max(1, readyAtMs - nowMs));
+      continue;
     }
     // A burst due within its own wait limit starts now; its activity waits out the rest.
     let earlyBurstAtMs: number | undefined;
     if (!state.canStartAt(nowMs)) {
-      earlyBurstAtMs = state.earlyBurstStartAtMs(nowMs, bursts.limits, burstMinUrls);
-      if (earlyBurstAtMs !== undefined && !takes(PIPELINED_BURSTS_PATCH)) earlyBurstAtMs = undefined;
+      earlyBurstAtMs = state.earlyBurstStartAtMs(nowMs, DEFAULT_FETCH_BURST_LIMITS, 1);
     }
     if (!state.canStartAt(nowMs) && earlyBurstAtMs === undefined) {
       const outcomesBefore = state.outcomes;
@@ -463,21 +331,21 @@ async function runBackQueue(
       continue;
     }
 
-    // A burst refreshes stale rules itself (robotsInBursts); anything else waits for them here.
-    if (!state.robotsFresh(item.origin, nowMs) && !(burstsRefreshRobots && state.burstSizeAt(item, earlyBurstAtMs ?? nowMs, bursts.limits, burstMinUrls) > 0)) {
+    // A burst refreshes stale rules itself; anything else waits for them here.
+    if (!state.robotsFresh(item.origin, nowMs) && state.burstSizeAt(item, earlyBurstAtMs ?? nowMs, DEFAULT_FETCH_BURST_LIMITS, 1) === 0) {
       // robots.txt is a request to the host like any other: it takes a politeness slot.
       state.queue.unshift(item);
       flushCarriedParses();
       const refreshed = await refreshRobots(item);
       // (A held host's URLs fail with the hold's type instead, at the top of the loop.)
-      if (refreshed.policyKind === 'disallow-all' && takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH) && state.holdAt(Date.now()) === undefined) {
+      if (refreshed.policyKind === 'disallow-all' && state.holdAt(Date.now()) === undefined) {
         await waitForRobotsRefresh(item.origin, refreshed.freshUntilMs);
       }
       continue;
     }
 
     // A short delay: this URL and the ready ones behind it go in one activity.
-    const burstSize = state.burstSizeAt(item, earlyBurstAtMs ?? nowMs, bursts.limits, burstMinUrls);
+    const burstSize = state.burstSizeAt(item, earlyBurstAtMs ?? nowMs, DEFAULT_FETCH_BURST_LIMITS, 1);
     if (earlyBurstAtMs !== undefined && burstSize === 0) {
       // Not reachable (the same test chose the early start); never fetch one URL before its time.
       state.requeueFront(item);
@@ -485,12 +353,11 @@ async function runBackQueue(
       await waitInLoop(() => changed, earlyBurstAtMs - nowMs);
       continue;
     }
-    if (burstSize > 0 && takes(FETCH_BURSTS_PATCH)) {
+    if (burstSize > 0) {
       const items = [item, ...state.queue.splice(0, burstSize - 1)];
       const before = state.politenessAt(nowMs);
-      const pipelined = takes(PIPELINED_BURSTS_PATCH);
       let claim: BurstClaim | undefined;
-      if (state.queue.length <= 1 && (!claimExhausted || selfParsingBursts) && pipelined) {
+      if (state.queue.length <= 1) {
         burstClaims += 1;
         claim = { maxItems: claimSize(state.policyFor(item).minDelayMs), claimToken: `${workflowInfo().workflowId}/${workflowInfo().runId}/burst-claim/${burstClaims}` };
         claimRiding = true;
@@ -499,14 +366,14 @@ async function runBackQueue(
       state.noteRequestStarted(nowMs, item);
       earlyBurstInFlight = earlyBurstAtMs !== undefined;
       const parsing = carriedParses.splice(0);
-      track(processBurst(items, before, { pipelined, claim, parsing }));
+      track(processBurst(items, before, { claim, parsing }));
       continue;
     }
 
     // One URL on its own: the carried bodies are parsed on their own too.
     flushCarriedParses();
 
-    const spaceStarts = state.policyFor(item).maxConcurrentFetches > 1 && takes(SPACE_REQUEST_STARTS_PATCH);
+    const spaceStarts = state.policyFor(item).maxConcurrentFetches > 1;
     state.noteRequestStarted(nowMs, item, { spaceStarts });
     // Runs beside the loop so that, with maxConcurrentFetches > 1, slots overlap; the loop only
     // starts the next request when politeness allows, and parsing never holds a slot.
@@ -518,7 +385,7 @@ async function runBackQueue(
     const result = await storeActivities.refreshRobots({ origin: item.origin, crawlId: item.crawlId });
     noteRobotsRules(item.origin, result);
     // A robots.txt that fails below HTTP tells about the host: a bad certificate or NXDOMAIN holds it.
-    state.noteOutcome(hostOutcomeOfRobotsRefresh(result, result.transportFailure !== undefined && takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH)), item, random, Date.now());
+    state.noteOutcome(hostOutcomeOfRobotsRefresh(result), item, random, Date.now());
     return result;
   }
 
@@ -594,7 +461,7 @@ async function runBackQueue(
   async function processBurst(
     items: HostWorkItem[],
     politeness: HostPolitenessState,
-    { pipelined, claim, parsing }: { pipelined: boolean; claim: BurstClaim | undefined; parsing: FetchedItem[] },
+    { claim, parsing }: { claim: BurstClaim | undefined; parsing: FetchedItem[] },
   ): Promise<void> {
     const policy = state.policyFor(items[0]);
     let result: FetchBurstResult;
@@ -604,15 +471,11 @@ async function runBackQueue(
         items: items.map((item) => ({ ...item, hostDelayMs: policy.minDelayMs })),
         politeness,
         policy,
-        limits: bursts.limits,
+        limits: DEFAULT_FETCH_BURST_LIMITS,
         ...(claim ? { claim } : {}),
         ...(parsing.length > 0 ? { parse: parsing.map(({ item, fetched }) => parseInputOf(item, fetched)) } : {}),
-        // Its own bodies too: a result without their outcomes (a worker from before) leaves them to us.
-        parseFetched: true,
         // And the URLs its parses find, claimed and fetched while its span allows: outcomes in `extended`.
-        ...(claim ? { extendWithClaims: bursts.extension } : {}),
-        // And its origins' stale robots.txt: rules in `robots`.
-        ...(robotsInBursts ? { refreshRobots: true } : {}),
+        ...(claim ? { extendWithClaims: BURST_EXTENSION } : {}),
       });
     } catch (error) {
       earlyBurstInFlight = false;
@@ -647,7 +510,6 @@ async function runBackQueue(
       if (result.parseOutcomes?.[index]?.ok !== true) finishing.push(parse(item, fetched));
     });
     const toParse: FetchedItem[] = [];
-    const enforced = takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
     // URLs the burst claimed and fetched itself end as the ones it was given (a result from before has none).
     const extended = result.extended ?? [];
     const outcomes = [...items.map((_, index) => result.outcomes[index] ?? { kind: 'not-attempted' as const }), ...extended.map(({ outcome }) => outcome)];
@@ -657,11 +519,9 @@ async function runBackQueue(
         requeued.push(handBack ? { ...item, notBeforeMs: nowMs } : item);
       } else if (outcome.kind === 'failed') {
         if (outcome.retryDelayMs !== undefined) requeued.push({ ...item, priorAttempts: 1, notBeforeMs: nowMs + outcome.retryDelayMs });
-        else finishing.push(decideAfterFailure(item, outcome.failureType, outcome.details, outcome.message, enforced));
+        else finishing.push(decideAfterFailure(item, outcome.failureType, outcome.details, outcome.message));
       } else if (outcome.result.kind === 'robots-stale') {
         state.robotsFreshUntilMs[item.origin] = 0;
-        const refreshedHere = (result.robots ?? []).some((refresh) => refresh.origin === item.origin);
-        if (burstsRefreshRobots && !refreshedHere && patched(ROBOTS_FROM_LOOP_AFTER_OLD_BURST_PATCH)) burstsRefreshRobots = false;
         requeued.push(item);
       } else if (outcome.result.kind === 'fetched' && outcome.result.parse) {
         // Parsed by the burst: done. Not parsed there: to the parse stage, or straight to
@@ -677,12 +537,9 @@ async function runBackQueue(
     for (const { origin, refreshed } of result.robots ?? []) {
       if (refreshed.policyKind === 'disallow-all' && state.holdAt(Date.now()) === undefined) finishing.push(waitForRobotsRefresh(origin, refreshed.freshUntilMs));
     }
-    if (pipelined) {
-      carriedParses.push(...toParse);
-      state.pendingParses += toParse.length;
-    } else if (toParse.length > 0) {
-      finishing.push(parseTogether(toParse));
-    }
+    // Parsed beside the next burst's requests, or on their own before the loop waits (flushCarriedParses).
+    carriedParses.push(...toParse);
+    state.pendingParses += toParse.length;
     await Promise.all(finishing);
   }
 
@@ -694,7 +551,7 @@ async function runBackQueue(
     const items =
       claimed ??
       (
-        await claims.claimHostWork({
+        await localStoreActivities.claimHostWork({
           host: state.host,
           maxItems: claim.maxItems,
           releaseIfEmpty: false,
@@ -742,23 +599,20 @@ async function runBackQueue(
   async function handleFetchFailure(item: HostWorkItem, error: unknown): Promise<void> {
     const { type, details, message } = classifyActivityError(error);
     const nowMs = Date.now();
-    const enforced = takes(HOST_HOLDS_AND_RETRY_BACKOFF_PATCH);
     // A hold (NXDOMAIN, private address) applies although no request reached the host.
-    state.noteOutcome(hostOutcomeOfFailure(type, details, nowMs, enforced), item, random, nowMs);
-    await decideAfterFailure(item, type, details, message, enforced);
+    state.noteOutcome(hostOutcomeOfFailure(type, details, nowMs), item, random, nowMs);
+    await decideAfterFailure(item, type, details, message);
   }
 
   /** A fetch's final failure (its activity-level retries spent): a host-level retry, or the URL settles as failed. */
-  async function decideAfterFailure(item: HostWorkItem, type: string, details: FetchFailureDetails | undefined, message: string, enforced: boolean): Promise<void> {
+  async function decideAfterFailure(item: HostWorkItem, type: string, details: FetchFailureDetails | undefined, message: string): Promise<void> {
     const policy = FAILURE_POLICIES[type as FetchFailureType];
     const nowMs = Date.now();
-    // Before the hold existed a quarantine never ended; now the hold (and its expiry) decides.
-    if (!enforced && policy?.hostEffect === 'quarantine-host') state.quarantinedReason = `${type}: ${message}`;
     const attempts = item.attempt + 1;
     const poisoned = (details?.poisonCount ?? 0) >= POISON_ATTEMPT_LIMIT;
     if (policy?.retryLayer === 'host' && attempts < policy.maxAttempts && !poisoned) {
       log.info('host-level retry', { host: state.host, url: item.url, type, attempts });
-      state.requeueFront({ ...withoutPriorAttempts(item), attempt: attempts, ...(enforced ? hostRetryNotBefore(item, type as FetchFailureType, attempts, details, nowMs) : {}) });
+      state.requeueFront({ ...withoutPriorAttempts(item), attempt: attempts, ...hostRetryNotBefore(item, type as FetchFailureType, attempts, details, nowMs) });
       return;
     }
     await settle(item, {
@@ -769,7 +623,7 @@ async function runBackQueue(
       attempts,
       ...(details?.status === undefined ? {} : { status: details.status }),
       // The activity recorded the attempt when its failure carried details.
-      ...(enforced && details !== undefined ? { recorded: true } : {}),
+      ...(details !== undefined ? { recorded: true } : {}),
     });
   }
 

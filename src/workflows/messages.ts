@@ -22,8 +22,8 @@ export const SEARCH_ATTRIBUTES = { crawlId: 'CrawlId', host: 'CrawlHost', state:
 /** The host a host workflow serves, set by whoever starts a run. */
 export const HOST_SEARCH_ATTRIBUTE = defineSearchAttributeKey(SEARCH_ATTRIBUTES.host, SearchAttributeType.KEYWORD);
 
-/** The workflow type new host runs start as (runs of earlier types continue as themselves). */
-export const HOST_WORKFLOW_TYPE = 'hostWorkflowV4';
+/** The host workflow's type, as host runs are started by signal-with-start. */
+export const HOST_WORKFLOW_TYPE = 'hostWorkflow';
 
 // The frontier (crawl) workflow.
 export const pauseCrawlSignal = defineSignal('pauseCrawl');

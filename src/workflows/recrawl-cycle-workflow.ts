@@ -7,7 +7,7 @@
  * 'recrawl' through the ordinary frontier workflow, so politeness, conditional requests,
  * idempotency and change detection are the same code as any crawl. Ends with the cycle's figures.
  */
-import { ParentClosePolicy, executeChild, patched, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { ParentClosePolicy, executeChild, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
 import type { PlanRecrawlResult, RecrawlCycleSummary, RecrawlSettings, SignalSweepSummary } from '../activities/contracts.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
@@ -33,12 +33,10 @@ export interface RecrawlCycleResult {
   plan: PlanRecrawlResult;
   crawl?: CrawlSummary;
   summary: RecrawlCycleSummary;
-  /** The signal sweep before planning; absent when skipped (signalBudget 0, or a cycle older than the sweep). */
+  /** The signal sweep before planning; absent when skipped (signalBudget 0). */
   signals?: SignalSweepSummary;
 }
 
-/** Cycles started before the sweep existed replay without it. */
-const SIGNAL_SWEEP_PATCH = 'signal-sweep-before-plan';
 /** The sweep runs as its own crawl, named after the cycle's. */
 export const signalSweepCrawlIdOf = (cycleCrawlId: string): string => `${cycleCrawlId}-signals`;
 
@@ -53,7 +51,7 @@ export async function recrawlCycleWorkflow(input: RecrawlCycleInput): Promise<Re
   const { workflowId } = workflowInfo();
   const crawlId = recrawlCrawlIdOf(workflowId);
 
-  const signals = patched(SIGNAL_SWEEP_PATCH) ? await sweepSignals(input, crawlId, taskQueue) : undefined;
+  const signals = await sweepSignals(input, crawlId, taskQueue);
 
   const plan = await store.planRecrawl({
     crawlId,

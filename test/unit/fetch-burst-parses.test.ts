@@ -1,4 +1,4 @@
-// A fetch burst with parseFetched parses each body as soon as it is stored, in fetch order, beside
+// A fetch burst parses each body as soon as it is stored, in fetch order, beside
 // the waits for its next requests: a parse never holds back a request. Run in Temporal's mock
 // activity context with fakes for the fetch, the parse and the settle; no server.
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -90,7 +90,6 @@ describe('a fetch burst parsing its own bodies', () => {
       politeness: initialHostPolitenessState(Date.now()),
       policy: { ...DEFAULT_HOST_POLITENESS_POLICY, minDelayMs: 2, adaptiveFactor: 1 },
       limits: DEFAULT_FETCH_BURST_LIMITS,
-      parseFetched: true,
     };
 
     const result: FetchBurstResult = await new MockActivityEnvironment().run(fetchBurst, input);
@@ -139,7 +138,6 @@ describe('a fetch burst parsing its own bodies', () => {
       politeness: initialHostPolitenessState(Date.now()),
       policy: { ...DEFAULT_HOST_POLITENESS_POLICY, minDelayMs: DELAY_MS, adaptiveFactor: 1 },
       limits: DEFAULT_FETCH_BURST_LIMITS,
-      parseFetched: true,
     };
     const result: FetchBurstResult = await new MockActivityEnvironment().run(fetchBurst, input);
     expect(result.requestsStarted).toBe(PAGES);
@@ -168,7 +166,6 @@ describe('a fetch burst parsing its own bodies', () => {
       politeness: initialHostPolitenessState(Date.now()),
       policy: { ...DEFAULT_HOST_POLITENESS_POLICY, minDelayMs: 2, adaptiveFactor: 1 },
       limits: DEFAULT_FETCH_BURST_LIMITS,
-      parseFetched: true,
     });
     const settle = () => new Promise((resolve) => setTimeout(resolve, 60));
     await settle();
@@ -201,7 +198,6 @@ describe('a fetch burst parsing its own bodies', () => {
       politeness: initialHostPolitenessState(Date.now()),
       policy: { ...DEFAULT_HOST_POLITENESS_POLICY, minDelayMs: 2, adaptiveFactor: 1 },
       limits: DEFAULT_FETCH_BURST_LIMITS,
-      parseFetched: true,
     });
     await expect(burst).rejects.toThrow(/the object store refused the body of http:\/\/burst.example\/p0/);
     // Its URLs go back untried: Temporal retries the burst, and the host was asked once.
@@ -244,7 +240,6 @@ describe('a fetch burst parsing its own bodies', () => {
       politeness: initialHostPolitenessState(Date.now()),
       policy: { ...DEFAULT_HOST_POLITENESS_POLICY, minDelayMs: 2, adaptiveFactor: 1 },
       limits: { ...DEFAULT_FETCH_BURST_LIMITS, maxUrls: URLS },
-      parseFetched: true,
     };
     const burst: Promise<FetchBurstResult> = new MockActivityEnvironment().run(fetchBurst, input);
     // Let the parses go one at a time, whenever one is waiting, until all have ended.

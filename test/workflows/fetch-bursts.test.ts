@@ -201,7 +201,7 @@ describe('fetch bursts for a host with a short delay', () => {
     expect(parsedInBursts.length).toBeGreaterThanOrEqual(PAGES - 4);
     expect(activities.parses).toBeLessThanOrEqual(activities.singleFetches.length);
     expect(activities.parseBatches).toEqual([]);
-    expect(activities.bursts.every((burst) => burst.parseFetched === true && burst.parse === undefined)).toBe(true);
+    expect(activities.bursts.every((burst) => burst.parse === undefined)).toBe(true);
   });
 
   it('settles the text page inside the burst that fetched it, without a settleUrl activity', () => {
@@ -422,29 +422,6 @@ describe('a robots.txt left unreachable by an earlier run, past its retry time',
     expect(activities.robotsInBursts).toHaveLength(1);
     expect(activities.robotsActivities).toBe(0);
     expect(withRobots[0]!.path).toBe('/robots.txt');
-    expect(withRobots.filter((entry) => entry.path === '/robots.txt')).toHaveLength(1);
-    expect(log.map((entry) => entry.path).sort()).toEqual(Array.from({ length: PAGES_HERE }, (_, i) => pagePath(i)).sort());
-    expectHostDelayKept(withRobots, 150);
-  });
-});
-
-describe('bursts on an activity worker from before robots.txt in bursts (a rolling upgrade)', () => {
-  const PAGES_HERE = 6;
-  const crawled = crawlOneHostAround({
-    name: 'wf-robots-old-activities',
-    host: '127.65.0.10',
-    pages: PAGES_HERE,
-    delayMs: 150,
-    // Such a worker ignores refreshRobots: a burst hands back stale rules, unrefreshed.
-    worker: { wrapActivities: (created) => ({ ...created, fetchBurst: ({ refreshRobots: _ignored, ...input }) => created.fetchBurst(input) }) },
-  });
-
-  it('refreshes robots.txt from the loop once a burst did not, instead of starting burst after burst', () => {
-    const { activities, withRobots, log } = crawled();
-    expect(activities.robotsInBursts).toEqual([]);
-    expect(activities.robotsActivities).toBe(1);
-    // The one that handed the rules back, and those after the refresh.
-    expect(activities.bursts.length).toBeLessThanOrEqual(1 + PAGES_HERE);
     expect(withRobots.filter((entry) => entry.path === '/robots.txt')).toHaveLength(1);
     expect(log.map((entry) => entry.path).sort()).toEqual(Array.from({ length: PAGES_HERE }, (_, i) => pagePath(i)).sort());
     expectHostDelayKept(withRobots, 150);

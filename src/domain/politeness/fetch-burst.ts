@@ -33,13 +33,6 @@ export const DEFAULT_FETCH_BURST_LIMITS: Readonly<FetchBurstLimits> = Object.fre
   maxSpanMs: 10_000,
 });
 
-/** The limits host runs started before hostWorkflowV4 keep, so their histories replay. */
-export const FETCH_BURST_LIMITS_BEFORE_V4: Readonly<FetchBurstLimits> = Object.freeze({
-  maxHostDelayMs: 1000,
-  maxUrls: 10,
-  maxSpanMs: 5000,
-});
-
 /** How many of `readyUrls` the next burst takes: 1 means fetch one URL on its own. */
 export function fetchBurstSize(policy: HostPolitenessPolicy, readyUrls: number, limits: FetchBurstLimits = DEFAULT_FETCH_BURST_LIMITS): number {
   // Several slots per host overlap requests; a burst is one slot used back to back.

@@ -45,10 +45,10 @@ export interface RobotsRefreshTiming {
 /**
  * A robots.txt request counts like any other: a response by its status, a failure below HTTP as a
  * transport failure of its type (a TLS or DNS failure then holds the host), a cached file as
- * nothing sent. `holdsApply` is false only for host runs recorded before holds existed.
+ * nothing sent.
  */
-export function hostOutcomeOfRobotsRefresh(result: RobotsRefreshTiming, holdsApply = true): HostOutcome {
-  if (result.transportFailure !== undefined && holdsApply) {
+export function hostOutcomeOfRobotsRefresh(result: RobotsRefreshTiming): HostOutcome {
+  if (result.transportFailure !== undefined) {
     return { kind: 'transport-failure', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, type: result.transportFailure };
   }
   if (!result.requested) return { kind: 'not-sent', atMs: result.finishedAtMs };
@@ -76,13 +76,12 @@ export interface FetchFailureFacts {
 /**
  * What a failed fetch tells the host's politeness state. A failure that sent nothing releases the
  * slot, except a hold (NXDOMAIN, a private address), which applies without a request; a response
- * counts by its status, anything else as a transport failure of its type. `holdsApply` is false
- * only for host workflow runs recorded before holds existed. A type outside FETCH_FAILURE_TYPES (an
+ * counts by its status, anything else as a transport failure of its type. A type outside FETCH_FAILURE_TYPES (an
  * unexpected error) has no host effect but still counts as a transport failure once a request went out.
  */
-export function hostOutcomeOfFailure(type: string, facts: FetchFailureFacts | undefined, nowMs: number, holdsApply = true): HostOutcome {
+export function hostOutcomeOfFailure(type: string, facts: FetchFailureFacts | undefined, nowMs: number): HostOutcome {
   const effect = isFetchFailureType(type) ? failurePolicyFor(type).hostEffect : 'none';
-  const holds = holdsApply && (effect === 'quarantine-host' || effect === 'negative-cache-host');
+  const holds = (effect === 'quarantine-host' || effect === 'negative-cache-host');
   if ((facts === undefined || facts.requested === false) && !holds) return { kind: 'not-sent', atMs: nowMs };
   if (facts?.status !== undefined) {
     return {

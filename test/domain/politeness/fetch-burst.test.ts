@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_FETCH_BURST_LIMITS,
-  FETCH_BURST_LIMITS_BEFORE_V4,
   PolitenessInputError,
   applyHostOutcome,
   burstWaitMs,
@@ -41,11 +40,6 @@ describe('fetchBurstSize', () => {
     expect(fetchBurstSize(resolveHostPolitenessPolicy({ minDelayMs: 250 }), 100)).toBe(20);
     // 41 starts fit 10 s at 250 ms, but maxUrls says 20; at 600 ms the span says 1 + 16.
     expect(fetchBurstSize(resolveHostPolitenessPolicy({ minDelayMs: 600 }), 100)).toBe(17);
-  });
-
-  it('keeps the limits of host runs before hostWorkflowV4, for their histories', () => {
-    expect(FETCH_BURST_LIMITS_BEFORE_V4).toEqual({ maxHostDelayMs: 1000, maxUrls: 10, maxSpanMs: 5000 });
-    expect(fetchBurstSize(resolveHostPolitenessPolicy({ minDelayMs: 250 }), 100, FETCH_BURST_LIMITS_BEFORE_V4)).toBe(10);
   });
 
   it('maxUrls 1 turns bursts off', () => {

@@ -27,10 +27,6 @@ describe('hostOutcomeOfRobotsRefresh', () => {
     expect(hostOutcomeOfRobotsRefresh({ ...sent, transportFailure: 'DnsNotFound' })).toEqual({ kind: 'transport-failure', startedAtMs: T0, finishedAtMs: T0 + 40, type: 'DnsNotFound' });
   });
 
-  it('before holds existed a transport failure counted by whether a request went out', () => {
-    expect(hostOutcomeOfRobotsRefresh({ ...sent, transportFailure: 'ConnectionFailed' }, false)).toEqual({ kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 40, status: 200 });
-  });
-
   it('rules answered from the cache sent nothing: they free the slot only', () => {
     expect(hostOutcomeOfRobotsRefresh({ requested: false, startedAtMs: T0, finishedAtMs: T0 + 1 })).toEqual({ kind: 'not-sent', atMs: T0 + 1 });
   });
@@ -60,12 +56,11 @@ describe('hostOutcomeOfFailure', () => {
   });
 
   it.each(FETCH_FAILURE_TYPES.filter((type) => ['quarantine-host', 'negative-cache-host'].includes(failurePolicyFor(type).hostEffect)))(
-    '%s holds the host although no request reached it, unless holds do not apply (runs recorded before them)',
+    '%s holds the host although no request reached it',
     (type) => {
       const notSent = { startedAtMs: T0, finishedAtMs: T0 + 5, requested: false };
       expect(hostOutcomeOfFailure(type, notSent, NOW)).toEqual({ kind: 'transport-failure', startedAtMs: T0, finishedAtMs: T0 + 5, type });
       expect(hostOutcomeOfFailure(type, undefined, NOW)).toEqual({ kind: 'transport-failure', startedAtMs: NOW, finishedAtMs: NOW, type });
-      expect(hostOutcomeOfFailure(type, notSent, NOW, false)).toEqual({ kind: 'not-sent', atMs: NOW });
     },
   );
 
