@@ -1,5 +1,8 @@
 import { inlineParameters } from './inline-parameters.js';
-import type { Pool, PoolClient } from './pool.js';
+import type pg from 'pg';
+
+type Pool = pg.Pool;
+type PoolClient = pg.PoolClient;
 
 type Queryable = Pool | PoolClient;
 

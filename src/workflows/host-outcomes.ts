@@ -1,0 +1,119 @@
+/**
+ * How one outcome changes a host's back queue: a fetch that returned, a fetch's final failure, an
+ * unreachable robots.txt. Pure functions over HostQueue, called by HostLoop; each returns what the
+ * workflow does next for the URL (settle it, parse its body), or requeues it.
+ */
+import type { FetchFailureDetails, FetchUrlResult, HostWorkItem, RefreshRobotsResult, SettleOutcome } from '../activities/contracts.js';
+import { FAILURE_POLICIES, POISON_ATTEMPT_LIMIT, retryDelayMs, type FetchFailureType } from '../domain/failures/index.js';
+import { retryDelayScaleOf } from '../config/politeness-config.js';
+import { plainSettlementOf, type FetchedResult } from './fetch-followup.js';
+import type { HostQueue } from './host-queue.js';
+
+export interface FetchedItem {
+  item: HostWorkItem;
+  fetched: FetchedResult;
+}
+
+/** What follows an outcome: a URL to settle, a body for parseDocument, or bodies for one parseBatch. */
+export type FollowUp =
+  | { kind: 'settle'; item: HostWorkItem; outcome: SettleOutcome }
+  | { kind: 'parse'; item: HostWorkItem; fetched: FetchedResult }
+  | { kind: 'parse-batch'; batch: FetchedItem[] };
+
+/** What follows a fetch that returned, its host outcome already noted. */
+export function afterFetch(state: HostQueue, item: HostWorkItem, result: FetchUrlResult): FollowUp | undefined {
+  const plain = plainSettlementOf(result);
+  if (plain !== undefined) return { kind: 'settle', item, outcome: plain };
+  switch (result.kind) {
+    case 'fetched':
+      return { kind: 'parse', item, fetched: result };
+    case 'robots-stale':
+      state.robotsFreshUntilMs[item.origin] = 0;
+      state.requeueFront(item);
+      return undefined;
+    case 'skipped':
+      return { kind: 'settle', item, outcome: result.reason === 'crawl-paused' ? { kind: 'returned', reason: result.reason } : { kind: 'dropped', reason: result.reason } };
+    default:
+      return undefined;
+  }
+}
+
+/** A fetch's final failure (its activity-level retries spent): a host-level retry, or the URL settles as failed. */
+export function decideAfterFailure(
+state: HostQueue,
+item: HostWorkItem,
+type: string,
+details: FetchFailureDetails | undefined,
+message: string,
+nowMs: number,
+random: () => number,
+): FollowUp | undefined {
+  const policy = FAILURE_POLICIES[type as FetchFailureType];
+  const attempts = item.attempt + 1;
+  const poisoned = (details?.poisonCount ?? 0) >= POISON_ATTEMPT_LIMIT;
+  if (policy?.retryLayer === 'host' && attempts < policy.maxAttempts && !poisoned) {
+    state.requeueFront({ ...withoutPriorAttempts(item), attempt: attempts, ...hostRetryNotBefore(item, type as FetchFailureType, attempts, details, nowMs, random) });
+    return undefined;
+  }
+  const outcome: SettleOutcome = {
+    kind: 'failed',
+    failureType: type,
+    message,
+    stage: 'fetch',
+    attempts,
+    ...(details?.status === undefined ? {} : { status: details.status }),
+    // The activity recorded the attempt when its failure carried details.
+    ...(details !== undefined ? { recorded: true } : {}),
+  };
+  return { kind: 'settle', item, outcome };
+}
+
+/**
+ * When a host-level retry may go: the failure type's backoff (scaled by the crawl), never before
+ * a Retry-After or the robots.txt refresh the failure names. Independently, 429 and 503 hold the
+ * whole host through its politeness state (Retry-After, else the throttle backoff).
+ */
+function hostRetryNotBefore(item: HostWorkItem, type: FetchFailureType, attempts: number, details: FetchFailureDetails | undefined, nowMs: number, random: () => number): { notBeforeMs?: number } {
+  const delayMs = retryDelayMs(type, attempts, random, {
+    nowMs,
+    scale: retryDelayScaleOf(item.politeness),
+    ...(details?.retryAfterAtMs === undefined ? {} : { retryAfterAtMs: details.retryAfterAtMs }),
+  });
+  return delayMs === undefined ? {} : { notBeforeMs: nowMs + delayMs };
+}
+
+/** What a refresh of an origin's robots.txt says for its next requests: how long the rules hold, and their Crawl-delay. */
+export function noteRobotsRules(state: HostQueue, origin: string, result: RefreshRobotsResult): void {
+  state.robotsFreshUntilMs[origin] = result.freshUntilMs;
+  if (result.crawlDelayMs !== undefined) state.robotsCrawlDelayMs[origin] = result.crawlDelayMs;
+  else delete state.robotsCrawlDelayMs[origin];
+}
+
+/**
+ * robots.txt is unreachable (5xx, network error: RFC 9309 §2.3.1.4, disallow everything for now):
+ * every ready URL of the origin waits for the file's next refresh (RobotsUnreachable, a host-level
+ * retry), or fails as RobotsUnreachable once its attempts are spent. Decided here, at once and
+ * without a request: waiting for another politeness slot would find the rules stale again.
+ */
+export function waitForRobotsRefresh(state: HostQueue, origin: string, refreshAtMs: number, nowMs: number, random: () => number): FollowUp[] {
+  const waiting = state.queue.filter((queued) => queued.origin === origin && (queued.notBeforeMs ?? 0) <= nowMs);
+  state.queue = state.queue.filter((queued) => !waiting.includes(queued));
+  const settles: FollowUp[] = [];
+  for (const queued of waiting) {
+    const attempts = queued.attempt + 1;
+    const delayMs = retryDelayMs('RobotsUnreachable', attempts, random, { nowMs, retryAfterAtMs: Math.max(nowMs, refreshAtMs), scale: retryDelayScaleOf(queued.politeness) });
+    if (delayMs !== undefined) {
+      state.queue.push({ ...queued, attempt: attempts, notBeforeMs: nowMs + delayMs });
+    } else {
+      const message = `robots.txt of ${origin} stayed unreachable for ${attempts} attempts; nothing else was fetched there`;
+      settles.push({ kind: 'settle', item: queued, outcome: { kind: 'failed', failureType: 'RobotsUnreachable', message, stage: 'fetch', attempts } });
+    }
+  }
+  return settles;
+}
+
+/** A host-level retry starts a new count of activity-level attempts. */
+function withoutPriorAttempts(item: HostWorkItem): HostWorkItem {
+  const { priorAttempts, ...rest } = item;
+  return priorAttempts === undefined ? item : rest;
+}

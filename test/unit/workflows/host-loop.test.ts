@@ -1,0 +1,309 @@
+// The host back queue's decisions, step by step, without a server: HostLoop.next(nowMs) says what
+// the workflow does next, and the …Reported methods take the outcomes back. The workflow tests
+// (test/workflows) cover the wiring on a real Temporal dev server.
+import { describe, expect, it } from 'vitest';
+import type { ClaimHostWorkResult, FetchBurstResult, FetchUrlResult, HostWorkItem, RefreshRobotsResult } from '../../../src/activities/contracts.js';
+import { HostLoop, claimSize, type HostStep, type RunHistoryFacts } from '../../../src/workflows/host-loop.js';
+
+const HOST = 'h.example';
+const SMALL_HISTORY: RunHistoryFacts = { continueAsNewSuggested: false, historyLength: 10 };
+const T0 = Date.UTC(2026, 11, 3, 12, 0, 0);
+
+let nextFingerprint = 0;
+const item = (overrides: Partial<HostWorkItem> = {}): HostWorkItem => {
+  nextFingerprint += 1;
+  return {
+    crawlId: 'c',
+    fingerprint: nextFingerprint.toString(16).padStart(32, '0'),
+    url: `http://${HOST}/p${nextFingerprint}`,
+    origin: `http://${HOST}`,
+    depth: 1,
+    generation: 1,
+    attempt: 0,
+    purpose: 'discovery',
+    minHostDelayMs: 2000,
+    maxConcurrentFetches: 1,
+    ...overrides,
+  };
+};
+
+const newLoop = (): HostLoop => new HostLoop(HOST, undefined, { taskQueue: 'q', runKey: 'host/h.example/run-1', random: () => 0.5 });
+
+const claimed = (items: HostWorkItem[], released = false): ClaimHostWorkResult => ({
+  items,
+  released,
+  host: { politeness: null, delayOverrideMs: null, paused: false, quarantinedReason: null } as unknown as ClaimHostWorkResult['host'],
+});
+
+const rules = (nowMs: number, overrides: Partial<RefreshRobotsResult> = {}): RefreshRobotsResult => ({
+  requested: true,
+  startedAtMs: nowMs,
+  finishedAtMs: nowMs + 10,
+  status: 200,
+  policyKind: 'rules',
+  freshUntilMs: nowMs + 24 * 3600_000,
+  ...overrides,
+});
+
+const fetched = (startedAtMs: number, finishedAtMs: number): FetchUrlResult => ({
+  kind: 'fetched',
+  status: 200,
+  bodyKey: 'k',
+  rawHash: 'h',
+  bytes: 100,
+  contentType: 'text/html',
+  parse: true,
+  finalUrl: `http://${HOST}/`,
+  startedAtMs,
+  finishedAtMs,
+});
+
+function expectStep<K extends HostStep['kind']>(step: HostStep, kind: K): Extract<HostStep, { kind: K }> {
+  expect(step.kind).toBe(kind);
+  return step as Extract<HostStep, { kind: K }>;
+}
+
+/** The next step that is not a claim: claims (the queue runs low) find nothing more. */
+function nextPastClaims(loop: HostLoop, nowMs: number, history = SMALL_HISTORY): HostStep {
+  for (;;) {
+    const step = loop.next(nowMs, history);
+    if (step.kind !== 'claim') return step;
+    loop.claimReported(claimed([]));
+  }
+}
+
+/** A loop whose host record is loaded and whose robots.txt is fresh, with these URLs claimed. */
+function loadedLoop(items: HostWorkItem[], nowMs = T0): HostLoop {
+  const loop = newLoop();
+  expectStep(loop.next(nowMs, SMALL_HISTORY), 'claim');
+  loop.claimReported(claimed(items));
+  loop.state.robotsFreshUntilMs[`http://${HOST}`] = nowMs + 24 * 3600_000;
+  return loop;
+}
+
+describe('HostLoop: claims', () => {
+  it("opens with a claim that reads the host's record and may release the idle host", () => {
+    const loop = newLoop();
+    const step = expectStep(loop.next(T0, SMALL_HISTORY), 'claim');
+    expect(step.input).toMatchObject({ host: HOST, releaseIfEmpty: true, withHostRecord: true, taskQueue: 'q', paused: false });
+    expect(loop.claimReported(claimed([], true))).toBe(true);
+  });
+
+  it('asks for a few seconds of the host pace: 2 URLs at 2 s, 8 at 500 ms, 10 at 100 ms', () => {
+    expect([2000, 500, 100].map(claimSize)).toEqual([2, 8, 10]);
+  });
+
+  it('does not claim again right after a claim that returned one URL', () => {
+    const loop = newLoop();
+    loop.next(T0, SMALL_HISTORY);
+    loop.claimReported(claimed([item()]));
+    // robots.txt is unknown and the delay is long: the URL's own refresh comes first, not a claim.
+    expectStep(loop.next(T0, SMALL_HISTORY), 'refresh-robots');
+  });
+
+  it('after a claim that found nothing, waits for in-flight work instead of claiming again', () => {
+    const loop = loadedLoop([item()]);
+    expectStep(loop.next(T0, SMALL_HISTORY), 'fetch');
+    expectStep(loop.next(T0, SMALL_HISTORY), 'claim');
+    loop.claimReported(claimed([]));
+    const step = expectStep(loop.next(T0, SMALL_HISTORY), 'wait');
+    expect(step.wait).toBe('idle-or-requeue');
+  });
+});
+
+describe('HostLoop: politeness', () => {
+  it('fetches one URL, then waits its delay from the end of the request before the next', () => {
+    const a = item();
+    const b = item();
+    const loop = loadedLoop([a, b]);
+    const first = expectStep(loop.next(T0, SMALL_HISTORY), 'fetch');
+    expect(first.item).toEqual(a);
+    expect(first.input.hostDelayMs).toBe(2000);
+    // The slot is taken: the loop waits for the request, not for a timer.
+    expect(expectStep(loop.next(T0 + 5, SMALL_HISTORY), 'claim').input.releaseIfEmpty).toBe(false);
+    loop.claimReported(claimed([]));
+    expect(expectStep(loop.next(T0 + 5, SMALL_HISTORY), 'wait').wait).toBe('change-or-outcome');
+    const followUp = loop.fetchReported(a, fetched(T0, T0 + 100), T0 + 100);
+    expect(followUp).toMatchObject({ kind: 'parse', item: a });
+    expect(loop.waitIsOver('change-or-outcome')).toBe(true);
+    const wait = expectStep(loop.next(T0 + 100, SMALL_HISTORY), 'wait');
+    expect(wait.wait).toBe('change');
+    // At least the policy's 2 s after the last byte.
+    expect(T0 + 100 + wait.timeoutMs!).toBeGreaterThanOrEqual(T0 + 100 + 2000);
+    expect(expectStep(loop.next(T0 + 100 + wait.timeoutMs!, SMALL_HISTORY), 'fetch').item).toEqual(b);
+  });
+
+  it('refreshes stale robots.txt in a slot of its own before a URL fetched alone', () => {
+    const loop = newLoop();
+    loop.next(T0, SMALL_HISTORY);
+    const a = item();
+    loop.claimReported(claimed([a]));
+    const refresh = expectStep(loop.next(T0, SMALL_HISTORY), 'refresh-robots');
+    expect(refresh.item).toEqual(a);
+    expect(loop.state.inFlight).toBe(1);
+    expect(loop.robotsReported(a, rules(T0, { crawlDelayMs: 5000 }), T0 + 10)).toEqual([]);
+    expect(loop.state.inFlight).toBe(0);
+    // The Crawl-delay (5 s) is stricter than the crawl's 2 s, and counts from the robots.txt request.
+    const wait = expectStep(nextPastClaims(loop, T0 + 10), 'wait');
+    expect(T0 + 10 + wait.timeoutMs!).toBeGreaterThanOrEqual(T0 + 10 + 5000);
+  });
+
+  it('sends the ready URLs of a short-delay host as one burst that carries a claim, robots.txt refreshed inside it', () => {
+    const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
+    const loop = newLoop();
+    loop.next(T0, SMALL_HISTORY);
+    loop.claimReported(claimed(items));
+    const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
+    expect(burst.items).toEqual(items);
+    expect(burst.input.items.map((one) => one.hostDelayMs)).toEqual([100, 100, 100]);
+    expect(burst.claim?.claimToken).toBe('host/h.example/run-1/burst-claim/1');
+    expect(burst.input.extendWithClaims).toEqual({ maxUrls: 40 });
+    // One slot, held by the burst: nothing else starts, and the claim rides with the burst.
+    expect(expectStep(loop.next(T0 + 1, SMALL_HISTORY), 'wait').wait).toBe('idle-or-requeue');
+  });
+
+  it('holds every request while paused, and a resume ends the wait', () => {
+    const loop = loadedLoop([item()]);
+    loop.pause();
+    const wait = expectStep(loop.next(T0, SMALL_HISTORY), 'wait');
+    expect(wait).toMatchObject({ wait: 'change' });
+    expect(wait.timeoutMs).toBeUndefined();
+    expect(loop.waitIsOver('change')).toBe(false);
+    loop.resume();
+    expect(loop.waitIsOver('change')).toBe(true);
+    expectStep(nextPastClaims(loop, T0), 'fetch');
+  });
+});
+
+describe('HostLoop: failures', () => {
+  it('retries a 503 at the host level: the URL goes back with the next attempt and a backoff', () => {
+    const a = item();
+    const loop = loadedLoop([a]);
+    loop.next(T0, SMALL_HISTORY);
+    const followUp = loop.fetchFailed(a, 'ServiceUnavailable', { status: 503, startedAtMs: T0, finishedAtMs: T0 + 20, requested: true } as never, '503', T0 + 20);
+    expect(followUp).toBeUndefined();
+    expect(loop.state.queue).toHaveLength(1);
+    expect(loop.state.queue[0]).toMatchObject({ url: a.url, attempt: 1 });
+    expect(loop.state.queue[0]!.notBeforeMs).toBeGreaterThan(T0 + 20);
+  });
+
+  it('settles a terminal failure at once, marked as recorded by the activity', () => {
+    const a = item();
+    const loop = loadedLoop([a]);
+    loop.next(T0, SMALL_HISTORY);
+    const followUp = loop.fetchFailed(a, 'NotFound', { status: 404, startedAtMs: T0, finishedAtMs: T0 + 5, requested: true } as never, '404', T0 + 5);
+    expect(followUp).toMatchObject({ kind: 'settle', outcome: { kind: 'failed', failureType: 'NotFound', status: 404, attempts: 1, recorded: true } });
+  });
+
+  it('after NXDOMAIN, fails the host’s queued URLs fast with the hold’s type, without a request', () => {
+    const [a, b, c] = [item(), item(), item()];
+    const loop = loadedLoop([a, b, c]);
+    loop.next(T0, SMALL_HISTORY);
+    loop.fetchFailed(a, 'DnsNotFound', undefined, 'NXDOMAIN', T0 + 5);
+    const settles = [nextPastClaims(loop, T0 + 5), nextPastClaims(loop, T0 + 5)].map((step) => expectStep(step, 'settle'));
+    expect(settles.map((step) => step.item.url)).toEqual([b.url, c.url]);
+    expect(settles[0]!.outcome).toMatchObject({ kind: 'failed', failureType: 'DnsNotFound' });
+    expect(loop.state.inFlight).toBe(0);
+    expect(loop.status(T0 + 5).quarantinedReason).toMatch(/^DnsNotFound until /);
+  });
+
+  it("while robots.txt is unreachable, the origin's URLs wait for its next refresh, then fail as RobotsUnreachable", () => {
+    const a = item();
+    const loop = newLoop();
+    loop.next(T0, SMALL_HISTORY);
+    loop.claimReported(claimed([a]));
+    let nowMs = T0;
+    const outcomes: string[] = [];
+    for (let round = 0; round < 10 && outcomes.length === 0; round += 1) {
+      const step = nextPastClaims(loop, nowMs);
+      if (step.kind === 'wait') {
+        nowMs += step.timeoutMs ?? 0;
+        continue;
+      }
+      const refresh = expectStep(step, 'refresh-robots');
+      const unreachable = rules(nowMs, { status: 503, policyKind: 'disallow-all', freshUntilMs: nowMs + 600_000 });
+      for (const followUp of loop.robotsReported(refresh.item, unreachable, nowMs + 10)) {
+        if (followUp.kind === 'settle' && followUp.outcome.kind === 'failed') outcomes.push(followUp.outcome.failureType);
+      }
+      const requeued = loop.state.queue[0];
+      if (requeued) expect(requeued.notBeforeMs).toBeGreaterThanOrEqual(nowMs + 600_000);
+      nowMs += 10;
+    }
+    // RobotsUnreachable's policy: 4 attempts, never sooner than the next refresh.
+    expect(outcomes).toEqual(['RobotsUnreachable']);
+    expect(nowMs - T0).toBeGreaterThanOrEqual(3 * 600_000);
+  });
+
+  it('a burst that failed every retry: its URLs go back to be fetched one by one, a full delay from now', () => {
+    const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
+    const loop = loadedLoop(items);
+    const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
+    expect(loop.burstFailed(burst)).toEqual([]);
+    loop.burstClaimTaken([]);
+    loop.burstFailedRequeue(burst, T0 + 50);
+    expect(loop.state.queue.map((one) => one.url)).toEqual(items.map((one) => one.url));
+    expect(loop.state.queue.every((one) => one.notBeforeMs === T0 + 50)).toBe(true);
+    expect(loop.state.inFlight).toBe(0);
+    expect(loop.state.nextFetchAtMs(T0 + 50)).toBeGreaterThanOrEqual(T0 + 150);
+  });
+
+  it('a fatal failure fails the run', () => {
+    const loop = newLoop();
+    loop.failed(new Error('store unreachable'));
+    expect(expectStep(loop.next(T0, SMALL_HISTORY), 'fail').message).toBe('host h.example: Error: store unreachable');
+  });
+});
+
+describe('HostLoop: bursts report', () => {
+  it('carries bodies the burst did not parse to the next step, which parses them first', () => {
+    const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
+    const loop = loadedLoop(items);
+    const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
+    loop.burstReturned();
+    loop.burstClaimTaken([]);
+    const result: FetchBurstResult = {
+      outcomes: [
+        { kind: 'done', result: fetched(T0, T0 + 10) },
+        { kind: 'done', result: fetched(T0 + 110, T0 + 120), parsed: { ok: true } as never },
+      ],
+      politeness: { ...loop.state.politenessAt(T0), inFlight: 0, nextFetchAtMs: T0 + 220 },
+      requestsStarted: 2,
+    };
+    expect(loop.burstReported(burst, result, T0 + 120)).toEqual([]);
+    expect(loop.state.pendingParses).toBe(1);
+    expect(loop.quiet).toBe(false);
+    const step = loop.next(T0 + 120, SMALL_HISTORY);
+    expect(step.kind).not.toBe('burst');
+    expect('flush' in step && step.flush.map(({ item: one }) => one.url)).toEqual([items[0]!.url]);
+  });
+
+  it('requeues a URL the burst did not reach, and settles what needs no parse', () => {
+    const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
+    const loop = loadedLoop(items);
+    const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
+    loop.burstReturned();
+    const result: FetchBurstResult = {
+      outcomes: [{ kind: 'done', result: { kind: 'not-modified', status: 304, startedAtMs: T0, finishedAtMs: T0 + 5 } }, { kind: 'failed', failureType: 'NotFound', message: '404' }, { kind: 'not-attempted' }],
+      politeness: { ...loop.state.politenessAt(T0), inFlight: 0 },
+      requestsStarted: 2,
+    };
+    const followUps = loop.burstReported(burst, result, T0 + 200);
+    expect(followUps.map((one) => one.kind === 'settle' && one.outcome.kind)).toEqual(['not-modified', 'failed']);
+    expect(loop.state.queue.map((one) => one.url)).toEqual([items[2]!.url]);
+  });
+});
+
+describe('HostLoop: continue-as-new', () => {
+  it('continues as new only when nothing of the run is in flight', () => {
+    const loop = loadedLoop([item(), item()]);
+    const fetching = expectStep(loop.next(T0, SMALL_HISTORY), 'fetch');
+    const large: RunHistoryFacts = { continueAsNewSuggested: true, historyLength: 9000 };
+    expect(expectStep(loop.next(T0 + 1, large), 'wait').wait).toBe('quiet');
+    loop.fetchReported(fetching.item, { kind: 'not-modified', status: 304, startedAtMs: T0, finishedAtMs: T0 + 5 }, T0 + 5);
+    expect(loop.waitIsOver('quiet')).toBe(true);
+    expectStep(loop.next(T0 + 5, large), 'continue-as-new');
+    const carried = loop.snapshotForNextRun();
+    expect(carried.run).toBe(2);
+    expect(carried.queue).toHaveLength(1);
+  });
+});
