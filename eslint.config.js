@@ -8,12 +8,12 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:$
 /** Imports that make code non-deterministic or do I/O: banned in workflows and in the domain. */
 const ioPackages = ['undici', 'pg', 'minio', 'cheerio', '@temporalio/activity', '@temporalio/client', '@temporalio/worker', '@temporalio/testing'];
 
-const restrictedFor = (extra, message) => ({
+const restrictedFor = (extra, message, { allowTypeImports = true } = {}) => ({
   '@typescript-eslint/no-restricted-imports': [
     'error',
     {
       paths: [...nodeBuiltins, ...ioPackages, ...extra.paths].map((name) => ({ name, message })),
-      patterns: extra.patterns.map((group) => ({ group: [group], message, allowTypeImports: true })),
+      patterns: extra.patterns.map((group) => ({ group: [group], message, allowTypeImports })),
     },
   ],
 });
@@ -46,7 +46,7 @@ export default tseslint.config(
     // Workflow code is replayed: no I/O, no clocks or randomness outside the SDK, activities by type only.
     files: ['src/workflows/**/*.ts'],
     rules: restrictedFor(
-      { paths: [], patterns: ['**/activities/**', '**/storage/**', '**/http/**', '**/stack/**', '**/workers/**', '**/cli/**'] },
+      { paths: [], patterns: ['**/activities/**', '**/services/**', '**/storage/**', '**/http/**', '**/stack/**', '**/workers/**', '**/cli/**'] },
       'Workflow code must stay deterministic: no Node built-ins, no I/O clients, activities by type only.',
     ),
   },
@@ -54,8 +54,27 @@ export default tseslint.config(
     // The domain is pure: workflows, activities and unit tests all call it.
     files: ['src/domain/**/*.ts'],
     rules: restrictedFor(
-      { paths: ['@temporalio/workflow', '@temporalio/common'], patterns: ['**/activities/**', '**/workflows/**', '**/storage/**', '**/http/**', '**/stack/**', '**/workers/**', '**/cli/**', '**/config/**'] },
+      { paths: ['@temporalio/workflow', '@temporalio/common'], patterns: ['**/activities/**', '**/workflows/**', '**/contracts/**', '**/services/**', '**/storage/**', '**/http/**', '**/stack/**', '**/workers/**', '**/cli/**', '**/config/**'] },
       'The domain is pure: no I/O, no Temporal, no Node built-ins.',
     ),
+  },
+  {
+    // Contracts sit at the bottom, under workflows, activities and storage alike: no import runs upward.
+    files: ['src/contracts/**/*.ts'],
+    rules: restrictedFor(
+      { paths: [], patterns: ['**/activities/**', '**/workflows/**', '**/services/**', '**/storage/**', '**/http/**', '**/stack/**', '**/workers/**', '**/cli/**'] },
+      'Contracts are definitions shared by every layer: they import only the domain and config types.',
+      { allowTypeImports: false },
+    ),
+  },
+  {
+    // Storage is below the services and activities that call it.
+    files: ['src/storage/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/activities/**', '**/workflows/**', '**/services/**', '**/workers/**', '**/cli/**'], message: 'Storage is called by services and activities, never the other way round.' }] },
+      ],
+    },
   },
 );

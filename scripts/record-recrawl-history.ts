@@ -11,7 +11,7 @@ import pg from 'pg';
 import { resolveCrawlConfig } from '../src/config/crawl-config.js';
 import { ensureStack, findTool } from '../src/stack/index.js';
 import { createCrawlerWorker } from '../src/workers/crawler-worker.js';
-import { crawlWorkflowId } from '../src/workflows/messages.js';
+import { crawlWorkflowId } from '../src/contracts/messages.js';
 import type { RecrawlCycleInput } from '../src/workflows/recrawl-cycle-workflow.js';
 import { startTestWeb } from '../test/support/test-web/index.js';
 

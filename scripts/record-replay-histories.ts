@@ -15,7 +15,7 @@ import { resolveCrawlConfig } from '../src/config/crawl-config.js';
 import { ensureStack, findTool } from '../src/stack/index.js';
 import { createCrawlerWorker } from '../src/workers/crawler-worker.js';
 import type { CrawlWorkflowInput } from '../src/workflows/crawl-workflow.js';
-import { addSeedsUpdate, crawlStatusQuery, crawlWorkflowId, hostWorkflowId, pauseCrawlSignal, resumeCrawlSignal } from '../src/workflows/messages.js';
+import { addSeedsUpdate, crawlStatusQuery, crawlWorkflowId, hostWorkflowId, pauseCrawlSignal, resumeCrawlSignal } from '../src/contracts/messages.js';
 import { generateWeb, startTestWeb } from '../test/support/test-web/index.js';
 
 const OUT_DIR = path.resolve('test/replay/histories');

@@ -3,8 +3,8 @@
 // in the task queue vs running) and how long workflow tasks take.
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import type { BurstStageTimings, FetchBurstResult, FrontierTickResult } from '../../src/activities/contracts.js';
-import { HOST_WORKFLOW_TYPE } from '../../src/workflows/messages.js';
+import type { BurstStageTimings, FetchBurstResult, FrontierTickResult } from '../../src/contracts/activities.js';
+import { HOST_WORKFLOW_TYPE } from '../../src/contracts/messages.js';
 import { latencySummary, type LatencySummary } from './stats.js';
 
 export interface TimingFigures {

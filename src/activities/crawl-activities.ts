@@ -24,12 +24,12 @@ import type {
   FrontierTickResult,
   RegisterSeedsInput,
   RegisterSeedsResult,
-} from './contracts.js';
-import type { CrawlContextCache } from './crawl-context.js';
-import type { ActivityDeps } from './deps.js';
-import { relinkStalePages } from './depth-relaxation.js';
-import { HostWaker } from './host-waker.js';
-import { priorityOfDiscovery } from './link-registration.js';
+} from '../contracts/activities.js';
+import type { CrawlContextCache } from '../services/frontier/crawl-context.js';
+import type { ActivityDeps } from '../services/deps.js';
+import { relinkStalePages } from '../services/frontier/depth-relaxation.js';
+import { HostWaker } from '../services/frontier/host-waker.js';
+import { priorityOfDiscovery } from '../services/frontier/link-registration.js';
 
 /** Parse throughput is measured over this window for backpressure. */
 const BACKLOG_WINDOW_SECONDS = 30;

@@ -37,13 +37,13 @@ import {
 import { getFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { getRobotsEntry } from '../storage/postgres/robots-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
-import { BodySpool } from './body-spool.js';
-import type { HeldBody, HeldBodyBudget } from './held-bodies.js';
-import type { CrawlContext, CrawlContextCache } from './crawl-context.js';
-import type { FetchFailureDetails, FetchUrlInput, FetchUrlResult } from './contracts.js';
-import type { ActivityDeps } from './deps.js';
-import { recordVisit } from './change-detection.js';
-import { registerDiscoveredUrls, type RegistrationGate } from './link-registration.js';
+import { BodySpool } from '../services/fetching/body-spool.js';
+import type { HeldBody, HeldBodyBudget } from '../services/fetching/held-bodies.js';
+import type { CrawlContext, CrawlContextCache } from '../services/frontier/crawl-context.js';
+import type { FetchFailureDetails, FetchUrlInput, FetchUrlResult } from '../contracts/activities.js';
+import type { ActivityDeps } from '../services/deps.js';
+import { recordVisit } from '../services/documents/change-detection.js';
+import { registerDiscoveredUrls, type RegistrationGate } from '../services/frontier/link-registration.js';
 
 /** Response headers kept with the fetch record (000 §8: selected headers). */
 const KEPT_HEADERS = ['content-type', 'content-length', 'content-encoding', 'etag', 'last-modified', 'cache-control', 'expires', 'location', 'retry-after', 'x-robots-tag', 'content-language', 'server', 'date'];

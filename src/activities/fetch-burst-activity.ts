@@ -46,16 +46,16 @@ import type {
   SettleOutcome,
   SettleUrlInput,
   SettleUrlResult,
-} from './contracts.js';
+} from '../contracts/activities.js';
 import { activityCallToken } from './activity-call-token.js';
-import type { ActivityDeps } from './deps.js';
+import type { ActivityDeps } from '../services/deps.js';
 import type { UrlFetcher, UrlFetchOptions } from './fetch-activity.js';
-import type { HeldBody, HeldBodyBudget } from './held-bodies.js';
-import { ownParseQueue } from './own-parse-queue.js';
+import type { HeldBody, HeldBodyBudget } from '../services/fetching/held-bodies.js';
+import { ownParseQueue } from '../services/fetching/own-parse-queue.js';
 import type { RobotsRefresher } from './robots-activity.js';
-import { sleepUntilMs } from './sleep-until.js';
+import { sleepUntilMs } from '../services/fetching/sleep-until.js';
 import type { FetchedPage, PageParser } from './parse-activity.js';
-import { parseInputOf, plainSettlementOf } from '../workflows/fetch-followup.js';
+import { parseInputOf, plainSettlementOf } from '../contracts/fetch-followup.js';
 
 /**
  * Date.now() is whole milliseconds, so a recorded finish may be up to a millisecond before the real

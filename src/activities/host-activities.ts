@@ -9,8 +9,8 @@ import { claimHostWork as claimFromFrontier, settleFrontierEntry, type FrontierS
 import { getHostRecord, releaseHost } from '../storage/postgres/host-repository.js';
 import { attemptsSinceLastSuccess, moveToDeadLetters, recordAttempt } from '../storage/postgres/attempt-repository.js';
 import { getFetch, recordFetch, updateUrlAfterFetch } from '../storage/postgres/fetch-repository.js';
-import type { ClaimHostWorkInput, ClaimHostWorkResult, SettleUrlInput, SettleUrlResult } from './contracts.js';
-import type { ActivityDeps } from './deps.js';
+import type { ClaimHostWorkInput, ClaimHostWorkResult, SettleUrlInput, SettleUrlResult } from '../contracts/activities.js';
+import type { ActivityDeps } from '../services/deps.js';
 import { activityCallToken } from './activity-call-token.js';
 
 export function createHostActivities(deps: ActivityDeps) {

@@ -3,12 +3,12 @@
  * wire their own). Workflows import the *type* of this factory's result only.
  */
 import { createCrawlActivities } from './crawl-activities.js';
-import { CrawlContextCache } from './crawl-context.js';
-import type { ActivityDeps } from './deps.js';
+import { CrawlContextCache } from '../services/frontier/crawl-context.js';
+import type { ActivityDeps } from '../services/deps.js';
 import { createFetchActivities, createUrlFetcher } from './fetch-activity.js';
 import { createFetchBurstActivities } from './fetch-burst-activity.js';
 import { createHostActivities } from './host-activities.js';
-import { HeldBodyBudget } from './held-bodies.js';
+import { HeldBodyBudget } from '../services/fetching/held-bodies.js';
 import { createPageParser, createParseActivities, createSignalReadingCheck } from './parse-activity.js';
 import { createRecrawlActivities } from './recrawl-activities.js';
 import { createRobotsActivities, createRobotsRefresher } from './robots-activity.js';
@@ -16,7 +16,7 @@ import { createSignalSweepActivities } from './signal-sweep-activities.js';
 import { BodyPacker } from '../storage/object-store/body-packer.js';
 import { storedBodyKeys } from '../storage/postgres/fetch-repository.js';
 
-export type { ActivityDeps } from './deps.js';
+export type { ActivityDeps } from '../services/deps.js';
 
 export function createActivities(deps: ActivityDeps) {
   const crawls = new CrawlContextCache(deps.pool, deps.now);

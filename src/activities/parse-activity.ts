@@ -5,17 +5,17 @@
  * on its own (page-analysis.ts) and recorded with the other pages this worker parses meanwhile,
  * in one transaction (page-recorder.ts, record-pages.ts).
  */
-import type { CrawlContextCache } from './crawl-context.js';
-import type { ParseBatchInput, ParseBatchOutcome, ParseBatchResult, ParseDocumentInput, ParseDocumentResult } from './contracts.js';
-import type { ActivityDeps } from './deps.js';
-import { analyzePage, type AnalyzedPage, type FetchedPage } from './page-analysis.js';
-import { PageRecorder, type PageRecorderOptions } from './page-recorder.js';
-import { recordAnalyzedPages } from './record-pages.js';
-import { readFetchedSitemap } from './sitemap-reading.js';
+import type { CrawlContextCache } from '../services/frontier/crawl-context.js';
+import type { ParseBatchInput, ParseBatchOutcome, ParseBatchResult, ParseDocumentInput, ParseDocumentResult } from '../contracts/activities.js';
+import type { ActivityDeps } from '../services/deps.js';
+import { analyzePage, type AnalyzedPage, type FetchedPage } from '../services/documents/page-analysis.js';
+import { PageRecorder, type PageRecorderOptions } from '../services/documents/page-recorder.js';
+import { recordAnalyzedPages } from '../services/documents/record-pages.js';
+import { readFetchedSitemap } from '../services/documents/sitemap-reading.js';
 import { isListingPage } from '../config/crawl-config.js';
 import { recordFetchedBody } from '../storage/postgres/fetch-repository.js';
 
-export { PARSER_VERSION, type FetchedPage } from './page-analysis.js';
+export { PARSER_VERSION, type FetchedPage } from '../services/documents/page-analysis.js';
 
 /** Parses one fetched page, or reads a sitemap. */
 export type PageParser = (input: ParseDocumentInput, fetched?: FetchedPage) => Promise<ParseDocumentResult>;

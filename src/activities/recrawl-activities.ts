@@ -35,8 +35,8 @@ import {
   type RecrawlUrlRow,
 } from '../storage/postgres/recrawl-repository.js';
 import { signalTrustOf, trustKey } from '../storage/postgres/cheap-signal-repository.js';
-import type { FinishRecrawlInput, PlanRecrawlInput, PlanRecrawlResult, RecrawlCycleSummary, RecrawlPlanCounts } from './contracts.js';
-import type { ActivityDeps } from './deps.js';
+import type { FinishRecrawlInput, PlanRecrawlInput, PlanRecrawlResult, RecrawlCycleSummary, RecrawlPlanCounts } from '../contracts/activities.js';
+import type { ActivityDeps } from '../services/deps.js';
 
 const MS_PER_DAY = 86_400_000;
 /** Candidates read per planned visit from the most-overdue pool (at least MIN_DUE_POOL). */

@@ -20,10 +20,10 @@ import { decideRedirect, urlFingerprint } from '../domain/url/index.js';
 import { robotsUnreachableRetryMsOf } from '../config/politeness-config.js';
 import { HttpFetchError, type HttpClient } from '../http/index.js';
 import { getRobotsEntry, releaseRobotsLease, saveRobotsEntry, tryAcquireRobotsLease } from '../storage/postgres/robots-repository.js';
-import type { CrawlContextCache } from './crawl-context.js';
-import type { RefreshRobotsInput, RefreshRobotsResult } from './contracts.js';
+import type { CrawlContextCache } from '../services/frontier/crawl-context.js';
+import type { RefreshRobotsInput, RefreshRobotsResult } from '../contracts/activities.js';
 import { activityCallToken } from './activity-call-token.js';
-import type { ActivityDeps } from './deps.js';
+import type { ActivityDeps } from '../services/deps.js';
 
 /** Bytes of robots.txt we read; RFC 9309 asks for at least 500 KiB, the parser keeps 512 KiB. */
 const ROBOTS_MAX_BYTES = 512 * 1024;

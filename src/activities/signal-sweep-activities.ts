@@ -17,8 +17,8 @@ import {
   upsertSitemaps,
   type SitemapRecordInput,
 } from '../storage/postgres/sitemap-repository.js';
-import type { PlanSignalSweepInput, PlanSignalSweepResult, SignalSweepSummary } from './contracts.js';
-import type { ActivityDeps } from './deps.js';
+import type { PlanSignalSweepInput, PlanSignalSweepResult, SignalSweepSummary } from '../contracts/activities.js';
+import type { ActivityDeps } from '../services/deps.js';
 
 export function createSignalSweepActivities(deps: ActivityDeps) {
   async function planSignalSweep(input: PlanSignalSweepInput): Promise<PlanSignalSweepResult> {

@@ -12,7 +12,7 @@ import { HttpClientPool } from './http-client-pool.js';
 import { BodyStore, type BodyStoreOptions } from '../storage/object-store/body-store.js';
 import { migrate } from '../storage/postgres/migrate.js';
 import { createPool, type Pool } from '../storage/postgres/pool.js';
-import { DEFAULT_TASK_QUEUE } from '../workflows/messages.js';
+import { DEFAULT_TASK_QUEUE } from '../contracts/messages.js';
 import { loadWorkflowBundle } from './workflow-bundle.js';
 
 /** See WorkerOptions.maxConcurrentActivities. */

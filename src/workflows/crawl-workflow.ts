@@ -16,7 +16,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
-import type { FrontierTickResult } from '../activities/contracts.js';
+import type { FrontierTickResult } from '../contracts/activities.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import {
   DEFAULT_TASK_QUEUE,
@@ -27,8 +27,8 @@ import {
   resumeCrawlSignal,
   setCrawlLimitsSignal,
   stopCrawlSignal,
-} from './messages.js';
-import type { CrawlState, CrawlStatus, CrawlSummary } from './status.js';
+} from '../contracts/messages.js';
+import type { CrawlState, CrawlStatus, CrawlSummary } from '../contracts/status.js';
 
 type Activities = ReturnType<typeof createActivities>;
 

@@ -17,7 +17,7 @@ import type {
   HostWorkItem,
   RefreshRobotsResult,
   SettleOutcome,
-} from '../activities/contracts.js';
+} from '../contracts/activities.js';
 import {
   DEFAULT_FETCH_BURST_LIMITS,
   hostOutcomeOfFailure,
@@ -27,9 +27,9 @@ import {
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
-import { parseInputOf } from './fetch-followup.js';
+import { parseInputOf } from '../contracts/fetch-followup.js';
 import { afterFetch, decideAfterFailure, noteRobotsRules, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
-import type { HostStatus } from './status.js';
+import type { HostStatus } from '../contracts/status.js';
 
 export type { FetchedItem, FollowUp } from './host-outcomes.js';
 

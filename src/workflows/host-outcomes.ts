@@ -3,10 +3,10 @@
  * unreachable robots.txt. Pure functions over HostQueue, called by HostLoop; each returns what the
  * workflow does next for the URL (settle it, parse its body), or requeues it.
  */
-import type { FetchFailureDetails, FetchUrlResult, HostWorkItem, RefreshRobotsResult, SettleOutcome } from '../activities/contracts.js';
+import type { FetchFailureDetails, FetchUrlResult, HostWorkItem, RefreshRobotsResult, SettleOutcome } from '../contracts/activities.js';
 import { FAILURE_POLICIES, POISON_ATTEMPT_LIMIT, retryDelayMs, type FetchFailureType } from '../domain/failures/index.js';
 import { retryDelayScaleOf } from '../config/politeness-config.js';
-import { plainSettlementOf, type FetchedResult } from './fetch-followup.js';
+import { plainSettlementOf, type FetchedResult } from '../contracts/fetch-followup.js';
 import type { HostQueue } from './host-queue.js';
 
 export interface FetchedItem {

@@ -18,7 +18,7 @@ import {
   type HostPolitenessPolicy,
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
-import type { HostWorkItem } from '../activities/contracts.js';
+import type { HostWorkItem } from '../contracts/activities.js';
 import type { FetchFailureType } from '../domain/failures/index.js';
 import { hostPolicyOverridesOf } from '../config/politeness-config.js';
 

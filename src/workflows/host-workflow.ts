@@ -23,12 +23,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
-import type { BurstClaim, FetchBurstResult, FetchFailureDetails, FetchUrlInput, FetchUrlResult, HostWorkItem, ParseBatchOutcome, SettleOutcome } from '../activities/contracts.js';
+import type { BurstClaim, FetchBurstResult, FetchFailureDetails, FetchUrlInput, FetchUrlResult, HostWorkItem, ParseBatchOutcome, SettleOutcome } from '../contracts/activities.js';
 import { POISON_ATTEMPT_LIMIT, fetchActivityRetryShape } from '../domain/failures/index.js';
 import { HostLoop, type BurstStep, type FetchedItem, type FollowUp, type HostStep } from './host-loop.js';
 import type { HostQueueSnapshot } from './host-queue.js';
-import { parseInputOf, type FetchedResult } from './fetch-followup.js';
-import { DEFAULT_TASK_QUEUE, HOST_SEARCH_ATTRIBUTE, SEARCH_ATTRIBUTES, hostStatusQuery, pauseHostSignal, resumeHostSignal, setHostDelaySignal, wakeHostSignal } from './messages.js';
+import { parseInputOf, type FetchedResult } from '../contracts/fetch-followup.js';
+import { DEFAULT_TASK_QUEUE, HOST_SEARCH_ATTRIBUTE, SEARCH_ATTRIBUTES, hostStatusQuery, pauseHostSignal, resumeHostSignal, setHostDelaySignal, wakeHostSignal } from '../contracts/messages.js';
 
 type Activities = ReturnType<typeof createActivities>;
 

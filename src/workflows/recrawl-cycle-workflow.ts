@@ -9,11 +9,11 @@
  */
 import { ParentClosePolicy, executeChild, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
-import type { PlanRecrawlResult, RecrawlCycleSummary, RecrawlSettings, SignalSweepSummary } from '../activities/contracts.js';
+import type { PlanRecrawlResult, RecrawlCycleSummary, RecrawlSettings, SignalSweepSummary } from '../contracts/activities.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import { crawlWorkflow, type CrawlWorkflowOptions } from './crawl-workflow.js';
-import { DEFAULT_TASK_QUEUE, crawlWorkflowId, recrawlCrawlIdOf } from './messages.js';
-import type { CrawlSummary } from './status.js';
+import { DEFAULT_TASK_QUEUE, crawlWorkflowId, recrawlCrawlIdOf } from '../contracts/messages.js';
+import type { CrawlSummary } from '../contracts/status.js';
 
 type Activities = ReturnType<typeof createActivities>;
 

@@ -3,7 +3,7 @@
 // drawn from what each crawl holds, and that a retried claim returns what the first one took.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClaimHostWorkResult } from '../../src/activities/contracts.js';
+import type { ClaimHostWorkResult } from '../../src/contracts/activities.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';

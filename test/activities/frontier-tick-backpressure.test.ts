@@ -4,7 +4,7 @@
 // hosts end their runs.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FrontierTickInput, FrontierTickResult } from '../../src/activities/contracts.js';
+import type { FrontierTickInput, FrontierTickResult } from '../../src/contracts/activities.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';

@@ -1,7 +1,7 @@
 // Near-duplicate clustering on Postgres: two copies parsed at the same moment still meet, because
 // the second waits on the index keys the first holds and then looks them up. On Postgres.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterNearDuplicates, type ParsedIdentity } from '../../src/activities/near-duplicates.js';
+import { clusterNearDuplicates, type ParsedIdentity } from '../../src/services/documents/near-duplicates.js';
 import { toSignedInt64String } from '../../src/domain/content/index.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { recordDocument } from '../../src/storage/postgres/document-repository.js';

@@ -4,10 +4,10 @@
 // dropped), the same documents, links, visits, clusters (two copies in one batch clustered) and
 // figures. On two fresh databases of the real Postgres.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CrawlContextCache } from '../../src/activities/crawl-context.js';
-import type { ActivityDeps } from '../../src/activities/deps.js';
-import { analyzePage, type AnalyzedPage } from '../../src/activities/page-analysis.js';
-import { recordAnalyzedPages } from '../../src/activities/record-pages.js';
+import { CrawlContextCache } from '../../src/services/frontier/crawl-context.js';
+import type { ActivityDeps } from '../../src/services/deps.js';
+import { analyzePage, type AnalyzedPage } from '../../src/services/documents/page-analysis.js';
+import { recordAnalyzedPages } from '../../src/services/documents/record-pages.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';

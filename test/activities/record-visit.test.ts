@@ -1,7 +1,7 @@
 // A visit's report on Postgres: the first is a baseline, a replay of it changes nothing, a later
 // visit with other content is a change one interval after it, and the URL record follows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordVisit } from '../../src/activities/change-detection.js';
+import { recordVisit } from '../../src/services/documents/change-detection.js';
 import { changeKey } from '../../src/domain/recrawl/index.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { fingerprintToBytes, recordUrlIdentities } from '../../src/storage/postgres/frontier-repository.js';

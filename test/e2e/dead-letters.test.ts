@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAILURE_POLICIES, POISON_ATTEMPT_LIMIT } from '../../src/domain/failures/index.js';
 import type { CrawlConfig } from '../../src/config/crawl-config.js';
-import { crawlWorkflowId } from '../../src/workflows/messages.js';
-import type { CrawlSummary } from '../../src/workflows/status.js';
+import { crawlWorkflowId } from '../../src/contracts/messages.js';
+import type { CrawlSummary } from '../../src/contracts/status.js';
 import { startTestWeb, type TestWeb, type WebSpec } from '../support/test-web/index.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileWeb, politenessReport, requestsByHost, startTestWeb, type RequestLogEntry, type TestWeb } from '../support/test-web/index.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
-import { hostStatusQuery, hostWorkflowId } from '../../src/workflows/messages.js';
+import { hostStatusQuery, hostWorkflowId } from '../../src/contracts/messages.js';
 
 const MIB = 1024 * 1024;
 const MIN_DELAY_MS = 300;

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ParseDocumentInput } from '../../src/activities/contracts.js';
+import type { ParseDocumentInput } from '../../src/contracts/activities.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import type { RecrawlCycleResult } from '../../src/workflows/recrawl-cycle-workflow.js';
 import { activitiesOf, createHarness, type Harness } from '../support/crawler-harness.js';

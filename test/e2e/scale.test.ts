@@ -10,8 +10,8 @@ import { processTreeRssKb, spawnWorkerProcess, stopProcess } from '../support/cr
 import { generateWeb, politenessReport, startTestWeb, type TestWeb } from '../support/test-web/index.js';
 import { sleepMs } from '../support/wait-for.js';
 import { loadWorkflowBundle } from '../../src/workers/workflow-bundle.js';
-import { crawlStatusQuery, crawlWorkflowId, hostWorkflowId } from '../../src/workflows/messages.js';
-import type { CrawlSummary } from '../../src/workflows/status.js';
+import { crawlStatusQuery, crawlWorkflowId, hostWorkflowId } from '../../src/contracts/messages.js';
+import type { CrawlSummary } from '../../src/contracts/status.js';
 
 const HOSTS = 1000;
 const DELAY_MS = 500;

@@ -4,7 +4,7 @@
 // then lower /p's depth and register its links again, down the pages that lowers (/x, then /y).
 // Real stack; what was fetched comes from the server's log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { priorityOfDiscovery } from '../../src/activities/link-registration.js';
+import { priorityOfDiscovery } from '../../src/services/frontier/link-registration.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';

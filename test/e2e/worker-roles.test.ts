@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateWeb, politenessReport, requestsByHost, startTestWeb, type TestWeb } from '../support/test-web/index.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { runCrawlerCli, spawnWorkerProcess, stopProcess } from '../support/crawler-process.js';
-import { hostWorkflowId } from '../../src/workflows/messages.js';
+import { hostWorkflowId } from '../../src/contracts/messages.js';
 
 const DELAY_MS = 200;
 

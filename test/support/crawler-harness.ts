@@ -10,8 +10,8 @@ import { createPool, type Pool } from '../../src/storage/postgres/pool.js';
 import { createActivities } from '../../src/activities/index.js';
 import { createCrawlerWorker, type CrawlerWorker, type CrawlerWorkerOptions } from '../../src/workers/crawler-worker.js';
 import type { CrawlWorkflowInput } from '../../src/workflows/crawl-workflow.js';
-import { crawlWorkflowId } from '../../src/workflows/messages.js';
-import type { CrawlSummary } from '../../src/workflows/status.js';
+import { crawlWorkflowId } from '../../src/contracts/messages.js';
+import type { CrawlSummary } from '../../src/contracts/status.js';
 import { freshBucket, freshDatabase, temporalClient, testStack, uniqueTaskQueue } from './stack-context.js';
 import { testDataRoot } from './global-stack.js';
 

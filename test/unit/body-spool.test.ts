@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BodySpool } from '../../src/activities/body-spool.js';
+import { BodySpool } from '../../src/services/fetching/body-spool.js';
 
 const root = mkdtempSync(join(tmpdir(), 'body-spool-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -3,11 +3,11 @@
 // activity context with fakes for the fetch, the parse and the settle; no server.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
-import type { ActivityDeps } from '../../src/activities/deps.js';
-import type { FetchBurstInput, FetchBurstResult, FetchUrlInput, FetchUrlResult, ParseBatchInput, ParseBatchResult, ParseDocumentInput, SettleUrlInput } from '../../src/activities/contracts.js';
+import type { ActivityDeps } from '../../src/services/deps.js';
+import type { FetchBurstInput, FetchBurstResult, FetchUrlInput, FetchUrlResult, ParseBatchInput, ParseBatchResult, ParseDocumentInput, SettleUrlInput } from '../../src/contracts/activities.js';
 import type { UrlFetcher, UrlFetchOptions } from '../../src/activities/fetch-activity.js';
 import { createFetchBurstActivities, MAX_BODIES_STORING } from '../../src/activities/fetch-burst-activity.js';
-import { HeldBodyBudget } from '../../src/activities/held-bodies.js';
+import { HeldBodyBudget } from '../../src/services/fetching/held-bodies.js';
 import type { FetchedPage } from '../../src/activities/parse-activity.js';
 import type { FetchedBodyRecords } from '../../src/storage/postgres/fetch-repository.js';
 import { DEFAULT_FETCH_BURST_LIMITS, DEFAULT_HOST_POLITENESS_POLICY, initialHostPolitenessState } from '../../src/domain/politeness/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeldBodyBudget } from '../../src/activities/held-bodies.js';
+import { HeldBodyBudget } from '../../src/services/fetching/held-bodies.js';
 
 describe('HeldBodyBudget', () => {
   it('holds bodies while they fit, refuses one too large for the whole or for one body, and takes released bytes back once', () => {

@@ -42,4 +42,18 @@ describe('lint rules', () => {
     const messages = await restrictedImportMessages(`${code}\nexport const x = 1;\n`, 'src/domain/lint-probe.ts');
     expect(messages.join('\n')).toMatch(/pure/);
   });
+
+  it.each([
+    ["import type { WakeHostInput } from '../workflows/host-loop.js';", 'a workflow module'],
+    ["import { recordAnalyzedPages } from '../services/documents/record-pages.js';", 'a service'],
+    ["import { getFetch } from '../storage/postgres/fetch-repository.js';", 'storage'],
+  ])('bans %s in the contracts (%s)', async (code) => {
+    const messages = await restrictedImportMessages(`${code}\nexport const x = 1;\n`, 'src/contracts/lint-probe.ts');
+    expect(messages.join('\n')).toMatch(/Contracts are definitions/);
+  });
+
+  it('bans imports of activities and services in storage', async () => {
+    const [result] = await eslint.lintText("import type { ActivityDeps } from '../../services/deps.js';\nexport type D = ActivityDeps;\n", { filePath: 'src/storage/postgres/lint-probe.ts' });
+    expect((result?.messages ?? []).map((message) => message.message).join('\n')).toMatch(/Storage is called by services/);
+  });
 });

@@ -1,7 +1,7 @@
 // The queue of a burst's own parses: a failure is reported by settled(), as the chain it replaced
 // reported it, and the parses after it still run; settled() waits for all of them.
 import { describe, expect, it } from 'vitest';
-import { ownParseQueue } from '../../src/activities/own-parse-queue.js';
+import { ownParseQueue } from '../../src/services/fetching/own-parse-queue.js';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 

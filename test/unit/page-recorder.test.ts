@@ -2,7 +2,7 @@
 // one, within its limits; one bad page fails alone. Pure: the transaction is a function the test
 // controls.
 import { describe, expect, it } from 'vitest';
-import { PageRecorder, type RecordablePage } from '../../src/activities/page-recorder.js';
+import { PageRecorder, type RecordablePage } from '../../src/services/documents/page-recorder.js';
 
 interface Page extends RecordablePage {
   name: string;

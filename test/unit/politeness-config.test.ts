@@ -4,7 +4,7 @@ import { hostPolicyOverridesOf, politenessConfigProblem, retryDelayScaleOf, robo
 import { ROBOTS_UNREACHABLE_RETRY_MS } from '../../src/domain/robots/index.js';
 import { retryDelayMs } from '../../src/domain/failures/index.js';
 import { HostQueue } from '../../src/workflows/host-queue.js';
-import type { HostWorkItem } from '../../src/activities/contracts.js';
+import type { HostWorkItem } from '../../src/contracts/activities.js';
 
 describe('a crawl’s politeness knobs', () => {
   it('default to every documented default', () => {

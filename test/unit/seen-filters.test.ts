@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CrawlContextCache } from '../../src/activities/crawl-context.js';
-import { SeenFilters } from '../../src/activities/seen-filters.js';
+import { CrawlContextCache } from '../../src/services/frontier/crawl-context.js';
+import { SeenFilters } from '../../src/services/frontier/seen-filters.js';
 import { resolveCrawlConfig, type CrawlConfig } from '../../src/config/crawl-config.js';
 
 const crawl = (id: string, config: Partial<CrawlConfig> = {}, state: 'running' | 'finished' | 'stopped' = 'running') => ({

@@ -1,7 +1,7 @@
 // sleepUntilMs ends by the clock, not by the timer: a timer that fires early (as Node's do on a busy
 // event loop, counting from the loop's cached time) is followed by another sleep for the rest.
 import { describe, expect, it } from 'vitest';
-import { sleepUntilMs, type SleepClock } from '../../src/activities/sleep-until.js';
+import { sleepUntilMs, type SleepClock } from '../../src/services/fetching/sleep-until.js';
 
 /** A fake clock whose sleeps advance it by a given share of what was asked (below 1: early timers). */
 function fakeClock(startMs: number, shareOfAsked: number): SleepClock & { slept: number[]; at: () => number } {

@@ -11,8 +11,8 @@ import { generateWeb, politenessReport, startTestWeb, type RequestLogEntry, type
 import { sleepMs, waitFor } from '../support/wait-for.js';
 import { frontierCounts } from '../../src/storage/postgres/crawl-repository.js';
 import { DEFAULT_CRAWL_CONFIG } from '../../src/config/crawl-config.js';
-import { addSeedsUpdate, type AddSeedsResult, crawlStatusQuery, crawlWorkflowId, pauseCrawlSignal, resumeCrawlSignal } from '../../src/workflows/messages.js';
-import type { CrawlStatus, CrawlSummary } from '../../src/workflows/status.js';
+import { addSeedsUpdate, type AddSeedsResult, crawlStatusQuery, crawlWorkflowId, pauseCrawlSignal, resumeCrawlSignal } from '../../src/contracts/messages.js';
+import type { CrawlStatus, CrawlSummary } from '../../src/contracts/status.js';
 
 /**
  * Slow enough that a host always holds URLs for seconds ahead (a burst of ten spans 3.6 s, and it

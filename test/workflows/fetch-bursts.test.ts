@@ -10,8 +10,8 @@ import { FAILURE_POLICIES } from '../../src/domain/failures/index.js';
 import { nextRobotsCacheEntry } from '../../src/domain/robots/index.js';
 import { saveRobotsEntry } from '../../src/storage/postgres/robots-repository.js';
 import { DEFAULT_FETCH_BURST_LIMITS } from '../../src/domain/politeness/index.js';
-import { hostWorkflowId } from '../../src/workflows/messages.js';
-import type { ClaimHostWorkInput, FetchBurstInput, FetchBurstResult, FetchUrlInput, ParseBatchInput, SettleUrlInput } from '../../src/activities/contracts.js';
+import { hostWorkflowId } from '../../src/contracts/messages.js';
+import type { ClaimHostWorkInput, FetchBurstInput, FetchBurstResult, FetchUrlInput, ParseBatchInput, SettleUrlInput } from '../../src/contracts/activities.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { politenessReport, requestsByHost, startTestWeb, type RequestLogEntry, type TestWeb, type WebSpec } from '../support/test-web/index.js';
 

@@ -11,10 +11,10 @@ import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { flatPagePath, flatWeb } from '../support/flat-web.js';
 import { politenessReport, startTestWeb, type RequestLogEntry, type TestWeb } from '../support/test-web/index.js';
 import { waitFor } from '../support/wait-for.js';
-import { HOST_SEARCH_ATTRIBUTE, HOST_WORKFLOW_TYPE, hostStatusQuery, hostWorkflowId, pauseHostSignal, resumeHostSignal, setHostDelaySignal, wakeHostSignal } from '../../src/workflows/messages.js';
-import type { HostStatus } from '../../src/workflows/status.js';
+import { HOST_SEARCH_ATTRIBUTE, HOST_WORKFLOW_TYPE, hostStatusQuery, hostWorkflowId, pauseHostSignal, resumeHostSignal, setHostDelaySignal, wakeHostSignal } from '../../src/contracts/messages.js';
+import type { HostStatus } from '../../src/contracts/status.js';
 import { DEFAULT_FETCH_BURST_LIMITS, type HostPolitenessState } from '../../src/domain/politeness/index.js';
-import type { FetchBurstInput, FetchBurstResult, FetchUrlInput } from '../../src/activities/contracts.js';
+import type { FetchBurstInput, FetchBurstResult, FetchUrlInput } from '../../src/contracts/activities.js';
 
 // Enough that the busy host, fetching in pipelined bursts, is still at work when the storm ends
 // (with 300 it finished every URL mid-storm once under load, and the next signal found no run),

@@ -10,7 +10,7 @@ import {
   resumeHostSignal,
   setHostDelaySignal,
   stopCrawlSignal,
-} from '../../workflows/messages.js';
+} from '../../contracts/messages.js';
 import { dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { connectClient, connectDatabase } from '../client.js';

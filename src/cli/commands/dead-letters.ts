@@ -1,6 +1,6 @@
 import { listDeadLetters, requeueDeadLetters } from '../../storage/postgres/attempt-repository.js';
 import { getCrawl, reopenCrawl } from '../../storage/postgres/crawl-repository.js';
-import { crawlWorkflowId, DEFAULT_TASK_QUEUE } from '../../workflows/messages.js';
+import { crawlWorkflowId, DEFAULT_TASK_QUEUE } from '../../contracts/messages.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
 import { dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';

@@ -1,8 +1,8 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import type { RecrawlSettings } from '../../activities/contracts.js';
+import type { RecrawlSettings } from '../../contracts/activities.js';
 import { CrawlConfigError, resolveCrawlConfig, type CrawlConfig } from '../../config/crawl-config.js';
 import type { RecrawlCycleInput } from '../../workflows/recrawl-cycle-workflow.js';
-import { DEFAULT_TASK_QUEUE, recrawlWorkflowId } from '../../workflows/messages.js';
+import { DEFAULT_TASK_QUEUE, recrawlWorkflowId } from '../../contracts/messages.js';
 import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { flagOfConfigField } from '../config-flags.js';

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { errorsByType, frontierCounts, getCrawl, listCrawls } from '../../storage/postgres/crawl-repository.js';
 import { readSeenStats, readTrapReport } from '../../storage/postgres/url-scope-repository.js';
-import { crawlStatusQuery, crawlWorkflowId, hostStatusQuery, hostWorkflowId } from '../../workflows/messages.js';
+import { crawlStatusQuery, crawlWorkflowId, hostStatusQuery, hostWorkflowId } from '../../contracts/messages.js';
 import { dataDirOption, defaultDataDir, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { connectClient, connectDatabase } from '../client.js';

@@ -1,6 +1,6 @@
 import { createCrawlerWorker, WORKER_ROLES, type WorkerRole } from '../../workers/crawler-worker.js';
 import { CliError } from '../cli-error.js';
-import { DEFAULT_TASK_QUEUE } from '../../workflows/messages.js';
+import { DEFAULT_TASK_QUEUE } from '../../contracts/messages.js';
 import { dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
 import { connectServices } from '../services.js';
 

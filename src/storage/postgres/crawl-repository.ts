@@ -1,5 +1,5 @@
 import type { CrawlConfig } from '../../config/crawl-config.js';
-import type { FrontierCounts } from '../../workflows/status.js';
+import type { FrontierCounts } from '../../contracts/status.js';
 import { TIER_COUNT } from '../../domain/frontier/index.js';
 import { SUMMED_COUNTERS_SQL } from './crawl-counters.js';
 import { type Pool, type PoolClient } from './pool.js';

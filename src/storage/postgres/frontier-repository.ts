@@ -3,7 +3,7 @@
  * registration (the exact seen test), idempotent claims by host (refilling back queues) and
  * settlement. Every operation here is safe to repeat: activities retry and get redelivered.
  */
-import type { HostWorkItem } from '../../activities/contracts.js';
+import type { HostWorkItem } from '../../contracts/activities.js';
 import { chooseTierCounts, TIER_COUNT } from '../../domain/frontier/index.js';
 import { addCrawlCounters, counterShardOf, SUMMED_COUNTERS_SQL } from './crawl-counters.js';
 import { type Pool, type PoolClient } from './pool.js';

@@ -1,4 +1,4 @@
-import type { HostRecord } from '../../activities/contracts.js';
+import type { HostRecord } from '../../contracts/activities.js';
 import { addCrawlCounters } from './crawl-counters.js';
 import { type Pool, type PoolClient } from './pool.js';
 

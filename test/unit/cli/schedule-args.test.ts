@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../../src/cli/cli-error.js';
 import { overlapPolicyOf, parseEveryMs, parseValueTiers } from '../../../src/cli/commands/schedule.js';
-import { recrawlCrawlIdOf, recrawlWorkflowId } from '../../../src/workflows/messages.js';
+import { recrawlCrawlIdOf, recrawlWorkflowId } from '../../../src/contracts/messages.js';
 
 describe('crawler schedule arguments', () => {
   it('parses --every with s, m, h or d, at least a minute', () => {

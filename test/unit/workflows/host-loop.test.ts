@@ -2,7 +2,7 @@
 // the workflow does next, and the …Reported methods take the outcomes back. The workflow tests
 // (test/workflows) cover the wiring on a real Temporal dev server.
 import { describe, expect, it } from 'vitest';
-import type { ClaimHostWorkResult, FetchBurstResult, FetchUrlResult, HostWorkItem, RefreshRobotsResult } from '../../../src/activities/contracts.js';
+import type { ClaimHostWorkResult, FetchBurstResult, FetchUrlResult, HostWorkItem, RefreshRobotsResult } from '../../../src/contracts/activities.js';
 import { HostLoop, claimSize, type HostStep, type RunHistoryFacts } from '../../../src/workflows/host-loop.js';
 
 const HOST = 'h.example';

@@ -1,7 +1,7 @@
 // The host workflow's state machine is a plain class: its politeness decisions are tested here
 // without a server; the workflow tests cover the wiring.
 import { describe, expect, it } from 'vitest';
-import type { HostWorkItem } from '../../../src/activities/contracts.js';
+import type { HostWorkItem } from '../../../src/contracts/activities.js';
 import { HostQueue } from '../../../src/workflows/host-queue.js';
 
 const item = (overrides: Partial<HostWorkItem> = {}): HostWorkItem => ({

@@ -5,9 +5,9 @@
  * least recently used go first when the count or byte budget is exceeded. Dropping a filter is
  * always safe: the exact store (the frontier's primary key) decides, the filter only saves lookups.
  */
-import type { CrawlConfig } from '../config/crawl-config.js';
-import { BloomFilter } from '../domain/frontier/index.js';
-import type { CrawlRecord } from '../storage/postgres/crawl-repository.js';
+import type { CrawlConfig } from '../../config/crawl-config.js';
+import { BloomFilter } from '../../domain/frontier/index.js';
+import type { CrawlRecord } from '../../storage/postgres/crawl-repository.js';
 
 export interface SeenFiltersOptions {
   /** Filters kept at once (one per active crawl). Default 64. */

@@ -1,9 +1,9 @@
-import type { CrawlTrapConfig } from '../config/crawl-config.js';
-import type { BloomFilter } from '../domain/frontier/index.js';
-import { compileQueryPolicies, createScopeChecker, type CanonicalizeOptions, type OriginQueryPolicy, type ScopeChecker } from '../domain/url/index.js';
-import { getCrawl, type CrawlRecord } from '../storage/postgres/crawl-repository.js';
-import { endedCrawls } from '../storage/postgres/url-scope-repository.js';
-import type { Pool } from '../storage/postgres/pool.js';
+import type { CrawlTrapConfig } from '../../config/crawl-config.js';
+import type { BloomFilter } from '../../domain/frontier/index.js';
+import { compileQueryPolicies, createScopeChecker, type CanonicalizeOptions, type OriginQueryPolicy, type ScopeChecker } from '../../domain/url/index.js';
+import { getCrawl, type CrawlRecord } from '../../storage/postgres/crawl-repository.js';
+import { endedCrawls } from '../../storage/postgres/url-scope-repository.js';
+import type { Pool } from '../../storage/postgres/pool.js';
 import { SeenFilters } from './seen-filters.js';
 
 /**

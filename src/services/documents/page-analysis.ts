@@ -4,20 +4,20 @@
  * the links to follow and a listing page's entries. Pure CPU once the body is in hand, so a batch
  * of pages spends its transaction on the store alone (record-pages.ts).
  */
-import { SHORT_DOCUMENT_CHARS, minhashSignature, normalizeTextForHash, simhash64, toSignedInt64String, tokenize } from '../domain/content/index.js';
-import { isListingPage } from '../config/crawl-config.js';
-import { sha256Hex } from '../domain/hash/index.js';
-import { pageChangeKey } from '../domain/recrawl/index.js';
-import { productTokenOf } from '../domain/robots/index.js';
-import { decodeCharset } from '../http/index.js';
-import { extractHtmlDocument, robotsDirectives } from '../parse/html-document.js';
-import type { DocumentRecord } from '../storage/postgres/document-repository.js';
-import { getFetch, type FetchedBodyRecords } from '../storage/postgres/fetch-repository.js';
-import type { ListingEntryDigest } from '../storage/postgres/listing-repository.js';
-import type { CrawlContext } from './crawl-context.js';
-import type { ParseDocumentInput } from './contracts.js';
-import type { ActivityDeps } from './deps.js';
-import type { DiscoveredUrl } from './link-registration.js';
+import { SHORT_DOCUMENT_CHARS, minhashSignature, normalizeTextForHash, simhash64, toSignedInt64String, tokenize } from '../../domain/content/index.js';
+import { isListingPage } from '../../config/crawl-config.js';
+import { sha256Hex } from '../../domain/hash/index.js';
+import { pageChangeKey } from '../../domain/recrawl/index.js';
+import { productTokenOf } from '../../domain/robots/index.js';
+import { decodeCharset } from '../../http/index.js';
+import { extractHtmlDocument, robotsDirectives } from '../../parse/html-document.js';
+import type { DocumentRecord } from '../../storage/postgres/document-repository.js';
+import { getFetch, type FetchedBodyRecords } from '../../storage/postgres/fetch-repository.js';
+import type { ListingEntryDigest } from '../../storage/postgres/listing-repository.js';
+import type { CrawlContext } from '../frontier/crawl-context.js';
+import type { ParseDocumentInput } from '../../contracts/activities.js';
+import type { ActivityDeps } from '../deps.js';
+import type { DiscoveredUrl } from '../frontier/link-registration.js';
 import { listingEntriesOf } from './listing-reading.js';
 
 /** Bump when extraction changes what it produces: documents are keyed by it (000 §7.1). */

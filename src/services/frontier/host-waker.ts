@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { HOST_SEARCH_ATTRIBUTE, HOST_WORKFLOW_TYPE, hostWorkflowId, wakeHostSignal } from '../workflows/messages.js';
-import { markHostInactive, markHostsActive, markHostsInactive, requeueOrphans, staleActiveHosts } from '../storage/postgres/host-repository.js';
-import type { ActivityDeps } from './deps.js';
+import { HOST_SEARCH_ATTRIBUTE, HOST_WORKFLOW_TYPE, hostWorkflowId, wakeHostSignal } from '../../contracts/messages.js';
+import { markHostInactive, markHostsActive, markHostsInactive, requeueOrphans, staleActiveHosts } from '../../storage/postgres/host-repository.js';
+import type { ActivityDeps } from '../deps.js';
 
 /** Signals sent at once while waking hosts: enough to hide latency, few enough to be gentle on the server. */
 const WAKE_CONCURRENCY = 16;

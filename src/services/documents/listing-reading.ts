@@ -3,12 +3,12 @@
  * item, as digests on the items' URL records. The extraction runs before the parse's transaction,
  * the writes inside it.
  */
-import { listingEntryDigest } from '../domain/recrawl/index.js';
-import { tryCanonicalizeUrl, urlFingerprint } from '../domain/url/index.js';
-import type { ListingEntry } from '../parse/listing-entries.js';
-import { saveListingReading, type ListingEntryDigest } from '../storage/postgres/listing-repository.js';
-import type { PoolClient } from '../storage/postgres/pool.js';
-import type { CrawlContext } from './crawl-context.js';
+import { listingEntryDigest } from '../../domain/recrawl/index.js';
+import { tryCanonicalizeUrl, urlFingerprint } from '../../domain/url/index.js';
+import type { ListingEntry } from '../../parse/listing-entries.js';
+import { saveListingReading, type ListingEntryDigest } from '../../storage/postgres/listing-repository.js';
+import type { PoolClient } from '../../storage/postgres/pool.js';
+import type { CrawlContext } from '../frontier/crawl-context.js';
 
 /** The page's entries (extractHtmlDocument's listingEntries) by item fingerprint; links that do not canonicalize are no entries. */
 export function listingEntriesOf(entries: readonly ListingEntry[], context: CrawlContext): ListingEntryDigest[] {

@@ -7,8 +7,8 @@ import type { CrawlConfig } from '../config/crawl-config.js';
 import type { CrawlPolitenessConfig } from '../config/politeness-config.js';
 import type { FetchFailureType } from '../domain/failures/index.js';
 import type { FetchBurstLimits, HostPolitenessPolicy, HostPolitenessState } from '../domain/politeness/index.js';
-import type { AddSeedsResult } from '../workflows/messages.js';
-import type { CrawlSummary, FrontierCounts, AdmissionStatus } from '../workflows/status.js';
+import type { AddSeedsResult } from './messages.js';
+import type { CrawlSummary, FrontierCounts, AdmissionStatus } from './status.js';
 
 /** One URL in a host's back queue. */
 export interface HostWorkItem {

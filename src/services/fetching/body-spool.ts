@@ -9,8 +9,8 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createGzip, type Gzip } from 'node:zlib';
 import { once } from 'node:events';
-import type { BodySink } from '../http/index.js';
-import type { GzippedBody } from '../storage/object-store/body-store.js';
+import type { BodySink } from '../../http/index.js';
+import type { GzippedBody } from '../../storage/object-store/body-store.js';
 
 export interface BodySpoolOptions {
   /** Folder for bodies that outgrow memory (created when first needed). */

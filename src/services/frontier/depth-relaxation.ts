@@ -11,9 +11,9 @@
  * large site never makes one long transaction. Depth only falls, so the work ends; the crawl does
  * not finish while parsed pages are marked.
  */
-import { followedLinkTargets } from '../storage/postgres/document-repository.js';
-import { takeStaleLinkPage } from '../storage/postgres/frontier-repository.js';
-import { inTransaction, type Pool, type PoolClient } from '../storage/postgres/pool.js';
+import { followedLinkTargets } from '../../storage/postgres/document-repository.js';
+import { takeStaleLinkPage } from '../../storage/postgres/frontier-repository.js';
+import { inTransaction, type Pool, type PoolClient } from '../../storage/postgres/pool.js';
 import type { CrawlContext } from './crawl-context.js';
 import { registerDiscoveredUrls } from './link-registration.js';
 

@@ -3,7 +3,7 @@
  * needs neither a parse nor a retry. Used by the host workflow and by a fetch burst that finishes
  * its own URLs: one mapping, so both do the same.
  */
-import type { FetchUrlResult, HostWorkItem, ParseDocumentInput, SettleOutcome } from '../activities/contracts.js';
+import type { FetchUrlResult, HostWorkItem, ParseDocumentInput, SettleOutcome } from './activities.js';
 
 export type FetchedResult = Extract<FetchUrlResult, { kind: 'fetched' }>;
 

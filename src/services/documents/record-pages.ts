@@ -6,13 +6,13 @@
  * statement for the whole batch, whatever its size; the figures and page rows nothing reads back
  * go with COMMIT. Every page ends as if it had been recorded alone after the ones before it.
  */
-import { recordParsedPages } from '../storage/postgres/document-repository.js';
-import { fetchedBodiesStatement } from '../storage/postgres/fetch-repository.js';
-import { inTransaction } from '../storage/postgres/pool.js';
-import type { ParseDocumentResult } from './contracts.js';
-import type { ActivityDeps } from './deps.js';
+import { recordParsedPages } from '../../storage/postgres/document-repository.js';
+import { fetchedBodiesStatement } from '../../storage/postgres/fetch-repository.js';
+import { inTransaction } from '../../storage/postgres/pool.js';
+import type { ParseDocumentResult } from '../../contracts/activities.js';
+import type { ActivityDeps } from '../deps.js';
 import { recordVisit } from './change-detection.js';
-import { registerDiscoveredUrlsOfSources, type RegistrationResult } from './link-registration.js';
+import { registerDiscoveredUrlsOfSources, type RegistrationResult } from '../frontier/link-registration.js';
 import { recordListingReading } from './listing-reading.js';
 import { clusterNearDuplicatesOf } from './near-duplicates.js';
 import { PARSER_VERSION, type AnalyzedPage } from './page-analysis.js';

@@ -5,18 +5,18 @@
  * One transaction, keyed like any parse by (fingerprint, generation, parser version).
  */
 import { gunzipSync } from 'node:zlib';
-import { SITEMAP_MAX_UNCOMPRESSED_BYTES, SITEMAP_REFUSALS, type SitemapReading } from '../domain/sitemap/index.js';
-import { tryCanonicalizeUrl, urlFingerprint, type CanonicalUrl } from '../domain/url/index.js';
-import { decodeCharset } from '../http/index.js';
-import { readSitemapDocument } from '../parse/sitemap-document.js';
-import { recordDocument } from '../storage/postgres/document-repository.js';
-import { getFetch } from '../storage/postgres/fetch-repository.js';
-import { registerFrontierEntries, settleFrontierEntry, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
-import { inTransaction } from '../storage/postgres/pool.js';
-import { applySitemapLastmods, getSitemap, recordSitemapReading, upsertSitemaps, type ListedUrl } from '../storage/postgres/sitemap-repository.js';
-import type { CrawlContext } from './crawl-context.js';
-import type { ParseDocumentInput, ParseDocumentResult } from './contracts.js';
-import type { ActivityDeps } from './deps.js';
+import { SITEMAP_MAX_UNCOMPRESSED_BYTES, SITEMAP_REFUSALS, type SitemapReading } from '../../domain/sitemap/index.js';
+import { tryCanonicalizeUrl, urlFingerprint, type CanonicalUrl } from '../../domain/url/index.js';
+import { decodeCharset } from '../../http/index.js';
+import { readSitemapDocument } from '../../parse/sitemap-document.js';
+import { recordDocument } from '../../storage/postgres/document-repository.js';
+import { getFetch } from '../../storage/postgres/fetch-repository.js';
+import { registerFrontierEntries, settleFrontierEntry, type NewFrontierEntry } from '../../storage/postgres/frontier-repository.js';
+import { inTransaction } from '../../storage/postgres/pool.js';
+import { applySitemapLastmods, getSitemap, recordSitemapReading, upsertSitemaps, type ListedUrl } from '../../storage/postgres/sitemap-repository.js';
+import type { CrawlContext } from '../frontier/crawl-context.js';
+import type { ParseDocumentInput, ParseDocumentResult } from '../../contracts/activities.js';
+import type { ActivityDeps } from '../deps.js';
 
 /** Bump when the reading changes what it records: readings are keyed by it like documents. */
 export const SITEMAP_READER_VERSION = 1;

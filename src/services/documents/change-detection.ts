@@ -15,8 +15,8 @@ import {
   SIGNAL_SOURCES,
   type RatePrior,
   type VisitContent,
-} from '../domain/recrawl/index.js';
-import { addSignalTrust } from '../storage/postgres/cheap-signal-repository.js';
+} from '../../domain/recrawl/index.js';
+import { addSignalTrust } from '../../storage/postgres/cheap-signal-repository.js';
 import {
   type LockedUrlEvidence,
   hostChangeRates,
@@ -24,8 +24,8 @@ import {
   lockUrlEvidence,
   recentObservations,
   recordObservation,
-} from '../storage/postgres/observation-repository.js';
-import type { PoolClient } from '../storage/postgres/pool.js';
+} from '../../storage/postgres/observation-repository.js';
+import type { PoolClient } from '../../storage/postgres/pool.js';
 
 const MS_PER_DAY = 86_400_000;
 

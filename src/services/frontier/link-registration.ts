@@ -11,7 +11,7 @@
  * a URL an earlier source of the batch registered is known to the later ones (and a shorter path
  * from a later one lowers its depth), and growth counts run on across the batch.
  */
-import { planSeenTest, settleSeenTest, tierOf, urlPriority, type SeenTestPlan } from '../domain/frontier/index.js';
+import { planSeenTest, settleSeenTest, tierOf, urlPriority, type SeenTestPlan } from '../../domain/frontier/index.js';
 import {
   DEFAULT_SESSION_PARAM_NAMES,
   assessTrap,
@@ -22,11 +22,11 @@ import {
   withoutSessionParams,
   type CanonicalUrl,
   type TrapAssessment,
-} from '../domain/url/index.js';
-import { addCrawlCounters, counterShardOf } from '../storage/postgres/crawl-counters.js';
-import { recordLinks, type LinkEdge } from '../storage/postgres/document-repository.js';
-import { insertFrontierEntries, lowerFrontierDepthsTo, recordUrlIdentities, type NewFrontierEntry, type UrlIdentity } from '../storage/postgres/frontier-repository.js';
-import type { PoolClient } from '../storage/postgres/pool.js';
+} from '../../domain/url/index.js';
+import { addCrawlCounters, counterShardOf } from '../../storage/postgres/crawl-counters.js';
+import { recordLinks, type LinkEdge } from '../../storage/postgres/document-repository.js';
+import { insertFrontierEntries, lowerFrontierDepthsTo, recordUrlIdentities, type NewFrontierEntry, type UrlIdentity } from '../../storage/postgres/frontier-repository.js';
+import type { PoolClient } from '../../storage/postgres/pool.js';
 import {
   addGrowthStats,
   addSeenStats,
@@ -39,7 +39,7 @@ import {
   type HostGrowth,
   type Rejection,
   type RegistrationFacts,
-} from '../storage/postgres/url-scope-repository.js';
+} from '../../storage/postgres/url-scope-repository.js';
 import type { CrawlContext } from './crawl-context.js';
 
 export function priorityOfDiscovery(signals: { depth: number; trapPenalty: number; inlinks?: number }): { priority: number; tier: number } {

@@ -15,9 +15,9 @@ import {
   simhashBlockKeys,
   toSignedInt64String,
   type ContentIdentity,
-} from '../domain/content/index.js';
-import { indexAndLookUpMany, leaveCluster, upsertMembership, type ClusteredCandidate, type ClusterMembership } from '../storage/postgres/content-index-repository.js';
-import type { PoolClient } from '../storage/postgres/pool.js';
+} from '../../domain/content/index.js';
+import { indexAndLookUpMany, leaveCluster, upsertMembership, type ClusteredCandidate, type ClusterMembership } from '../../storage/postgres/content-index-repository.js';
+import type { PoolClient } from '../../storage/postgres/pool.js';
 
 /**
  * Candidates read per lookup at most, those sharing the most index keys first: a key shared by
