@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { readPidFile } from './process-supervisor.js';
 import { StackError } from './stack-error.js';
+import { makeSearchableBy } from './searchable-path.js';
 import { runAsUserPrefix, type SystemUser } from './system-user.js';
 
 const execFileAsync = promisify(execFile);
@@ -97,6 +98,7 @@ function prepareDir(path: string, runAs: SystemUser | undefined, mode: number): 
 export async function initPostgresCluster(options: PostgresClusterOptions): Promise<void> {
   const paths = postgresPaths(options.dir);
   prepareDir(options.dir, options.runAs, 0o700);
+  if (options.runAs !== undefined) makeSearchableBy(options.dir, options.runAs);
   prepareDir(paths.socketDir, options.runAs, 0o700);
   if (!existsSync(paths.logFile)) writeFileSync(paths.logFile, '');
   if (options.runAs !== undefined) chownSync(paths.logFile, options.runAs.uid, options.runAs.gid);
