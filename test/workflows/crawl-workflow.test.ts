@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
-import { runCrawlerCli } from '../support/crawler-process.js';
+import { runCrawlerCli, type CliResult } from '../support/crawler-process.js';
 import { flatWeb } from '../support/flat-web.js';
 import { generateWeb, politenessReport, startTestWeb, type RequestLogEntry, type TestWeb } from '../support/test-web/index.js';
 import { sleepMs, waitFor } from '../support/wait-for.js';
@@ -192,6 +192,9 @@ describe('a crawl operated from the `crawler` CLI: status, pause, resume, stop',
   let summary: CrawlSummary;
   let stoppedSearch: string[] = [];
   let requestsAfterEnd: RequestLogEntry[] = [];
+  let attached: CliResult | undefined;
+  let sameIdAgain: CliResult | undefined;
+  let unknownCrawl: CliResult | undefined;
 
   const cli = async (name: string, args: string[]): Promise<string> => {
     const result = await runCrawlerCli(harness, args);
@@ -219,9 +222,14 @@ describe('a crawl operated from the `crawler` CLI: status, pause, resume, stop',
 
     const pagesAtResume = pages();
     await waitFor(pages, (n) => n >= pagesAtResume + 6, { what: 'pages after the resume' });
+    // Two more processes watch the running crawl: one by --resume, one re-running it with its id.
+    const attaching = runCrawlerCli(harness, ['crawl', '--resume', crawlId, '--no-worker', '--json']);
+    const rerunning = runCrawlerCli(harness, ['crawl', cliWeb.allPageUrls(web.port)[0]!, '--crawl-id', crawlId, '--no-worker', '--json', '--task-queue', harness.taskQueue]);
+    await sleepMs(3000);
     stopSentAtMs = Date.now();
     await cli('stop', ['stop', '--crawl', crawlId, '--reason', 'test']);
     summary = await crawl.result();
+    [attached, sameIdAgain, unknownCrawl] = await Promise.all([attaching, rerunning, runCrawlerCli(harness, ['crawl', '--resume', 'no-such-crawl', '--no-worker'])]);
     // Anything still to come would arrive now: host workflows wind down after the crawl ends.
     await sleepMs(2000);
     requestsAfterEnd = web.log().filter((entry) => entry.startedAtMs >= summary.finishedAtMs);
@@ -236,6 +244,21 @@ describe('a crawl operated from the `crawler` CLI: status, pause, resume, stop',
 
   it('every command exits 0', () => {
     expect(exits).toEqual({ status: 0, pause: 0, 'status-paused': 0, resume: 0, stop: 0, 'status-stopped': 0 });
+  });
+
+  it('`crawler crawl --resume ID` and a re-run with the same --crawl-id attach to the running crawl, print its one summary on stdout, and exit 0', () => {
+    for (const watcher of [attached!, sameIdAgain!]) {
+      expect(watcher.code, watcher.stderr).toBe(0);
+      const printed = JSON.parse(watcher.stdout) as CrawlSummary;
+      expect(printed).toMatchObject({ crawlId, state: 'stopped', pagesFetched: summary.pagesFetched });
+    }
+    expect(sameIdAgain!.stderr).toMatch(/already running: attached to it/);
+    expect(sameIdAgain!.stderr).not.toMatch(/WorkflowExecutionAlreadyStartedError/);
+  });
+
+  it('`crawler crawl --resume` of an unknown crawl exits 2 and says where to look', () => {
+    expect(unknownCrawl!.code).toBe(2);
+    expect(unknownCrawl!.stderr).toMatch(/no crawl no-such-crawl .*crawler status/);
   });
 
   it('`crawler status --crawl ID --json` shows the frontier by tier, in flight and admission', () => {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { CrawlConfigError, resolveCrawlConfig, type CrawlConfig, type CrawlTrapConfig } from '../../config/crawl-config.js';
 import { QueryPolicyConfigError, compileQueryPolicies, redactUserinfo, tryCanonicalizeUrl, type OriginQueryPolicy } from '../../domain/url/index.js';
 import { createCrawlerWorker } from '../../workers/crawler-worker.js';
@@ -9,6 +9,7 @@ import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
 import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
+import { isTransientClientError, retryThroughOutages } from '../client-outages.js';
 import { flagOfConfigField } from '../config-flags.js';
 import { connectServices, temporalUiLink } from '../services.js';
 
@@ -22,9 +23,15 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
                      [--connect-timeout-ms MS] [--first-byte-timeout-ms MS] [--body-timeout-ms MS]
                      [--politeness JSON] [--change-field NAME=SELECTOR]... [--listing-page PREFIX]...
                      [--crawl-id ID] [--task-queue Q] [--no-worker] [--data-dir DIR] [--json]
+       crawler crawl --resume ID [--no-worker] [--data-dir DIR] [--json]
 
 Runs a crawl to the end: starts the local stack if needed (and leaves it running), runs a worker
 in this process unless --no-worker, shows progress, prints a summary and the Temporal UI link.
+While Temporal is unreachable it says so on the progress line and keeps waiting for the crawl.
+
+  --resume ID              attach to crawl ID (still running after its process died, or
+                           finished): run a worker for it, show its progress, print its summary.
+                           Re-running a crawl with the --crawl-id of a running one does the same.
 
 Scope and URL identity (docs/url-canonicalization.md):
   --scope MODE             hosts links may lead to: same-host, same-registrable-domain (default), any
@@ -42,6 +49,9 @@ Politeness and fetch limits (docs/politeness.md, docs/failures.md):
   --max-body-bytes N       wire body limit (default 10 MiB); --max-decompressed-bytes N: decoded (default 40 MiB)
   --connect-timeout-ms, --first-byte-timeout-ms, --body-timeout-ms  the three fetch deadlines (10 s, 30 s, 60 s)
   --politeness JSON        e.g. '{"throttleBaseDelayMs": 10000, "circuitCooldownMs": 300000, "retryDelayScale": 2}'
+                           URLs whose robots.txt stays unreachable are deferred after
+                           robotsUnreachablePatienceMs (default here 180000; robots.txt asked again
+                           every robotsUnreachableRetryMs, default here 60000)
 
 Change detection (docs/storage-and-recrawl.md):
   --change-field NAME=SELECTOR  repeatable; a page changed when the text of these CSS selectors did
@@ -78,6 +88,7 @@ const options = {
   'change-field': { type: 'string', multiple: true },
   'listing-page': { type: 'string', multiple: true },
   'crawl-id': { type: 'string' },
+  resume: { type: 'string' },
   'task-queue': { type: 'string' },
   'no-worker': { type: 'boolean' },
   json: { type: 'boolean' },
@@ -86,7 +97,9 @@ const options = {
 export async function crawlCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, options, crawlUsage);
   const seeds = [...positionals, ...(values['seeds-file'] ? await readSeedsFile(values['seeds-file']) : [])];
-  if (seeds.length === 0) throw new CliError(`no seed URLs: give URLs or --seeds-file\n\n${crawlUsage}`, 2);
+  const resume = values.resume;
+  if (resume !== undefined && (seeds.length > 0 || values['crawl-id'] !== undefined)) throw new CliError(`--resume ${resume} attaches to a crawl as it was started: give no seeds and no --crawl-id with it`, 2);
+  if (seeds.length === 0 && resume === undefined) throw new CliError(`no seed URLs: give URLs or --seeds-file\n\n${crawlUsage}`, 2);
   // Every seed is checked before anything starts: one bad URL and nothing runs.
   for (const seed of seeds) {
     const result = tryCanonicalizeUrl(seed);
@@ -94,10 +107,12 @@ export async function crawlCommand(argv: string[]): Promise<number> {
       throw new CliError(`invalid seed URL '${redactUserinfo(seed)}': ${result.error.message}. Fix or remove it; nothing was started.`, 2);
     }
   }
-  const config = await buildConfig(values);
+  const config = oneShot(await buildConfig(values));
   const dataDir = defaultDataDir(values['data-dir']);
   const json = values.json === true;
   const say = (line: string): void => void process.stderr.write(`${line}\n`);
+  // --json: stdout carries the summary alone, whatever a library logs on the way (to stderr instead).
+  if (json) keepStdoutForTheSummary();
 
   const endpoints = await connectServices({ dataDir, start: true, log: json ? undefined : say });
   const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
@@ -107,17 +122,40 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   const workerRun = worker?.run();
   const client = worker?.client ?? (await (await import('../client.js')).connectClient(endpoints));
 
-  const crawlId = values['crawl-id'] ?? newCrawlId();
+  const crawlId = resume ?? values['crawl-id'] ?? newCrawlId();
   const workflowId = crawlWorkflowId(crawlId);
-  const input: CrawlWorkflowInput = { crawlId, config, seeds, taskQueue };
-  const handle = await client.workflow.start('crawlWorkflow', {
-    workflowId,
-    taskQueue,
-    args: [input],
-    staticSummary: `Crawl ${crawlId}: ${seeds.length} seed(s), max ${config.maxPages} pages`,
-  });
   const link = temporalUiLink(endpoints, workflowId);
-  if (!json) say(`crawl ${crawlId} started${link ? `; watch it at ${link}` : ''}`);
+  const progress = new ProgressLine(!json && process.stderr.isTTY === true);
+  const outageNotes = {
+    onOutage: (outage: { sinceMs: number; error: unknown } | undefined) =>
+      progress.note(outage === undefined ? undefined : `Temporal unreachable since ${new Date(outage.sinceMs).toISOString()}, retrying (${firstLine(outage.error)})`),
+  };
+  let handle: WorkflowHandle;
+  if (resume !== undefined) {
+    handle = client.workflow.getHandle(workflowId);
+    try {
+      await retryThroughOutages(() => handle.describe(), outageNotes);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw new CliError(`no crawl ${crawlId} on this Temporal service: \`crawler status\` lists the crawls it has`, 2);
+      throw error;
+    }
+    if (!json) say(`attached to crawl ${crawlId}${link ? `; watch it at ${link}` : ''}`);
+  } else {
+    const input: CrawlWorkflowInput = { crawlId, config, seeds, taskQueue };
+    try {
+      handle = await retryThroughOutages(
+        () => client.workflow.start('crawlWorkflow', { workflowId, taskQueue, args: [input], staticSummary: `Crawl ${crawlId}: ${seeds.length} seed(s), max ${config.maxPages} pages` }),
+        outageNotes,
+      );
+      if (!json) say(`crawl ${crawlId} started${link ? `; watch it at ${link}` : ''}`);
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      // The same crawl, still running: watch it to its end rather than start it twice.
+      handle = client.workflow.getHandle(workflowId);
+      // On stderr even with --json: the user asked for a new crawl and is watching an old one.
+      say(`crawl ${crawlId} is already running: attached to it (its seeds and options are the ones it started with)${link ? `; watch it at ${link}` : ''}`);
+    }
+  }
 
   let interrupted = 0;
   const onSigint = (): void => {
@@ -130,19 +168,26 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     }
   };
   process.on('SIGINT', onSigint);
-  const progress = new ProgressLine(!json && process.stderr.isTTY === true);
   const timer = setInterval(() => {
     handle
       .query(crawlStatusQuery)
-      .then((status) => progress.show(status))
-      .catch(() => undefined);
+      .then((status) => {
+        progress.note(undefined);
+        progress.show(status);
+      })
+      .catch((error: unknown) => {
+        if (isTransientClientError(error)) progress.note(`Temporal not answering (${firstLine(error)}); the crawl goes on, retrying`);
+      });
   }, 1000);
 
   let summary: CrawlSummary;
   try {
-    summary = (await handle.result()) as CrawlSummary;
+    // handle.result() long-polls; a poll that fails on an outage is polled again, not fatal.
+    summary = (await retryThroughOutages(() => handle.result(), outageNotes)) as CrawlSummary;
   } catch (error) {
-    if (error instanceof WorkflowFailedError) throw new CliError(`crawl ${crawlId} failed: ${error.cause?.message ?? error.message}${link ? ` (details: ${link})` : ''}`);
+    if (error instanceof WorkflowFailedError) {
+      throw new CliError(`crawl ${crawlId} failed: ${error.cause?.message ?? error.message}${link ? ` (details: ${link})` : ''}. Its records are kept: \`crawler export --crawl ${crawlId}\` reads them`);
+    }
     throw error;
   } finally {
     clearInterval(timer);
@@ -162,6 +207,9 @@ export async function crawlCommand(argv: string[]): Promise<number> {
         `  pages fetched:   ${summary.pagesFetched}`,
         `  URLs discovered: ${summary.urlsDiscovered}`,
         `  errors:          ${errors}`,
+        ...(Object.keys(summary.deferred ?? {}).length > 0
+          ? [`  deferred:        ${Object.entries(summary.deferred).map(([reason, n]) => `${reason} ${n}`).join(', ')} (not fetched; a later crawl takes them)`]
+          : []),
         ...(link ? [`  Temporal UI:     ${link}`] : []),
         `  export:          crawler export --crawl ${summary.crawlId}`,
         '',
@@ -172,6 +220,17 @@ export async function crawlCommand(argv: string[]): Promise<number> {
 }
 
 type CrawlValues = Record<string, string | boolean | string[] | undefined>;
+
+/**
+ * A crawl run from the command line ends: URLs that only an unreachable robots.txt holds back wait
+ * for it 3 min (asked again every minute), then are deferred and counted in the summary. Recrawl
+ * cycles and crawls started otherwise keep RFC 9309's longer wait. --politeness overrides both.
+ */
+export const ONE_SHOT_ROBOTS_POLITENESS = Object.freeze({ robotsUnreachablePatienceMs: 180_000, robotsUnreachableRetryMs: 60_000 });
+
+function oneShot(config: CrawlConfig): CrawlConfig {
+  return { ...config, politeness: { ...ONE_SHOT_ROBOTS_POLITENESS, ...config.politeness } };
+}
 
 /** Every option is checked here, before anything starts: a bad one exits 2 and names itself. */
 export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
@@ -297,11 +356,32 @@ function newCrawlId(): string {
   return `${stamp}-${randomBytes(2).toString('hex')}`;
 }
 
+function keepStdoutForTheSummary(): void {
+  const toStderr = (...args: unknown[]): void => console.error(...args);
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 160);
+}
+
 /** One status line, rewritten in place on a terminal, printed every few seconds otherwise. */
 class ProgressLine {
   private lastPrintedMs = 0;
   private shown = false;
+  private lastNote: string | undefined;
   constructor(private readonly tty: boolean) {}
+
+  /** What the CLI itself waits for (a service outage), shown until cleared with undefined; always printed when it changes. */
+  note(text: string | undefined): void {
+    if (text === this.lastNote) return;
+    this.lastNote = text;
+    if (text === undefined) return;
+    process.stderr.write(`${this.tty && this.shown ? '\r\x1b[2K' : ''}${text}\n`);
+    this.shown = false;
+  }
 
   show(status: CrawlStatus): void {
     const c = status.counts;
