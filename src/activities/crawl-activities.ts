@@ -8,6 +8,7 @@ import { inTransaction } from '../storage/postgres/pool.js';
 import {
   addSeedHosts,
   createCrawl,
+  deferredByReason,
   errorsByType,
   frontierCounts,
   markCrawlFinished,
@@ -141,7 +142,11 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
   async function finishCrawl(input: FinishCrawlInput): Promise<FinishCrawlResult> {
     const state = input.stopped ? 'stopped' : 'finished';
     await markCrawlFinished(deps.pool, input.crawlId, state);
-    const [{ maxPages: _maxPages, ...counts }, errors] = await Promise.all([frontierCounts(deps.pool, input.crawlId), errorsByType(deps.pool, input.crawlId)]);
+    const [{ maxPages: _maxPages, ...counts }, errors, deferred] = await Promise.all([
+      frontierCounts(deps.pool, input.crawlId),
+      errorsByType(deps.pool, input.crawlId),
+      deferredByReason(deps.pool, input.crawlId),
+    ]);
     const finishedAtMs = deps.now();
     return {
       crawlId: input.crawlId,
@@ -149,6 +154,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       pagesFetched: counts.fetched,
       urlsDiscovered: counts.discovered,
       errorsByType: errors,
+      deferred,
       durationMs: finishedAtMs - input.startedAtMs,
       startedAtMs: input.startedAtMs,
       finishedAtMs,

@@ -7,6 +7,7 @@ import { FAILURE_POLICIES, POISON_ATTEMPT_LIMIT, countsTowardPoison, type FetchF
 import { inTransaction } from '../storage/postgres/pool.js';
 import { claimHostWork as claimFromFrontier, settleFrontierEntry, type FrontierState } from '../storage/postgres/frontier-repository.js';
 import { getHostRecord, releaseHost } from '../storage/postgres/host-repository.js';
+import { DEFERRED_OUTCOME_PREFIX } from '../storage/postgres/crawl-repository.js';
 import { attemptsSinceLastSuccess, moveToDeadLetters, recordAttempt } from '../storage/postgres/attempt-repository.js';
 import { getFetch, recordFetch, updateUrlAfterFetch } from '../storage/postgres/fetch-repository.js';
 import type { ClaimHostWorkInput, ClaimHostWorkResult, SettleUrlInput, SettleUrlResult } from '../contracts/activities.js';
@@ -54,6 +55,10 @@ export function createHostActivities(deps: ActivityDeps) {
         return { deadLettered: false };
       case 'dropped':
         await settleFrontierEntry(deps.pool, { ...base, state: 'dropped', outcome: outcome.reason });
+        return { deadLettered: false };
+      case 'deferred':
+        // Out of this crawl, never fetched: a later crawl or recrawl cycle registers it again.
+        await settleFrontierEntry(deps.pool, { ...base, state: 'dropped', outcome: `${DEFERRED_OUTCOME_PREFIX}${outcome.reason}` });
         return { deadLettered: false };
       case 'failed':
         return settleFailure(input, outcome);

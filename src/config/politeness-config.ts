@@ -27,6 +27,12 @@ export interface CrawlPolitenessConfig extends CrawlHostPolicyOverrides {
    * that origin wait for it (RobotsUnreachable). Default 600_000 (10 min).
    */
   robotsUnreachableRetryMs?: number;
+  /**
+   * How long a URL waits for its origin's unreachable robots.txt before it is deferred to a later
+   * crawl (never fetched without rules), ms. Absent: it waits as RFC 9309 allows, through
+   * RobotsUnreachable's attempts (about an hour), then fails. `crawler crawl` sets 180_000.
+   */
+  robotsUnreachablePatienceMs?: number;
 }
 
 export const HOST_POLICY_OVERRIDE_FIELDS = [
@@ -39,7 +45,7 @@ export const HOST_POLICY_OVERRIDE_FIELDS = [
   'maxCircuitCooldownMs',
 ] as const satisfies readonly (keyof CrawlHostPolicyOverrides)[];
 
-const KNOWN_FIELDS = new Set<string>([...HOST_POLICY_OVERRIDE_FIELDS, 'retryDelayScale', 'robotsUnreachableRetryMs']);
+const KNOWN_FIELDS = new Set<string>([...HOST_POLICY_OVERRIDE_FIELDS, 'retryDelayScale', 'robotsUnreachableRetryMs', 'robotsUnreachablePatienceMs']);
 
 /** The crawl's robotsUnreachableRetryMs, or its default. */
 export function robotsUnreachableRetryMsOf(politeness: CrawlPolitenessConfig | undefined): number {

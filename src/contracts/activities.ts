@@ -34,7 +34,12 @@ export interface HostWorkItem {
    * retries (a fetch burst's try): the fetch activity counts on from there. Absent: none.
    */
   priorAttempts?: number;
+  /** Since when this URL has waited for its origin's unreachable robots.txt, ms since epoch; absent: it has not. */
+  heldByRobotsSinceMs?: number;
 }
+
+/** Why a URL was deferred to a later crawl (frontier outcome `deferred:<reason>`, CrawlSummary.deferred). */
+export type DeferralReason = 'robots-unreachable';
 
 export interface RegisterSeedsInput {
   crawlId: string;
@@ -315,6 +320,8 @@ export type SettleOutcome =
   | { kind: 'fetched-unparsed' }
   | { kind: 'returned'; reason: string } // back to the queued state (crawl paused)
   | { kind: 'dropped'; reason: string } // crawl stopping
+  /** Not fetchable within this crawl (its robots.txt stayed unreachable past the crawl's patience): left for a later crawl. */
+  | { kind: 'deferred'; reason: DeferralReason; message: string }
   | {
       kind: 'failed';
       failureType: string;

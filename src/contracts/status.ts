@@ -49,6 +49,8 @@ export interface CrawlSummary {
   pagesFetched: number;
   urlsDiscovered: number;
   errorsByType: Record<string, number>;
+  /** URLs left for a later crawl, by reason (robots-unreachable: robots.txt stayed unreachable past the crawl's patience). Never fetched. */
+  deferred: Record<string, number>;
   durationMs: number;
   startedAtMs: number;
   finishedAtMs: number;

@@ -5,7 +5,7 @@
  */
 import type { FetchFailureDetails, FetchUrlResult, HostWorkItem, RefreshRobotsResult, SettleOutcome } from '../contracts/activities.js';
 import { FAILURE_POLICIES, POISON_ATTEMPT_LIMIT, retryDelayMs, type FetchFailureType } from '../domain/failures/index.js';
-import { retryDelayScaleOf } from '../config/politeness-config.js';
+import { retryDelayScaleOf, robotsUnreachableRetryMsOf } from '../config/politeness-config.js';
 import { plainSettlementOf, type FetchedResult } from '../contracts/fetch-followup.js';
 import type { HostQueue } from './host-queue.js';
 
@@ -50,6 +50,10 @@ random: () => number,
 ): FollowUp | undefined {
   const policy = FAILURE_POLICIES[type as FetchFailureType];
   const attempts = item.attempt + 1;
+  if (type === 'RobotsUnreachable' && item.politeness?.robotsUnreachablePatienceMs !== undefined) {
+    // The fetch found the origin's rules unreachable until their next refresh: wait for it within the crawl's patience.
+    return waitWithinRobotsPatience(state, item, details?.retryAfterAtMs ?? nowMs + robotsUnreachableRetryMsOf(item.politeness), nowMs);
+  }
   const poisoned = (details?.poisonCount ?? 0) >= POISON_ATTEMPT_LIMIT;
   if (policy?.retryLayer === 'host' && attempts < policy.maxAttempts && !poisoned) {
     state.requeueFront({ ...withoutPriorAttempts(item), attempt: attempts, ...hostRetryNotBefore(item, type as FetchFailureType, attempts, details, nowMs, random) });
@@ -100,6 +104,10 @@ export function waitForRobotsRefresh(state: HostQueue, origin: string, refreshAt
   state.queue = state.queue.filter((queued) => !waiting.includes(queued));
   const settles: FollowUp[] = [];
   for (const queued of waiting) {
+    if (queued.politeness?.robotsUnreachablePatienceMs !== undefined) {
+      pushDefined(settles, waitWithinRobotsPatience(state, queued, Math.max(nowMs, refreshAtMs), nowMs));
+      continue;
+    }
     const attempts = queued.attempt + 1;
     const delayMs = retryDelayMs('RobotsUnreachable', attempts, random, { nowMs, retryAfterAtMs: Math.max(nowMs, refreshAtMs), scale: retryDelayScaleOf(queued.politeness) });
     if (delayMs !== undefined) {
@@ -110,6 +118,27 @@ export function waitForRobotsRefresh(state: HostQueue, origin: string, refreshAt
     }
   }
   return settles;
+}
+
+/**
+ * A crawl with a robots.txt patience (a one-shot crawl): the URL waits for the next refresh of its
+ * origin's unreachable robots.txt while that comes within the patience, counted from when it
+ * first waited; past it, the URL is deferred to a later crawl, never fetched without rules.
+ */
+function waitWithinRobotsPatience(state: HostQueue, item: HostWorkItem, retryAtMs: number, nowMs: number): FollowUp | undefined {
+  const sinceMs = item.heldByRobotsSinceMs ?? nowMs;
+  const patienceMs = item.politeness?.robotsUnreachablePatienceMs ?? 0;
+  if (retryAtMs - sinceMs <= patienceMs) {
+    state.queue.push({ ...withoutPriorAttempts(item), attempt: item.attempt + 1, heldByRobotsSinceMs: sinceMs, notBeforeMs: retryAtMs });
+    return undefined;
+  }
+  const waitedS = Math.round((nowMs - sinceMs) / 1000);
+  const message = `robots.txt of ${item.origin} stayed unreachable for ${waitedS} s, past the crawl's patience of ${Math.round(patienceMs / 1000)} s: left for a later crawl, not fetched`;
+  return { kind: 'settle', item, outcome: { kind: 'deferred', reason: 'robots-unreachable', message } };
+}
+
+function pushDefined<T>(into: T[], value: T | undefined): void {
+  if (value !== undefined) into.push(value);
 }
 
 /** A host-level retry starts a new count of activity-level attempts. */

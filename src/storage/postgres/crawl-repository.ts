@@ -152,6 +152,18 @@ export async function frontierCounts(db: Queryable, crawlId: string): Promise<Fr
   return counts;
 }
 
+/** Frontier outcome of a deferred URL: this prefix, then its DeferralReason. */
+export const DEFERRED_OUTCOME_PREFIX = 'deferred:';
+
+/** URLs of the crawl deferred to a later one, by reason. */
+export async function deferredByReason(db: Queryable, crawlId: string): Promise<Record<string, number>> {
+  const result = await db.query<{ outcome: string; n: number }>(
+    `SELECT outcome, count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND state = 'dropped' AND starts_with(outcome, $2) GROUP BY outcome`,
+    [crawlId, DEFERRED_OUTCOME_PREFIX],
+  );
+  return Object.fromEntries(result.rows.map((row) => [row.outcome.slice(DEFERRED_OUTCOME_PREFIX.length), row.n]));
+}
+
 export async function errorsByType(db: Queryable, crawlId: string): Promise<Record<string, number>> {
   const result = await db.query<{ outcome: string; n: number }>(
     `SELECT outcome, count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND state IN ('failed', 'dead') GROUP BY outcome`,

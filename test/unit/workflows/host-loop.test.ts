@@ -234,6 +234,47 @@ describe('HostLoop: failures', () => {
     expect(nowMs - T0).toBeGreaterThanOrEqual(3 * 600_000);
   });
 
+  it("with a robots.txt patience (a one-shot crawl), waits for each refresh within it, then defers the origin's URLs", () => {
+    const patient = { robotsUnreachablePatienceMs: 180_000, robotsUnreachableRetryMs: 60_000 };
+    const a = item({ politeness: patient });
+    const loop = newLoop();
+    loop.next(T0, SMALL_HISTORY);
+    loop.claimReported(claimed([a]));
+    let nowMs = T0;
+    const refreshes: number[] = [];
+    let deferred: unknown;
+    while (deferred === undefined && refreshes.length < 10) {
+      const step = nextPastClaims(loop, nowMs);
+      if (step.kind === 'wait') {
+        nowMs += step.timeoutMs ?? 0;
+        continue;
+      }
+      const refresh = expectStep(step, 'refresh-robots');
+      refreshes.push(nowMs - T0);
+      const unreachable = rules(nowMs, { status: 503, policyKind: 'disallow-all', freshUntilMs: nowMs + 60_000 });
+      for (const followUp of loop.robotsReported(refresh.item, unreachable, nowMs + 10)) {
+        if (followUp.kind === 'settle') deferred = followUp.outcome;
+      }
+      nowMs += 10;
+    }
+    // Asked at 0, 1, 2 and 3 minutes; the next refresh would come past the 3 minutes' patience.
+    expect(refreshes.map((atMs) => Math.round(atMs / 60_000))).toEqual([0, 1, 2, 3]);
+    expect(deferred).toMatchObject({ kind: 'deferred', reason: 'robots-unreachable' });
+    expect(loop.state.queue).toEqual([]);
+  });
+
+  it('with a robots.txt patience, a fetch that met unreachable rules waits for their refresh, not RobotsUnreachable’s backoff', () => {
+    const a = item({ politeness: { robotsUnreachablePatienceMs: 180_000 } });
+    const loop = loadedLoop([a]);
+    loop.next(T0, SMALL_HISTORY);
+    const followUp = loop.fetchFailed(a, 'RobotsUnreachable', { startedAtMs: T0, finishedAtMs: T0, requested: false, retryAfterAtMs: T0 + 30_000 } as never, 'unreachable', T0);
+    expect(followUp).toBeUndefined();
+    expect(loop.state.queue[0]).toMatchObject({ notBeforeMs: T0 + 30_000, heldByRobotsSinceMs: T0 });
+    // Past the patience, the same failure defers the URL.
+    const later = loop.fetchFailed(loop.state.queue.shift()!, 'RobotsUnreachable', { startedAtMs: T0, finishedAtMs: T0, requested: false, retryAfterAtMs: T0 + 200_000 } as never, 'unreachable', T0 + 170_000);
+    expect(later).toMatchObject({ kind: 'settle', outcome: { kind: 'deferred', reason: 'robots-unreachable' } });
+  });
+
   it('a burst that failed every retry: its URLs go back to be fetched one by one, a full delay from now', () => {
     const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
     const loop = loadedLoop(items);
