@@ -111,6 +111,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
   const track = (work: Promise<void>): void => {
     work.catch((error: unknown) => loop.failed(error));
   };
+  const { fetchOne, runBurst, followUp, parseTogether, settle } = hostEffects(loop, track);
 
   for (;;) {
     const { continueAsNewSuggested, historyLength } = workflowInfo();
@@ -150,6 +151,11 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         break;
     }
   }
+}
+
+/** The activities a host step runs, and how their outcomes reach the loop. */
+function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void) {
+  const { state } = loop;
 
   async function fetchOne(item: HostWorkItem, fetchInput: FetchUrlInput): Promise<void> {
     let result: FetchUrlResult;
@@ -241,6 +247,8 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       loop.settleEnded();
     }
   }
+
+  return { fetchOne, runBurst, followUp, parseTogether, settle };
 }
 
 /** A fetch activity's final failure as its typed failure (src/domain/failures), from the error Temporal hands back. */
