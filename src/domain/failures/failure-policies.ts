@@ -90,7 +90,7 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
   ConnectTimeout: transient('TCP/TLS connect did not finish in time. Retried twice; a host-wide symptom, so it feeds the circuit breaker, not the poison budget.', {
     countsTowardPoison: false,
   }),
-  FirstByteTimeout: transient('Connected, but no response headers in time. Retried twice with jittered backoff; counts toward the circuit breaker.'),
+  FirstByteTimeout: transient('Connected, but no final response head in time: a total from the request written, however many 1xx (`102 Processing`) come. Retried twice with jittered backoff; counts toward the circuit breaker.'),
   BodyTimeout: transient('Headers arrived, the body stalled or took too long. Retried twice with jittered backoff; counts toward the circuit breaker.'),
   TooManyRequests: {
     summary:
