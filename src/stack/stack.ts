@@ -30,6 +30,7 @@ import {
 } from './temporal-dev-server.js';
 import { requirePostgresBinDir, requireTool } from './tool-paths.js';
 import { describeError, waitUntil, type WaitOutcome } from './wait-until.js';
+import { redactCredentials } from '../domain/url/index.js';
 
 export const defaultDataDir = '.crawler-data';
 
@@ -237,7 +238,7 @@ async function ensurePostgres(ctx: Context): Promise<StackEndpoints['postgres']>
   if (ctx.external.postgres !== undefined) {
     const { url } = ctx.external.postgres;
     const outcome = await waitUntil(() => postgresAnswers(url, Math.min(3_000, ctx.connectTimeoutMs)), { timeoutMs: ctx.connectTimeoutMs });
-    if (!outcome.ready) throw unreachable('postgres', 'DATABASE_URL', redactUrl(url), outcome);
+    if (!outcome.ready) throw unreachable('postgres', 'DATABASE_URL', redactCredentials(url), outcome);
     return { url, managed: false };
   }
 
@@ -335,10 +336,6 @@ async function ensureS3(ctx: Context): Promise<StackEndpoints['s3']> {
   return { ...s3, managed: true, consoleUrl: `http://${host}:${record.consolePort}` };
 }
 
-function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
-}
-
 /**
  * Brings the stack up: reuses what this data folder already runs (state in <dataDir>/stack.json,
  * pids verified alive and ports answering), starts what is missing, each on a free port, detached
@@ -434,9 +431,9 @@ export async function stackStatus(options: Pick<StackOptions, 'dataDir' | 'env'>
   const postgresDir = join(dataDir, 'postgres');
   const postgresPort = configuredPostgresPort(postgresDir) ?? state.postgres?.port;
   const postgres: ServiceStatus = external.postgres
-    ? { state: 'external', endpoint: redactUrl(external.postgres.url) }
+    ? { state: 'external', endpoint: redactCredentials(external.postgres.url) }
     : managedStatus(readPidFile(postgresPaths(postgresDir).pidFile), 'postgres', postgresPort === undefined ? undefined : {
-        endpoint: postgresUrl(postgresPort),
+        endpoint: redactCredentials(postgresUrl(postgresPort)),
         logFile: postgresPaths(postgresDir).logFile,
       });
 
