@@ -21,7 +21,8 @@ export interface HttpClientOptions {
   userAgent: string;
   /**
    * Allow loopback, RFC 1918, CGNAT 100.64/10, link-local (169.254/16, fe80::/10), unique-local
-   * fc00::/7, ::1, 0.0.0.0/8, multicast and their IPv4-mapped IPv6 forms. Default false: refused
+   * fc00::/7, ::1, 0.0.0.0/8, multicast and their IPv4-mapped IPv6 forms, Teredo 2001::/32 and
+   * IPv4-translated ::ffff:0:0:0/96. Default false: refused
    * for literal IPs in URLs and for every DNS answer, checked at connect time (no DNS rebinding).
    */
   allowPrivateNetworks: boolean;

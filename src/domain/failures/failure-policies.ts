@@ -142,7 +142,7 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
     hostEffect: 'quarantine-host',
     recheckAfterMs: HOST_HOLD_RECHECK_MS,
   }),
-  PrivateNetworkRefused: terminal('The host resolved to a loopback, private or link-local address. Not retried; the host is quarantined for 24 h.', {
+  PrivateNetworkRefused: terminal('The host resolved to a loopback, private or link-local address, or to one that is not globally reachable or hides where it leads (documentation, benchmarking, Teredo 2001::/32, IPv4-translated ::ffff:0:0:0/96; IPv4-mapped, NAT64 and 6to4 forms judged by their IPv4 address). Not retried; the host is quarantined for 24 h.', {
     hostEffect: 'quarantine-host',
     recheckAfterMs: HOST_HOLD_RECHECK_MS,
   }),
