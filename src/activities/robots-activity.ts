@@ -6,6 +6,7 @@
 import { Context } from '@temporalio/activity';
 import {
   crawlDelayMs,
+  DEFAULT_ROBOTS_MAX_BYTES,
   isRobotsFresh,
   MAX_ROBOTS_REDIRECTS,
   nextRobotsCacheEntry,
@@ -18,17 +19,37 @@ import { classifyTransportError, type FetchFailureType } from '../domain/failure
 import { hostDownloadMs } from '../domain/politeness/index.js';
 import { decideRedirect, urlFingerprint } from '../domain/url/index.js';
 import { robotsUnreachableRetryMsOf } from '../config/politeness-config.js';
-import { HttpFetchError, type HttpClient } from '../http/index.js';
+import { HttpFetchError, type FetchResponseHead, type HttpClient } from '../http/index.js';
 import { getRobotsEntry, releaseRobotsLease, saveRobotsEntry, tryAcquireRobotsLease } from '../storage/postgres/robots-repository.js';
 import type { CrawlContextCache } from '../services/frontier/crawl-context.js';
 import type { RefreshRobotsInput, RefreshRobotsResult } from '../contracts/activities.js';
 import { activityCallToken } from './activity-call-token.js';
 import type { ActivityDeps } from '../services/deps.js';
 
-/** Bytes of robots.txt we read; RFC 9309 asks for at least 500 KiB, the parser keeps 512 KiB. */
-const ROBOTS_MAX_BYTES = 512 * 1024;
+/**
+ * Bytes of robots.txt we keep: what the parser reads (512 KiB; RFC 9309 §2.5 asks for at least
+ * 500 KiB) and one more, so that it sees whether its limit cuts a line and drops that line.
+ */
+const ROBOTS_KEEP_BYTES = DEFAULT_ROBOTS_MAX_BYTES + 1;
+/**
+ * Wire (and decoded) bytes a robots.txt response may have. Every body is cut at ROBOTS_KEEP_BYTES
+ * decoded, so this only bounds one that decodes to little (compressed padding); a larger declared
+ * Content-Length is refused unread, and then the host is unreachable.
+ */
+const ROBOTS_MAX_WIRE_BYTES = 64 * 1024 * 1024;
 const LEASE_MS = 60_000;
 const WAIT_FOR_OTHER_REFRESHER_MS = 45_000;
+
+/** Thrown by the body sink once it holds ROBOTS_KEEP_BYTES: ends the transfer, and the refresh obeys what it has. */
+class RobotsCapReached extends Error {
+  override readonly name = 'RobotsCapReached';
+}
+
+/** `body` without the line the transfer cut through: half a rule could widen an Allow. */
+function wholeLines(body: Buffer): Buffer {
+  const lastBreak = Math.max(body.lastIndexOf(0x0a), body.lastIndexOf(0x0d));
+  return body.subarray(0, lastBreak + 1);
+}
 
 /**
  * Refreshes an origin's robots.txt unless the cache holds it fresh. `callId` names the caller in the
@@ -114,7 +135,7 @@ interface RobotsResponse {
 }
 
 /** GET /robots.txt, following at most five redirects (RFC 9309 §2.3.1.2); conditional when we hold validators. */
-async function fetchRobots(http: HttpClient, origin: string, cached: RobotsCacheEntry | undefined): Promise<RobotsResponse> {
+export async function fetchRobots(http: HttpClient, origin: string, cached: RobotsCacheEntry | undefined): Promise<RobotsResponse> {
   let url = `${origin}/robots.txt`;
   const chain: string[] = [urlFingerprint(url)];
   for (let hop = 0; hop <= MAX_ROBOTS_REDIRECTS; hop += 1) {
@@ -125,55 +146,71 @@ async function fetchRobots(http: HttpClient, origin: string, cached: RobotsCache
     }
     const chunks: Uint8Array[] = [];
     let kept = 0;
-    let head;
-    let responseMs: number;
+    let cut = false;
+    let head: FetchResponseHead | undefined;
+    let responseMs: number | undefined;
     try {
       const response = await http.fetch(
-        { url, headers: { ...conditional, accept: 'text/plain,*/*;q=0.5' }, maxBodyBytes: 4 * ROBOTS_MAX_BYTES, firstByteTimeoutMs: 20_000, bodyTimeoutMs: 30_000 },
-        (responseHead) =>
-          responseHead.status >= 200 && responseHead.status < 300
-            ? {
-                write(chunk) {
-                  // Keep what the parser reads; the rest is drained and ignored.
-                  if (kept < ROBOTS_MAX_BYTES) {
-                    const slice = chunk.subarray(0, ROBOTS_MAX_BYTES - kept);
-                    chunks.push(slice);
-                    kept += slice.length;
-                  }
-                },
-                end() {},
-                abort() {},
-              }
-            : undefined,
+        {
+          url,
+          headers: { ...conditional, accept: 'text/plain,*/*;q=0.5' },
+          maxBodyBytes: ROBOTS_MAX_WIRE_BYTES,
+          maxDecompressedBytes: ROBOTS_MAX_WIRE_BYTES,
+          firstByteTimeoutMs: 20_000,
+          bodyTimeoutMs: 30_000,
+        },
+        (responseHead) => {
+          head = responseHead;
+          const obeyed = responseHead.status >= 200 && responseHead.status < 300;
+          return {
+            write(chunk) {
+              // Keep what the parser reads (only a 2xx body is ever read), then stop the transfer.
+              const slice = chunk.subarray(0, ROBOTS_KEEP_BYTES - kept);
+              if (obeyed) chunks.push(slice);
+              kept += slice.length;
+              if (kept >= ROBOTS_KEEP_BYTES) throw new RobotsCapReached(`robots.txt response over ${DEFAULT_ROBOTS_MAX_BYTES} bytes`);
+            },
+            end() {},
+            abort() {},
+          };
+        },
       );
-      head = response.head;
       responseMs = hostDownloadMs(response.body);
     } catch (error) {
-      if (error instanceof HttpFetchError && error.code === 'body-too-large' && kept > 0) {
-        // A huge robots.txt: obey its first 512 KiB, as the RFC allows.
-        return { outcome: { kind: 'ok', status: error.partial?.status ?? 200, body: Buffer.concat(chunks) }, headers: undefined, status: error.partial?.status };
+      // Over the keep limit (or, with padding that decodes to nothing, the wire bound first): a huge
+      // robots.txt is obeyed for its first 512 KiB (RFC 9309 §2.5), without the line the cut went through.
+      const overCap = error instanceof RobotsCapReached || (error instanceof HttpFetchError && (error.code === 'body-too-large' || error.code === 'decompressed-too-large') && kept > 0);
+      if (!overCap || head === undefined) {
+        // A transport failure means unreachable (disallow all); anything else is our bug: fail loudly.
+        if (!(error instanceof HttpFetchError)) throw error;
+        return { outcome: { kind: 'unreachable', reason: error.code }, headers: undefined, status: undefined, transportFailure: classifyTransportError(error.code) };
       }
-      // A transport failure means unreachable (disallow all); anything else is our bug: fail loudly.
-      if (!(error instanceof HttpFetchError)) throw error;
-      return { outcome: { kind: 'unreachable', reason: error.code }, headers: undefined, status: undefined, transportFailure: classifyTransportError(error.code) };
+      cut = true;
     }
+    if (head === undefined) throw new Error(`fetch of ${url} resolved without a response head`);
     const status = head.status;
-    const headers = {
-      cacheControl: head.headers['cache-control'],
-      expires: head.headers['expires'],
-      etag: head.headers['etag'],
-      lastModified: head.headers['last-modified'],
-    };
+    const headers = validatorsOf(head);
     if ([301, 302, 303, 307, 308].includes(status)) {
       const decision = decideRedirect({ location: head.headers['location'], fromUrl: url, chainFingerprints: chain });
       if (decision.kind !== 'follow') {
-        return { outcome: { kind: 'unreachable', reason: `robots.txt redirect ${decision.kind}` }, headers, status, responseMs };
+        return { outcome: { kind: 'unreachable', reason: `robots.txt redirect ${decision.kind}` }, headers, status, ...(responseMs === undefined ? {} : { responseMs }) };
       }
       chain.push(decision.fingerprint);
       url = decision.target.url;
       continue;
     }
-    return { outcome: robotsFetchOutcomeOf(status, Buffer.concat(chunks)), headers, status, responseMs };
+    const body = Buffer.concat(chunks);
+    return { outcome: robotsFetchOutcomeOf(status, cut ? wholeLines(body) : body), headers, status, ...(responseMs === undefined ? {} : { responseMs }) };
   }
   return { outcome: { kind: 'unreachable', reason: `more than ${MAX_ROBOTS_REDIRECTS} redirects` }, headers: undefined, status: undefined };
+}
+
+/** The caching and validator headers of a robots.txt response. */
+function validatorsOf(head: FetchResponseHead): NonNullable<RobotsResponse['headers']> {
+  return {
+    cacheControl: head.headers['cache-control'],
+    expires: head.headers['expires'],
+    etag: head.headers['etag'],
+    lastModified: head.headers['last-modified'],
+  };
 }

@@ -12,10 +12,21 @@ export function parseCommandArgs<T extends Options>(argv: string[], options: T, 
   }
 }
 
-export function integerOption(name: string, value: string | undefined, min: number): number | undefined {
+/** Longest timer Node keeps (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * `--name`'s value as an integer from `min` to `max`, undefined when the flag is absent. Only
+ * plain decimal digits pass: Number() would read '' as 0 (`--min-host-delay-ms ""` meaning no
+ * delay at all), and '0x10', '1e3', '0b11', '-0', '+5' and ' 5' as numbers the user never wrote.
+ * Throws CliError (exit 2) naming the flag and the range.
+ */
+export function integerOption(name: string, value: string | undefined, min: number, max: number = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min) throw new CliError(`--${name} expects an integer >= ${min}, got '${value}'`, 2);
+  const parsed = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+    throw new CliError(`--${name} expects a decimal integer from ${min} to ${max}, got '${value}'`, 2);
+  }
   return parsed;
 }
 

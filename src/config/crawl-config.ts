@@ -142,6 +142,31 @@ export const DEFAULT_CRAWL_CONFIG: CrawlConfig = {
 /** Largest seen-filter capacity: 100 million URLs at 1% is a 120 MB filter per worker process. */
 export const MAX_SEEN_FILTER_CAPACITY = 100_000_000;
 
+/** An inclusive range of integers. */
+export interface IntegerRange {
+  min: number;
+  max: number;
+}
+
+/**
+ * The integer fields' accepted ranges, inclusive: resolveCrawlConfig checks them and the CLI
+ * names them when it refuses a flag. maxDecompressedBytes must also be at least maxBodyBytes.
+ */
+export const CRAWL_CONFIG_INTEGER_RANGES = {
+  maxPages: { min: 1, max: Number.MAX_SAFE_INTEGER },
+  maxDepth: { min: 0, max: 1000 },
+  minHostDelayMs: { min: 0, max: 24 * 3600 * 1000 },
+  maxConcurrentFetchesPerHost: { min: 1, max: 64 },
+  maxBodyBytes: { min: 1024, max: Number.MAX_SAFE_INTEGER },
+  maxDecompressedBytes: { min: 1024, max: Number.MAX_SAFE_INTEGER },
+  connectTimeoutMs: { min: 100, max: 120_000 },
+  firstByteTimeoutMs: { min: 100, max: 120_000 },
+  bodyTimeoutMs: { min: 100, max: 120_000 },
+  maxInFlight: { min: 1, max: 100_000 },
+  maxDiscoveredUrls: { min: 1, max: Number.MAX_SAFE_INTEGER },
+  seenFilterCapacity: { min: 0, max: MAX_SEEN_FILTER_CAPACITY },
+} as const satisfies Record<string, IntegerRange>;
+
 /** Change fields a crawl may configure: every one is a selector run on every page. */
 export const MAX_CHANGE_FIELDS = 32;
 /** Longest change-field selector, in characters. */
@@ -172,7 +197,8 @@ export class CrawlConfigError extends Error {
   }
 }
 
-function requireInteger(field: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
+function requireInRange(field: keyof typeof CRAWL_CONFIG_INTEGER_RANGES, value: number, min: number = CRAWL_CONFIG_INTEGER_RANGES[field].min): void {
+  const { max } = CRAWL_CONFIG_INTEGER_RANGES[field];
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new CrawlConfigError(field, `expected an integer from ${min} to ${max}, got ${String(value)}`);
   }
@@ -190,19 +216,19 @@ export function resolveCrawlConfig(partial: Partial<CrawlConfig> = {}): CrawlCon
   };
   if (partial.maxDiscoveredUrls === undefined) config.maxDiscoveredUrls = Math.max(1000, config.maxPages * 20);
   if (partial.seenFilterCapacity === undefined) config.seenFilterCapacity = Math.min(MAX_SEEN_FILTER_CAPACITY, Math.max(10_000, config.maxDiscoveredUrls));
-  requireInteger('maxPages', config.maxPages, 1);
-  requireInteger('maxDepth', config.maxDepth, 0, 1000);
-  requireInteger('minHostDelayMs', config.minHostDelayMs, 0, 24 * 3600 * 1000);
-  requireInteger('maxConcurrentFetchesPerHost', config.maxConcurrentFetchesPerHost, 1, 64);
-  requireInteger('maxBodyBytes', config.maxBodyBytes, 1024);
-  requireInteger('maxDecompressedBytes', config.maxDecompressedBytes, config.maxBodyBytes);
-  requireInteger('connectTimeoutMs', config.connectTimeoutMs, 100, 120_000);
-  requireInteger('firstByteTimeoutMs', config.firstByteTimeoutMs, 100, 120_000);
-  requireInteger('bodyTimeoutMs', config.bodyTimeoutMs, 100, 120_000);
+  requireInRange('maxPages', config.maxPages);
+  requireInRange('maxDepth', config.maxDepth);
+  requireInRange('minHostDelayMs', config.minHostDelayMs);
+  requireInRange('maxConcurrentFetchesPerHost', config.maxConcurrentFetchesPerHost);
+  requireInRange('maxBodyBytes', config.maxBodyBytes);
+  requireInRange('maxDecompressedBytes', config.maxDecompressedBytes, Math.max(config.maxBodyBytes, CRAWL_CONFIG_INTEGER_RANGES.maxDecompressedBytes.min));
+  requireInRange('connectTimeoutMs', config.connectTimeoutMs);
+  requireInRange('firstByteTimeoutMs', config.firstByteTimeoutMs);
+  requireInRange('bodyTimeoutMs', config.bodyTimeoutMs);
   const politenessProblem = politenessConfigProblem(config.politeness);
   if (politenessProblem) throw new CrawlConfigError(politenessProblem.field, politenessProblem.message);
-  requireInteger('maxInFlight', config.maxInFlight, 1, 100_000);
-  requireInteger('maxDiscoveredUrls', config.maxDiscoveredUrls, 1);
+  requireInRange('maxInFlight', config.maxInFlight);
+  requireInRange('maxDiscoveredUrls', config.maxDiscoveredUrls);
   if (!config.userAgent.trim() || /[\r\n]/.test(config.userAgent)) {
     throw new CrawlConfigError('userAgent', 'must be one non-empty line, e.g. "MyCrawler/1.0 (+https://you.example/bot)"');
   }
@@ -213,7 +239,7 @@ export function resolveCrawlConfig(partial: Partial<CrawlConfig> = {}): CrawlCon
   validateScope(config.scope);
   validateQueryPolicies(config.queryPolicies);
   validateTraps(config.traps);
-  requireInteger('seenFilterCapacity', config.seenFilterCapacity, 0, MAX_SEEN_FILTER_CAPACITY);
+  requireInRange('seenFilterCapacity', config.seenFilterCapacity);
   const rate = config.seenFilterFalsePositiveRate;
   if (typeof rate !== 'number' || !(rate > 0 && rate <= 0.5)) {
     throw new CrawlConfigError('seenFilterFalsePositiveRate', `expected a share in (0, 0.5], e.g. 0.01, got ${String(rate)}`);

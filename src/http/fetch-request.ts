@@ -11,7 +11,7 @@ export interface FetchRequest {
   headers?: Record<string, string>;
   /** From starting the request to a connected socket (DNS, TCP, TLS; and any wait for a free connection), ms. Default 10_000. */
   connectTimeoutMs?: number;
-  /** From the request written to the response head received, ms. Default 30_000. */
+  /** From the request written to the final (non-1xx) response head received, ms, a total however many 1xx responses come. Default 30_000. */
   firstByteTimeoutMs?: number;
   /** Whole-body deadline, ms: from the response head until the sink has taken the last byte (its end() included). Default 60_000. */
   bodyTimeoutMs?: number;

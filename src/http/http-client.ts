@@ -21,7 +21,8 @@ export interface HttpClientOptions {
   userAgent: string;
   /**
    * Allow loopback, RFC 1918, CGNAT 100.64/10, link-local (169.254/16, fe80::/10), unique-local
-   * fc00::/7, ::1, 0.0.0.0/8, multicast and their IPv4-mapped IPv6 forms. Default false: refused
+   * fc00::/7, ::1, 0.0.0.0/8, multicast and their IPv4-mapped IPv6 forms, Teredo 2001::/32 and
+   * IPv4-translated ::ffff:0:0:0/96. Default false: refused
    * for literal IPs in URLs and for every DNS answer, checked at connect time (no DNS rebinding).
    */
   allowPrivateNetworks: boolean;
@@ -100,6 +101,7 @@ export type SinkFactory = (head: FetchResponseHead) => BodySink | undefined;
 /** Everything a fetch must stop when it settles. */
 interface FetchTimers {
   connect?: NodeJS.Timeout;
+  headDeadline?: NodeJS.Timeout;
   bodyDeadline?: NodeJS.Timeout;
 }
 
@@ -194,13 +196,19 @@ export class HttpClient {
     const exchange = new Exchange({
       onConnected: () => {
         clearTimeout(timers.connect);
+        // undici's headersTimeout restarts on every 1xx, so a server trickling 102 Processing would
+        // hold the request forever; this deadline counts from the request written, whatever comes.
+        timers.headDeadline ??= setTimeout(
+          () => failWith('first-byte-timeout', `no final response head within ${request.firstByteTimeoutMs} ms`),
+          request.firstByteTimeoutMs,
+        );
         claimSocketOfRequest(request.origin, request.path, (facts) => {
           socket = facts;
           exchange.attachSocket(facts.socket);
         });
       },
     });
-    const failWith = (code: 'connect-timeout' | 'body-timeout', detail: string): void =>
+    const failWith = (code: 'connect-timeout' | 'first-byte-timeout' | 'body-timeout', detail: string): void =>
       exchange.fail(new HttpFetchError(code, request.url, { detail }));
     const onAbort = (): void => exchange.fail(new CancelledByCaller('fetch cancelled by its signal'));
 
@@ -219,6 +227,7 @@ export class HttpClient {
         exchange,
       );
       const response = await exchange.head;
+      clearTimeout(timers.headDeadline);
       const firstByteMs = performance.now() - startedAt;
       timers.bodyDeadline = setTimeout(() => failWith('body-timeout', `body not complete within ${request.bodyTimeoutMs} ms`), request.bodyTimeoutMs);
 
@@ -280,6 +289,7 @@ export class HttpClient {
       throw failure;
     } finally {
       clearTimeout(timers.connect);
+      clearTimeout(timers.headDeadline);
       clearTimeout(timers.bodyDeadline);
       signal?.removeEventListener('abort', onAbort);
     }

@@ -96,6 +96,9 @@ function isNonPublicIpv6(h: number[]): boolean {
   if (firstFiveZero && h5 === 0xffff) return isNonPublicIpv4(embeddedIpv4(h6, h7));
   // ::/96 holds ::, ::1 and the deprecated IPv4-compatible form: none of it is a public host.
   if (firstFiveZero && h5 === 0) return true;
+  // ::ffff:0:a.b.c.d (IPv4-translated, ::ffff:0:0:0/96, RFC 6145): only a SIIT translator's own
+  // addressing, never a public host; a translator would carry us to any IPv4 address at all.
+  if (h0 === 0 && h1 === 0 && h2 === 0 && h3 === 0 && h4 === 0xffff && h5 === 0) return true;
   // 64:ff9b::/96 NAT64 well-known prefix: judge the IPv4 address it translates to.
   if (h0 === 0x64 && h1 === 0xff9b && h2 === 0 && h3 === 0 && h4 === 0 && h5 === 0) {
     return isNonPublicIpv4(embeddedIpv4(h6, h7));
@@ -105,6 +108,10 @@ function isNonPublicIpv6(h: number[]): boolean {
   if (h0 === 0x2002) return isNonPublicIpv4(embeddedIpv4(h1, h2));
   if (h0 === 0x100 && h1 === 0 && h2 === 0 && h3 === 0) return true; // 100::/64 discard-only
   if (h0 === 0x2001 && h1 === 0xdb8) return true; // 2001:db8::/32 documentation
+  // 2001::/32 Teredo: a tunnel whose far end (the server and client IPv4 addresses in bits 32..63
+  // and, obfuscated, 96..127) we cannot judge, and no web host is addressed through it.
+  if (h0 === 0x2001 && h1 === 0) return true;
+  if (h0 === 0x2001 && h1 === 2 && h2 === 0) return true; // 2001:2::/48 benchmarking
   if ((h0 & 0xfe00) === 0xfc00) return true; // fc00::/7 unique-local
   if ((h0 & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
   if ((h0 & 0xffc0) === 0xfec0) return true; // fec0::/10 deprecated site-local
@@ -114,8 +121,9 @@ function isNonPublicIpv6(h: number[]): boolean {
 
 /**
  * True when `ip` must not be connected to without `allowPrivateNetworks`: loopback, RFC 1918,
- * CGNAT, link-local, unique-local, unspecified, multicast, reserved and documentation ranges, and
- * the IPv4-mapped, NAT64 and 6to4 IPv6 forms of any of those. Accepts IPv6 with or without
+ * CGNAT, link-local, unique-local, unspecified, multicast, reserved, benchmarking and
+ * documentation ranges, the IPv4-mapped, NAT64 and 6to4 IPv6 forms of any of those, and all of
+ * Teredo (2001::/32) and IPv4-translated (::ffff:0:0:0/96) IPv6. Accepts IPv6 with or without
  * brackets and with a zone id. Anything that is not a valid IP literal counts as private: the
  * check fails closed.
  */

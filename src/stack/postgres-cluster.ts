@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -10,7 +11,7 @@ import { runAsUserPrefix, type SystemUser } from './system-user.js';
 
 const execFileAsync = promisify(execFile);
 
-/** The role initdb creates; trust auth on loopback only, so no password. */
+/** The role initdb creates; it logs in with a password (scram-sha-256), on loopback only. */
 export const postgresSuperuser = 'crawler';
 export const postgresDatabase = 'crawler';
 
@@ -35,8 +36,15 @@ export function postgresPaths(dir: string): { clusterDir: string; socketDir: str
   return { clusterDir, socketDir: join(dir, 'run'), logFile: join(dir, 'postgres.log'), pidFile: join(clusterDir, 'postmaster.pid') };
 }
 
-export function postgresUrl(port: number, database = postgresDatabase): string {
-  return `postgres://${postgresSuperuser}@127.0.0.1:${port}/${database}`;
+/** The superuser's URL on loopback; with `password` it is what clients connect with (the cluster asks for it). */
+export function postgresUrl(port: number, database = postgresDatabase, password?: string): string {
+  const userinfo = password === undefined ? postgresSuperuser : `${postgresSuperuser}:${encodeURIComponent(password)}`;
+  return `postgres://${userinfo}@127.0.0.1:${port}/${database}`;
+}
+
+/** A superuser password for a new data folder: 32 URL-safe characters, 192 bits. */
+export function generatePostgresPassword(): string {
+  return randomBytes(24).toString('base64url');
 }
 
 // A Unix socket path is limited to 107 bytes (sun_path); beyond that Postgres would refuse to start.
@@ -67,12 +75,15 @@ export function crawlerPostgresConf(port: number, socketDir: string): string {
   ].join('\n');
 }
 
-/** pg_hba.conf: trust, but only over the local socket and loopback. */
+/**
+ * pg_hba.conf: a password (scram-sha-256) for everyone, over the local socket and loopback only.
+ * Not trust: any local user could otherwise connect as the superuser.
+ */
 export const crawlerPgHba = [
-  '# Written by src/stack/postgres-cluster.ts: trust on loopback only.',
-  'local all all trust',
-  'host all all 127.0.0.1/32 trust',
-  'host all all ::1/128 trust',
+  '# Written by src/stack/postgres-cluster.ts: scram-sha-256 passwords, loopback only.',
+  'local all all scram-sha-256',
+  'host all all 127.0.0.1/32 scram-sha-256',
+  'host all all ::1/128 scram-sha-256',
   '',
 ].join('\n');
 
@@ -94,8 +105,11 @@ function prepareDir(path: string, runAs: SystemUser | undefined, mode: number): 
   if (runAs !== undefined) chownSync(path, runAs.uid, runAs.gid);
 }
 
-/** Creates the cluster once (UTF8, C collation for byte-order URL sorting, `crawler` superuser). */
-export async function initPostgresCluster(options: PostgresClusterOptions): Promise<void> {
+/**
+ * Creates the cluster once (UTF8, C collation for byte-order URL sorting, `crawler` superuser
+ * whose password is `password`, from generatePostgresPassword).
+ */
+export async function initPostgresCluster(options: PostgresClusterOptions & { password: string }): Promise<void> {
   const paths = postgresPaths(options.dir);
   prepareDir(options.dir, options.runAs, 0o700);
   if (options.runAs !== undefined) makeSearchableBy(options.dir, options.runAs);
@@ -103,10 +117,14 @@ export async function initPostgresCluster(options: PostgresClusterOptions): Prom
   if (!existsSync(paths.logFile)) writeFileSync(paths.logFile, '');
   if (options.runAs !== undefined) chownSync(paths.logFile, options.runAs.uid, options.runAs.gid);
   if (existsSync(join(paths.clusterDir, 'PG_VERSION'))) return;
+  // initdb reads the password from a file (never argv, which other users can see), as the user it runs as.
+  const passwordFile = join(options.dir, 'initdb-password');
+  writeFileSync(passwordFile, `${options.password}\n`, { mode: 0o600 });
+  if (options.runAs !== undefined) chownSync(passwordFile, options.runAs.uid, options.runAs.gid);
   try {
     await run(
       join(options.binDir, 'initdb'),
-      ['-D', paths.clusterDir, '-U', postgresSuperuser, '-E', 'UTF8', '--no-locale', '--auth=trust', '--no-instructions'],
+      ['-D', paths.clusterDir, '-U', postgresSuperuser, '-E', 'UTF8', '--no-locale', '--auth=scram-sha-256', `--pwfile=${passwordFile}`, '--no-instructions'],
       options.runAs,
       paths.logFile,
       options.dir,
@@ -122,6 +140,8 @@ export async function initPostgresCluster(options: PostgresClusterOptions): Prom
           : `Read the log; every folder above ${options.dir} must be searchable by the '${options.runAs.name}' user (chmod o+x), then delete the half-made cluster folder and retry.`,
       cause,
     });
+  } finally {
+    rmSync(passwordFile, { force: true });
   }
   writeFileSync(join(paths.clusterDir, 'pg_hba.conf'), crawlerPgHba);
   appendFileSync(join(paths.clusterDir, 'postgresql.conf'), "\n# Crawler stack settings (port, sockets, sizes)\ninclude_if_exists = 'crawler-stack.conf'\n");
@@ -170,6 +190,29 @@ export function configuredPostgresPort(dir: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Brings a cluster made before passwords (pg_hba trust) to scram-sha-256: sets the superuser's
+ * password over `adminUrl` (trust still lets it in), then writes our pg_hba.conf and reloads.
+ * Does nothing when pg_hba.conf is already ours. True when it changed something.
+ */
+export async function requirePostgresPassword(options: { dir: string; adminUrl: string; password: string; runAs?: SystemUser }): Promise<boolean> {
+  const hbaFile = join(postgresPaths(options.dir).clusterDir, 'pg_hba.conf');
+  if (readFileSync(hbaFile, 'utf8') === crawlerPgHba) return false;
+  const client = new pg.Client({ connectionString: options.adminUrl, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    // ALTER ROLE takes no bind parameters; the literal is quoted, and password_encryption makes it a SCRAM verifier.
+    await client.query("SET password_encryption = 'scram-sha-256'");
+    await client.query(`ALTER ROLE ${quoteIdentifier(postgresSuperuser)} PASSWORD '${options.password.replace(/'/g, "''")}'`);
+    writeFileSync(hbaFile, crawlerPgHba);
+    if (options.runAs !== undefined) chownSync(hbaFile, options.runAs.uid, options.runAs.gid);
+    await client.query('SELECT pg_reload_conf()');
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  return true;
 }
 
 /** True when a `SELECT 1` over url succeeds. */

@@ -9,6 +9,8 @@ export interface StackState {
   minio?: { pid?: number; port: number; consolePort: number; logFile: string };
   /** MinIO root credentials, generated once per data folder. */
   minioCredentials?: { accessKey: string; secretKey: string };
+  /** The local Postgres superuser's password (scram-sha-256), generated once per data folder. */
+  postgresPassword?: string;
 }
 
 export function stackStatePath(dataDir: string): string {
@@ -26,7 +28,7 @@ export function readStackState(dataDir: string): StackState {
   return { ...parsed, version: 1 };
 }
 
-/** Atomic (write then rename) and private (0600): the file holds the MinIO root password. */
+/** Atomic (write then rename) and private (0600): the file holds the MinIO and Postgres passwords. */
 export function writeStackState(dataDir: string, state: StackState): void {
   mkdirSync(dataDir, { recursive: true });
   const path = stackStatePath(dataDir);

@@ -7,11 +7,13 @@ import { ensureBucket, generateMinioCredentials, minioPaths, s3Client, startMini
 import {
   configuredPostgresPort,
   ensurePostgresDatabase,
+  generatePostgresPassword,
   initPostgresCluster,
   postgresAnswers,
   postgresDatabase,
   postgresPaths,
   postgresUrl,
+  requirePostgresPassword,
   startPostgresCluster,
 } from './postgres-cluster.js';
 import { isProcessAlive, readPidFile, removePidFile, stopProcess, tailFile } from './process-supervisor.js';
@@ -30,6 +32,7 @@ import {
 } from './temporal-dev-server.js';
 import { requirePostgresBinDir, requireTool } from './tool-paths.js';
 import { describeError, waitUntil, type WaitOutcome } from './wait-until.js';
+import { redactCredentials } from '../domain/url/index.js';
 
 export const defaultDataDir = '.crawler-data';
 
@@ -237,17 +240,18 @@ async function ensurePostgres(ctx: Context): Promise<StackEndpoints['postgres']>
   if (ctx.external.postgres !== undefined) {
     const { url } = ctx.external.postgres;
     const outcome = await waitUntil(() => postgresAnswers(url, Math.min(3_000, ctx.connectTimeoutMs)), { timeoutMs: ctx.connectTimeoutMs });
-    if (!outcome.ready) throw unreachable('postgres', 'DATABASE_URL', redactUrl(url), outcome);
+    if (!outcome.ready) throw unreachable('postgres', 'DATABASE_URL', redactCredentials(url), outcome);
     return { url, managed: false };
   }
 
   const dir = join(ctx.dataDir, 'postgres');
   const paths = postgresPaths(dir);
+  const password = (ctx.state.postgresPassword ??= generatePostgresPassword());
   // postmaster.pid, not our record, is the truth about a running cluster.
   const runningPid = readPidFile(paths.pidFile);
   const runningPort = configuredPostgresPort(dir);
   const answering = (port: number, pid: number): Promise<void> =>
-    untilAnswering(ctx, 'postgres', () => postgresAnswers(postgresUrl(port, 'postgres')), { pid, endpoint: `${host}:${port}`, logFile: paths.logFile });
+    untilAnswering(ctx, 'postgres', () => postgresAnswers(postgresUrl(port, 'postgres', password)), { pid, endpoint: `${host}:${port}`, logFile: paths.logFile });
   let port: number;
   if (runningPort !== undefined && (await stillServing(runningPid, 'postgres', runningPort))) {
     port = runningPort;
@@ -266,7 +270,7 @@ async function ensurePostgres(ctx: Context): Promise<StackEndpoints['postgres']>
       onRetry: (ports) => ctx.log(retryLine('postgres', ports)),
       start: async ([attemptPort = 0]) => {
         ctx.log(`starting Postgres on ${host}:${attemptPort} ...`);
-        await initPostgresCluster({ binDir, dir, port: attemptPort, runAs });
+        await initPostgresCluster({ binDir, dir, port: attemptPort, runAs, password });
         const started = await startPostgresCluster({
           binDir,
           dir,
@@ -280,9 +284,12 @@ async function ensurePostgres(ctx: Context): Promise<StackEndpoints['postgres']>
       },
     });
   }
-  const adminUrl = postgresUrl(port, 'postgres');
+  const adminUrl = postgresUrl(port, 'postgres', password);
+  if (await requirePostgresPassword({ dir, adminUrl, password, runAs: postgresRunAs() })) {
+    ctx.log('Postgres trusted loopback connections: it now asks for the password in stack.json (scram-sha-256)');
+  }
   await ensurePostgresDatabase(adminUrl, postgresDatabase);
-  return { url: postgresUrl(port), managed: true };
+  return { url: postgresUrl(port, postgresDatabase, password), managed: true };
 }
 
 async function ensureS3(ctx: Context): Promise<StackEndpoints['s3']> {
@@ -335,10 +342,6 @@ async function ensureS3(ctx: Context): Promise<StackEndpoints['s3']> {
   return { ...s3, managed: true, consoleUrl: `http://${host}:${record.consolePort}` };
 }
 
-function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
-}
-
 /**
  * Brings the stack up: reuses what this data folder already runs (state in <dataDir>/stack.json,
  * pids verified alive and ports answering), starts what is missing, each on a free port, detached
@@ -368,11 +371,13 @@ export async function ensureStack(options: StackOptions = {}): Promise<StackEndp
   }
   return withStackLock(dataDir, async () => {
     ctx.state = readStackState(dataDir);
-    // The credentials must be on disk before MinIO first starts with them.
-    if (ctx.external.s3 === undefined && ctx.state.minioCredentials === undefined) {
-      ctx.state.minioCredentials = generateMinioCredentials();
-      writeStackState(dataDir, ctx.state);
-    }
+    // The credentials must be on disk before MinIO first starts with them, and before initdb sets
+    // the Postgres password: a cluster whose password was lost cannot be entered.
+    const newMinioCredentials = ctx.external.s3 === undefined && ctx.state.minioCredentials === undefined;
+    const newPostgresPassword = ctx.external.postgres === undefined && ctx.state.postgresPassword === undefined;
+    if (newMinioCredentials) ctx.state.minioCredentials = generateMinioCredentials();
+    if (newPostgresPassword) ctx.state.postgresPassword = generatePostgresPassword();
+    if (newMinioCredentials || newPostgresPassword) writeStackState(dataDir, ctx.state);
     const [temporal, postgres, s3] = await Promise.allSettled([ensureTemporal(ctx), ensurePostgres(ctx), ensureS3(ctx)]);
     // Record every pid started, even when a sibling failed, so stopStack can stop it.
     writeStackState(dataDir, ctx.state);
@@ -434,9 +439,9 @@ export async function stackStatus(options: Pick<StackOptions, 'dataDir' | 'env'>
   const postgresDir = join(dataDir, 'postgres');
   const postgresPort = configuredPostgresPort(postgresDir) ?? state.postgres?.port;
   const postgres: ServiceStatus = external.postgres
-    ? { state: 'external', endpoint: redactUrl(external.postgres.url) }
+    ? { state: 'external', endpoint: redactCredentials(external.postgres.url) }
     : managedStatus(readPidFile(postgresPaths(postgresDir).pidFile), 'postgres', postgresPort === undefined ? undefined : {
-        endpoint: postgresUrl(postgresPort),
+        endpoint: redactCredentials(postgresUrl(postgresPort, postgresDatabase, state.postgresPassword)),
         logFile: postgresPaths(postgresDir).logFile,
       });
 

@@ -1,12 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { isProcessAlive } from '../../src/stack/process-supervisor.js';
+import {
+  crawlerPgHba,
+  initPostgresCluster,
+  postgresPaths,
+  postgresUrl,
+  requirePostgresPassword,
+  startPostgresCluster,
+} from '../../src/stack/postgres-cluster.js';
+import { findFreePorts } from '../../src/stack/free-port.js';
+import { isProcessAlive, readPidFile, stopProcess } from '../../src/stack/process-supervisor.js';
+import { readStackState, stackStatePath } from '../../src/stack/stack-state.js';
+import { postgresRunAs } from '../../src/stack/system-user.js';
+import { requirePostgresBinDir } from '../../src/stack/tool-paths.js';
 import { ensureStack, stackStatus, StackError, stopStack, type StackEndpoints } from '../../src/stack/index.js';
 import { testDataRoot, withoutExternalServices } from '../support/global-stack.js';
+import { waitFor } from '../support/wait-for.js';
 import { freshBucket, freshDatabase, s3ClientFor, testStack, uniqueTaskQueue } from '../support/stack-context.js';
 
 const keywordType = 2; // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
@@ -35,6 +48,26 @@ async function readObject(s3: StackEndpoints['s3'], key: string): Promise<Buffer
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/** How connecting as `url` ends: 'connected', or the error's SQLSTATE (28P01: wrong password) or message. */
+async function connectOutcome(url: string | pg.ClientConfig): Promise<string> {
+  const client = new pg.Client(typeof url === 'string' ? { connectionString: url, connectionTimeoutMillis: 5_000 } : url);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return 'connected';
+  } catch (error) {
+    return (error as { code?: string }).code ?? (error as Error).message;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function withPassword(url: string, password: string): string {
+  const parsed = new URL(url);
+  parsed.password = password;
+  return parsed.toString();
 }
 
 // A stopped child of this worker may linger as a zombie until reaped: that counts as gone.
@@ -69,6 +102,25 @@ describe('the test stack', () => {
     expect(Number(fresh?.tables)).toBe(0);
   });
 
+  it('asks Postgres clients for the password kept in stack.json (0600), over TCP and the socket', async () => {
+    const dataDir = inject('stackDataDir');
+    const password = readStackState(dataDir).postgresPassword;
+    expect(password).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(statSync(stackStatePath(dataDir)).mode & 0o777).toBe(0o600);
+    expect(new URL(stack.postgres.url).password).toBe(password);
+    expect(await connectOutcome(stack.postgres.url)).toBe('connected');
+    // Without it the server refuses: pg does not even try SCRAM without a password, and a wrong one is 28P01.
+    expect(await connectOutcome(withPassword(stack.postgres.url, ''))).not.toBe('connected');
+    expect(await connectOutcome(withPassword(stack.postgres.url, 'not-the-password'))).toBe('28P01');
+    const { port } = new URL(stack.postgres.url);
+    const socket = { host: postgresPaths(join(dataDir, 'postgres')).socketDir, port: Number(port), user: 'crawler', database: 'crawler' };
+    expect(await connectOutcome({ ...socket, password: 'not-the-password' })).toBe('28P01');
+    expect(await connectOutcome({ ...socket, password })).toBe('connected');
+    // Status output never shows it.
+    const status = await stackStatus({ dataDir, env: {} });
+    expect(status.postgres.endpoint).toBe(`postgres://crawler:***@127.0.0.1:${port}/crawler`);
+  });
+
   it('serves MinIO with the bucket, which round-trips an object', async () => {
     const client = s3ClientFor(stack.s3);
     expect(await client.bucketExists(stack.s3.bucket)).toBe(true);
@@ -94,6 +146,40 @@ describe('the test stack', () => {
 
   it('hands out distinct task queues', () => {
     expect(uniqueTaskQueue('crawl')).not.toBe(uniqueTaskQueue('crawl'));
+  });
+});
+
+describe('a Postgres cluster made when the stack trusted loopback', () => {
+  const dir = join(testDataRoot(), `postgres-trust-${process.pid}`, 'postgres');
+  let port: number;
+
+  afterAll(async () => {
+    const pid = readPidFile(postgresPaths(dir).pidFile);
+    if (pid !== undefined) await stopProcess(pid, { signal: 'SIGINT', processGroup: false, expectedProgram: 'postgres' });
+    rmSync(join(dir, '..'), { recursive: true, force: true });
+  });
+
+  it('is given the password and stops trusting anyone', async () => {
+    const binDir = requirePostgresBinDir();
+    const runAs = postgresRunAs();
+    mkdirSync(join(dir, '..')); // searchable by the postgres user, as a stack's data folder is
+    [port = 0] = await findFreePorts(1);
+    await initPostgresCluster({ binDir, dir, port, runAs, password: 'the-old-password' });
+    // The pg_hba.conf every cluster had before passwords.
+    const hbaFile = join(postgresPaths(dir).clusterDir, 'pg_hba.conf');
+    writeFileSync(hbaFile, 'local all all trust\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n');
+    await startPostgresCluster({ binDir, dir, port, runAs });
+    expect(await connectOutcome(postgresUrl(port, 'postgres'))).toBe('connected');
+
+    const password = 'the-new-password';
+    expect(await requirePostgresPassword({ dir, adminUrl: postgresUrl(port, 'postgres', password), password, runAs })).toBe(true);
+    expect(readFileSync(hbaFile, 'utf8')).toBe(crawlerPgHba);
+    // pg_reload_conf() only signals the postmaster: the new rules hold a moment later.
+    const refused = await waitFor(() => connectOutcome(postgresUrl(port, 'postgres', 'the-old-password')), (outcome) => outcome !== 'connected', { timeoutMs: 5_000 });
+    expect(refused).toBe('28P01');
+    expect(await connectOutcome(postgresUrl(port, 'postgres', password))).toBe('connected');
+    // Once ours, it is left alone.
+    expect(await requirePostgresPassword({ dir, adminUrl: postgresUrl(port, 'postgres', password), password, runAs })).toBe(false);
   });
 });
 

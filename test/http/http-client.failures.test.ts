@@ -99,6 +99,29 @@ describe('HttpClient timeouts are distinct', () => {
     expect(elapsedMs).toBeLessThan(3_000);
     await server.allSocketsClosed();
   });
+
+  it('first-byte-timeout: a total deadline for the head, however many 1xx responses arrive', async () => {
+    // undici restarts its headers timer on every 1xx: a 102 every 400 ms would hold it forever.
+    const server = await serve(
+      startTcpServer((socket) => {
+        socket.once('data', () => {
+          const timer = setInterval(() => socket.write('HTTP/1.1 102 Processing\r\n\r\n'), 400);
+          socket.on('close', () => clearInterval(timer));
+          // A final answer well after the deadline: a fetch still waiting then would succeed.
+          setTimeout(() => {
+            clearInterval(timer);
+            if (!socket.destroyed) socket.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
+          }, 4_000);
+        });
+      }),
+    );
+    const { error, elapsedMs } = await failure(clientFor(), { url: server.url, firstByteTimeoutMs: 1_000, connectTimeoutMs: 5_000 });
+    expect(error.code).toBe('first-byte-timeout');
+    expect(error.partial).toBeUndefined();
+    expect(elapsedMs).toBeGreaterThanOrEqual(950);
+    expect(elapsedMs).toBeLessThan(2_500);
+    await server.allSocketsClosed();
+  });
 });
 
 describe('HttpClient connection failures', () => {

@@ -56,9 +56,10 @@ export async function bodiesCommand(argv: string[]): Promise<number> {
   }
 }
 
+/** A plain decimal (digits, an optional fraction): Number() would also take '0x10', '1e3' or ' 5'. */
 function nonNegative(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0) throw new CliError(`--${name} expects a number >= 0, got '${value}'`, 2);
+  const parsed = /^[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isFinite(parsed)) throw new CliError(`--${name} expects a decimal number >= 0 such as 7 or 0.5, got '${value}'`, 2);
   return parsed;
 }

@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { CRAWL_CONFIG_INTEGER_RANGES } from '../../config/crawl-config.js';
 import { setHostOperatorSettings } from '../../storage/postgres/host-repository.js';
 import {
   addSeedsUpdate,
@@ -32,6 +33,8 @@ export async function controlCommand(action: string, argv: string[]): Promise<nu
     controlUsage,
   );
   const dataDir = defaultDataDir(values['data-dir']);
+  // Checked before connecting: a bad value must not reach any service.
+  const delayMs = integerOption('ms', values.ms, CRAWL_CONFIG_INTEGER_RANGES.minHostDelayMs.min, CRAWL_CONFIG_INTEGER_RANGES.minHostDelayMs.max);
   const endpoints = await connectServices({ dataDir, start: false, need: ['temporal', 'postgres'] });
   const client = await connectClient(endpoints);
   const target = values.crawl ? crawlWorkflowId(values.crawl) : values.host ? hostWorkflowId(values.host) : undefined;
@@ -53,7 +56,7 @@ export async function controlCommand(action: string, argv: string[]): Promise<nu
         break;
       case 'host-delay': {
         if (!values.host) throw new CliError('host-delay needs --host HOST', 2);
-        const ms = values.clear ? null : integerOption('ms', values.ms, 0);
+        const ms = values.clear ? null : delayMs;
         if (ms === undefined) throw new CliError('host-delay needs --ms N or --clear', 2);
         await signalHost(values.host, async () => handle.signal(setHostDelaySignal, { minDelayMs: ms }), { delayOverrideMs: ms });
         break;

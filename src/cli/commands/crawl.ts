@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
-import { CrawlConfigError, resolveCrawlConfig, type CrawlConfig, type CrawlTrapConfig } from '../../config/crawl-config.js';
+import { CRAWL_CONFIG_INTEGER_RANGES, CrawlConfigError, resolveCrawlConfig, type CrawlConfig, type CrawlTrapConfig, type IntegerRange } from '../../config/crawl-config.js';
 import { QueryPolicyConfigError, compileQueryPolicies, redactUserinfo, tryCanonicalizeUrl, type OriginQueryPolicy } from '../../domain/url/index.js';
 import { createCrawlerWorker } from '../../workers/crawler-worker.js';
 import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal } from '../../contracts/messages.js';
@@ -235,7 +235,8 @@ function oneShot(config: CrawlConfig): CrawlConfig {
 /** Every option is checked here, before anything starts: a bad one exits 2 and names itself. */
 export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
   const text = (name: string): string | undefined => values[name] as string | undefined;
-  const integer = (name: string, min: number): number | undefined => integerOption(name, text(name), min);
+  const integer = (name: string, range: IntegerRange): number | undefined => integerOption(name, text(name), range.min, range.max);
+  const ranges = CRAWL_CONFIG_INTEGER_RANGES;
   const scopeMode = text('scope');
   const allowPrefixes = (values['allow-prefix'] as string[] | undefined) ?? [];
   const denyPrefixes = (values['deny-prefix'] as string[] | undefined) ?? [];
@@ -246,12 +247,12 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
   const fpRate = text('seen-filter-fp-rate');
   const changeFields = changeFieldsOption(values['change-field'] as string[] | undefined);
   const partial: Partial<CrawlConfig> = {
-    ...(values['max-pages'] !== undefined ? { maxPages: integer('max-pages', 1)! } : {}),
-    ...(values['max-depth'] !== undefined ? { maxDepth: integer('max-depth', 0)! } : {}),
-    ...(values['min-host-delay-ms'] !== undefined ? { minHostDelayMs: integer('min-host-delay-ms', 0)! } : {}),
-    ...(values['max-in-flight'] !== undefined ? { maxInFlight: integer('max-in-flight', 1)! } : {}),
-    ...(values['max-discovered-urls'] !== undefined ? { maxDiscoveredUrls: integer('max-discovered-urls', 1)! } : {}),
-    ...(values['seen-filter-capacity'] !== undefined ? { seenFilterCapacity: integer('seen-filter-capacity', 0)! } : {}),
+    ...(values['max-pages'] !== undefined ? { maxPages: integer('max-pages', ranges.maxPages)! } : {}),
+    ...(values['max-depth'] !== undefined ? { maxDepth: integer('max-depth', ranges.maxDepth)! } : {}),
+    ...(values['min-host-delay-ms'] !== undefined ? { minHostDelayMs: integer('min-host-delay-ms', ranges.minHostDelayMs)! } : {}),
+    ...(values['max-in-flight'] !== undefined ? { maxInFlight: integer('max-in-flight', ranges.maxInFlight)! } : {}),
+    ...(values['max-discovered-urls'] !== undefined ? { maxDiscoveredUrls: integer('max-discovered-urls', ranges.maxDiscoveredUrls)! } : {}),
+    ...(values['seen-filter-capacity'] !== undefined ? { seenFilterCapacity: integer('seen-filter-capacity', ranges.seenFilterCapacity)! } : {}),
     ...(fpRate !== undefined ? { seenFilterFalsePositiveRate: Number(fpRate) } : {}),
     ...(values['user-agent'] !== undefined ? { userAgent: text('user-agent')! } : {}),
     ...(values['allow-private-networks'] ? { allowPrivateNetworks: true } : {}),
@@ -262,12 +263,12 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
     ...(queryPolicies !== undefined ? { queryPolicies } : {}),
     ...(traps !== undefined ? { traps } : {}),
     ...(values['listing-page'] !== undefined ? { listingPages: values['listing-page'] as string[] } : {}),
-    ...(values['max-concurrent-per-host'] !== undefined ? { maxConcurrentFetchesPerHost: integer('max-concurrent-per-host', 1)! } : {}),
-    ...(values['max-body-bytes'] !== undefined ? { maxBodyBytes: integer('max-body-bytes', 1)! } : {}),
-    ...(values['max-decompressed-bytes'] !== undefined ? { maxDecompressedBytes: integer('max-decompressed-bytes', 1)! } : {}),
-    ...(values['connect-timeout-ms'] !== undefined ? { connectTimeoutMs: integer('connect-timeout-ms', 1)! } : {}),
-    ...(values['first-byte-timeout-ms'] !== undefined ? { firstByteTimeoutMs: integer('first-byte-timeout-ms', 1)! } : {}),
-    ...(values['body-timeout-ms'] !== undefined ? { bodyTimeoutMs: integer('body-timeout-ms', 1)! } : {}),
+    ...(values['max-concurrent-per-host'] !== undefined ? { maxConcurrentFetchesPerHost: integer('max-concurrent-per-host', ranges.maxConcurrentFetchesPerHost)! } : {}),
+    ...(values['max-body-bytes'] !== undefined ? { maxBodyBytes: integer('max-body-bytes', ranges.maxBodyBytes)! } : {}),
+    ...(values['max-decompressed-bytes'] !== undefined ? { maxDecompressedBytes: integer('max-decompressed-bytes', ranges.maxDecompressedBytes)! } : {}),
+    ...(values['connect-timeout-ms'] !== undefined ? { connectTimeoutMs: integer('connect-timeout-ms', ranges.connectTimeoutMs)! } : {}),
+    ...(values['first-byte-timeout-ms'] !== undefined ? { firstByteTimeoutMs: integer('first-byte-timeout-ms', ranges.firstByteTimeoutMs)! } : {}),
+    ...(values['body-timeout-ms'] !== undefined ? { bodyTimeoutMs: integer('body-timeout-ms', ranges.bodyTimeoutMs)! } : {}),
     ...(text('politeness') !== undefined ? { politeness: parsePolitenessOption(text('politeness')!) } : {}),
     ...(changeFields !== undefined ? { changeFields } : {}),
   };

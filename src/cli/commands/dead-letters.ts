@@ -22,11 +22,12 @@ export async function deadLettersCommand(argv: string[]): Promise<number> {
   );
   const action = positionals[0] ?? 'list';
   const dataDir = defaultDataDir(values['data-dir']);
+  const limit = integerOption('limit', values.limit, 1) ?? 100;
   const endpoints = await connectServices({ dataDir, start: false, need: action === 'requeue' ? ['temporal', 'postgres'] : ['postgres'] });
   const pool = await connectDatabase(endpoints);
   try {
     if (action === 'list') {
-      const letters = await listDeadLetters(pool, { ...(values.crawl ? { crawlId: values.crawl } : {}), limit: integerOption('limit', values.limit, 1) ?? 100 });
+      const letters = await listDeadLetters(pool, { ...(values.crawl ? { crawlId: values.crawl } : {}), limit });
       if (values.json) {
         process.stdout.write(`${JSON.stringify(letters)}\n`);
       } else if (letters.length === 0) {

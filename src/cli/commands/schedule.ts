@@ -1,9 +1,9 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { RecrawlSettings } from '../../contracts/activities.js';
-import { CrawlConfigError, resolveCrawlConfig, type CrawlConfig } from '../../config/crawl-config.js';
+import { CRAWL_CONFIG_INTEGER_RANGES, CrawlConfigError, resolveCrawlConfig, type CrawlConfig } from '../../config/crawl-config.js';
 import type { RecrawlCycleInput } from '../../workflows/recrawl-cycle-workflow.js';
 import { DEFAULT_TASK_QUEUE, recrawlWorkflowId } from '../../contracts/messages.js';
-import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
+import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, MAX_TIMER_MS, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { flagOfConfigField } from '../config-flags.js';
 import { connectClient } from '../client.js';
@@ -217,14 +217,15 @@ export function buildCreateInput(values: Values): CreateInput {
   if (values.budget === undefined) throw new CliError(`schedule create needs --budget N (visits per cycle)\n\n${scheduleUsage}`, 2);
   const everyMs = parseEveryMs(values.every);
   const budget = integerOption('budget', values.budget, 1)!;
+  const ranges = CRAWL_CONFIG_INTEGER_RANGES;
   const scope = values.scope;
   const changeFields = changeFieldsOption(values['change-field']);
   let config: CrawlConfig;
   try {
     config = resolveCrawlConfig({
-      ...(values['min-host-delay-ms'] !== undefined ? { minHostDelayMs: integerOption('min-host-delay-ms', values['min-host-delay-ms'], 0)! } : {}),
-      ...(values['max-in-flight'] !== undefined ? { maxInFlight: integerOption('max-in-flight', values['max-in-flight'], 1)! } : {}),
-      ...(values['max-depth'] !== undefined ? { maxDepth: integerOption('max-depth', values['max-depth'], 0)! } : {}),
+      ...(values['min-host-delay-ms'] !== undefined ? { minHostDelayMs: integerOption('min-host-delay-ms', values['min-host-delay-ms'], ranges.minHostDelayMs.min, ranges.minHostDelayMs.max)! } : {}),
+      ...(values['max-in-flight'] !== undefined ? { maxInFlight: integerOption('max-in-flight', values['max-in-flight'], ranges.maxInFlight.min, ranges.maxInFlight.max)! } : {}),
+      ...(values['max-depth'] !== undefined ? { maxDepth: integerOption('max-depth', values['max-depth'], ranges.maxDepth.min, ranges.maxDepth.max)! } : {}),
       ...(values['user-agent'] !== undefined ? { userAgent: values['user-agent'] } : {}),
       ...(values['allow-private-networks'] ? { allowPrivateNetworks: true } : {}),
       ...(scope !== undefined ? { scope: { mode: scope as CrawlConfig['scope']['mode'], allowPrefixes: [], denyPrefixes: [] } } : {}),
@@ -235,7 +236,7 @@ export function buildCreateInput(values: Values): CreateInput {
     if (error instanceof CrawlConfigError) throw new CliError(`invalid option ${flagOfConfigField(error.field)}: ${error.message}`, 2);
     throw error;
   }
-  const tickIntervalMs = integerOption('tick-interval-ms', values['tick-interval-ms'], 100);
+  const tickIntervalMs = integerOption('tick-interval-ms', values['tick-interval-ms'], 100, MAX_TIMER_MS);
   return {
     id: values.id ?? DEFAULT_SCHEDULE_ID,
     everyMs,

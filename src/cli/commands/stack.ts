@@ -1,4 +1,5 @@
 import { ensureStack, stackStatus, stopStack } from '../../stack/index.js';
+import { redactCredentials } from '../../domain/url/index.js';
 import { dataDirOption, defaultDataDir, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
 
@@ -23,7 +24,7 @@ export async function stackCommand(argv: string[]): Promise<number> {
         process.stdout.write(
           [
             `Temporal   ${endpoints.temporal.address} (namespace ${endpoints.temporal.namespace})${endpoints.temporal.uiUrl ? `, UI ${endpoints.temporal.uiUrl}` : ''}`,
-            `Postgres   ${endpoints.postgres.url.replace(/:[^:@/]*@/, ':***@')}`,
+            `Postgres   ${redactCredentials(endpoints.postgres.url)}`,
             `MinIO      ${endpoints.s3.useSSL ? 'https' : 'http'}://${endpoints.s3.endPoint}:${endpoints.s3.port} bucket ${endpoints.s3.bucket}${endpoints.s3.consoleUrl ? `, console ${endpoints.s3.consoleUrl}` : ''}`,
             '',
           ].join('\n'),

@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { redactCredentials } from '../../domain/url/index.js';
 import { errorsByType, frontierCounts, getCrawl, listCrawls } from '../../storage/postgres/crawl-repository.js';
 import { readSeenStats, readTrapReport } from '../../storage/postgres/url-scope-repository.js';
 import { crawlStatusQuery, crawlWorkflowId, hostStatusQuery, hostWorkflowId } from '../../contracts/messages.js';
@@ -40,7 +41,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
     }
     if (values.crawl) {
       const crawl = await getCrawl(pool, values.crawl);
-      if (!crawl) throw new CliError(`no crawl '${values.crawl}' in ${endpoints.postgres.url.replace(/:[^:@/]*@/, ':***@')}; \`crawler status\` lists them`);
+      if (!crawl) throw new CliError(`no crawl '${values.crawl}' in ${redactCredentials(endpoints.postgres.url)}; \`crawler status\` lists them`);
       let live;
       try {
         live = await client.workflow.getHandle(crawlWorkflowId(values.crawl)).query(crawlStatusQuery);

@@ -29,11 +29,11 @@ export async function workerCommand(argv: string[]): Promise<number> {
   );
   const role = roleOption(values.role);
   const dataDir = defaultDataDir(values['data-dir']);
-  const endpoints = await connectServices({ dataDir, start: false });
-  const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
   const maxConcurrentActivities = integerOption('max-concurrent-activities', values['max-concurrent-activities'], 1);
   const maxCachedWorkflows = integerOption('max-cached-workflows', values['max-cached-workflows'], 0);
   const maxDatabaseConnections = integerOption('max-database-connections', values['max-database-connections'], 1);
+  const endpoints = await connectServices({ dataDir, start: false });
+  const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
   const worker = await createCrawlerWorker({
     temporal: endpoints.temporal,
     databaseUrl: endpoints.postgres.url,

@@ -90,7 +90,7 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
   ConnectTimeout: transient('TCP/TLS connect did not finish in time. Retried twice; a host-wide symptom, so it feeds the circuit breaker, not the poison budget.', {
     countsTowardPoison: false,
   }),
-  FirstByteTimeout: transient('Connected, but no response headers in time. Retried twice with jittered backoff; counts toward the circuit breaker.'),
+  FirstByteTimeout: transient('Connected, but no final response head in time: a total from the request written, however many 1xx (`102 Processing`) come. Retried twice with jittered backoff; counts toward the circuit breaker.'),
   BodyTimeout: transient('Headers arrived, the body stalled or took too long. Retried twice with jittered backoff; counts toward the circuit breaker.'),
   TooManyRequests: {
     summary:
@@ -142,7 +142,7 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
     hostEffect: 'quarantine-host',
     recheckAfterMs: HOST_HOLD_RECHECK_MS,
   }),
-  PrivateNetworkRefused: terminal('The host resolved to a loopback, private or link-local address. Not retried; the host is quarantined for 24 h.', {
+  PrivateNetworkRefused: terminal('The host resolved to a loopback, private or link-local address, or to one that is not globally reachable or hides where it leads (documentation, benchmarking, Teredo 2001::/32, IPv4-translated ::ffff:0:0:0/96; IPv4-mapped, NAT64 and 6to4 forms judged by their IPv4 address). Not retried; the host is quarantined for 24 h.', {
     hostEffect: 'quarantine-host',
     recheckAfterMs: HOST_HOLD_RECHECK_MS,
   }),

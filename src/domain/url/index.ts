@@ -7,7 +7,7 @@ export {
   type CanonicalizeOptions,
 } from './canonicalize.js';
 export { UrlRejectedError, type UrlRejectionCode } from './errors.js';
-export { redactUserinfo } from './redact.js';
+export { redactCredentials, redactUserinfo } from './redact.js';
 export { resolveHref, resolveLink } from './resolve.js';
 export {
   QueryPolicySet,

@@ -91,3 +91,43 @@ function userinfoIn(view: string, authorityStart: number): UserinfoSpan | undefi
   const at = view.lastIndexOf('@', end - 1);
   return at >= authorityStart ? { start: authorityStart, end: at + 1 } : undefined;
 }
+
+/** Query or conninfo parameters whose value is a secret: password, sslpassword, X-Amz-Signature, ... */
+const SECRET_PARAMETER = /(^|[?&;\s])([^\s=&?#;]*(?:pass|pwd|secret|token|signature)[^\s=&?#;]*)=('[^']*'|"[^"]*"|[^&#;\s]*)/gi;
+
+/**
+ * A connection string or URL (postgres://, http://, or libpq `key=value` conninfo) with every
+ * password replaced by `***`, for status output and error messages; the user name, host, port
+ * and other parameters stay readable. Never throws, and fails safe: the userinfo password runs
+ * from the first ':' after `//` to the last '@' of the whole text, so a password holding '@',
+ * ':', '/', '?', '#' or '%' is hidden whole; a secret query or conninfo parameter (`password=`,
+ * `sslpassword=`, `...token=`, `...signature=`) loses its value. Where the two readings overlap
+ * the union is hidden: too much hidden is the cheaper mistake.
+ */
+export function redactCredentials(text: string): string {
+  const hidden: Array<[number, number]> = [];
+  const scheme = SCHEME.exec(text);
+  const afterScheme = scheme ? scheme[0].length : 0;
+  const slashes = countSlashes(text, afterScheme);
+  const authorityStart = slashes >= 2 ? afterScheme + slashes : 0;
+  const at = text.lastIndexOf('@');
+  const colon = text.indexOf(':', authorityStart);
+  if (at >= authorityStart && colon !== -1 && colon < at) hidden.push([colon + 1, at]);
+  for (const match of text.matchAll(SECRET_PARAMETER)) {
+    const valueStart = (match.index ?? 0) + (match[1] as string).length + (match[2] as string).length + 1;
+    hidden.push([valueStart, valueStart + (match[3] as string).length]);
+  }
+  if (hidden.length === 0) return text;
+  hidden.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let cursor = 0;
+  let i = 0;
+  while (i < hidden.length) {
+    const [start] = hidden[i] as [number, number];
+    let end = (hidden[i] as [number, number])[1];
+    for (i++; i < hidden.length && (hidden[i] as [number, number])[0] <= end; i++) end = Math.max(end, (hidden[i] as [number, number])[1]);
+    out += `${text.slice(cursor, start)}${REDACTED}`;
+    cursor = end;
+  }
+  return out + text.slice(cursor);
+}

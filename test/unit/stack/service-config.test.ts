@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { minioArgs } from '../../../src/stack/minio-server.js';
-import { crawlerPgHba, crawlerPostgresConf, postgresUrl } from '../../../src/stack/postgres-cluster.js';
+import { crawlerPgHba, crawlerPostgresConf, generatePostgresPassword, postgresUrl } from '../../../src/stack/postgres-cluster.js';
 import { temporalDevServerArgs } from '../../../src/stack/temporal-dev-server.js';
 
 /** The values following each occurrence of a flag. */
@@ -62,14 +62,22 @@ describe('Postgres configuration', () => {
     expect(crawlerPostgresConf(1, "/d/o'k")).toContain("unix_socket_directories = '/d/o''k'");
   });
 
-  it('trusts only the local socket and loopback addresses', () => {
+  it('asks for a scram-sha-256 password on the local socket and loopback addresses, and trusts nobody', () => {
     const rules = crawlerPgHba.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
-    expect(rules).toEqual(['local all all trust', 'host all all 127.0.0.1/32 trust', 'host all all ::1/128 trust']);
+    expect(rules).toEqual(['local all all scram-sha-256', 'host all all 127.0.0.1/32 scram-sha-256', 'host all all ::1/128 scram-sha-256']);
   });
 
-  it('builds the crawler URL', () => {
+  it('builds the crawler URL, with the password when given', () => {
     expect(postgresUrl(5555)).toBe('postgres://crawler@127.0.0.1:5555/crawler');
     expect(postgresUrl(5555, 'postgres')).toBe('postgres://crawler@127.0.0.1:5555/postgres');
+    expect(postgresUrl(5555, 'crawler', 'a/b@c')).toBe('postgres://crawler:a%2Fb%40c@127.0.0.1:5555/crawler');
+    expect(new URL(postgresUrl(5555, 'crawler', 'a/b@c')).password).toBe('a%2Fb%40c');
+  });
+
+  it('generates a long URL-safe password, a new one each time', () => {
+    const password = generatePostgresPassword();
+    expect(password).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(generatePostgresPassword()).not.toBe(password);
   });
 });
 

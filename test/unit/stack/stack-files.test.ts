@@ -75,6 +75,16 @@ describe('stackStatus without anything started', () => {
     expect(status.postgres).toEqual({ state: 'external', endpoint: 'postgres://u:***@db/crawler' });
     expect(status.s3).toEqual({ state: 'stopped' });
   });
+
+  it.each([
+    ['postgres://crawler:p@ss@db/crawler', 'postgres://crawler:***@db/crawler'],
+    ['postgres://crawler:pa:ss@db/crawler', 'postgres://crawler:***@db/crawler'],
+    ['postgres://crawler:pa/ss@db/crawler', 'postgres://crawler:***@db/crawler'],
+    ['postgres://crawler@db/crawler?sslmode=require&password=hunter2', 'postgres://crawler@db/crawler?sslmode=require&password=***'],
+  ])('hides the whole password of %s', async (url, shown) => {
+    const status = await stackStatus({ dataDir: join(root, 'empty'), env: { DATABASE_URL: url } });
+    expect(status.postgres).toEqual({ state: 'external', endpoint: shown });
+  });
 });
 
 describe('ensureStack input checks', () => {
