@@ -28,7 +28,7 @@ import {
 } from '../domain/politeness/index.js';
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
 import { parseInputOf } from '../contracts/fetch-followup.js';
-import { afterFetch, decideAfterFailure, noteRobotsRules, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
+import { afterFetch, decideAfterFailure, noteRobotsRules, pushDefined, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
 import type { HostStatus } from '../contracts/status.js';
 
 export type { FetchedItem, FollowUp } from './host-outcomes.js';
@@ -510,8 +510,4 @@ export class HostLoop {
     this.state.noteOutcome(hostOutcomeOfFailure(type, details, nowMs), item, this.options.random, nowMs);
     return decideAfterFailure(this.state, item, type, details, message, nowMs, this.options.random);
   }
-}
-
-function pushDefined<T>(into: T[], value: T | undefined): void {
-  if (value !== undefined) into.push(value);
 }

@@ -137,7 +137,8 @@ function waitWithinRobotsPatience(state: HostQueue, item: HostWorkItem, retryAtM
   return { kind: 'settle', item, outcome: { kind: 'deferred', reason: 'robots-unreachable', message } };
 }
 
-function pushDefined<T>(into: T[], value: T | undefined): void {
+/** Adds a follow-up that may be absent (a URL requeued has none). */
+export function pushDefined<T>(into: T[], value: T | undefined): void {
   if (value !== undefined) into.push(value);
 }
 
