@@ -28,7 +28,7 @@ import {
 } from '../domain/politeness/index.js';
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
 import { parseInputOf } from '../contracts/fetch-followup.js';
-import { afterFetch, decideAfterFailure, noteRobotsRules, pushDefined, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
+import { afterFetch, decideAfterFailure, deferredOutcome, noteRobotsRules, pushDefined, robotsPatienceEndsAtMs, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
 import type { HostStatus } from '../contracts/status.js';
 
 export type { FetchedItem, FollowUp } from './host-outcomes.js';
@@ -278,9 +278,18 @@ export class HostLoop {
       const message = `host ${state.host} is held after ${hold.reason} until ${until}; no request sent`;
       return { kind: 'settle', item: held, outcome: { kind: 'failed', failureType: hold.reason, message, stage: 'fetch', attempts: held.attempt + 1 }, flush: this.takeCarriedParses() };
     }
+    // An origin whose robots.txt stayed unreachable past the crawl's patience: its URLs are deferred
+    // without another request, whatever the host waits for (a throttle, a retry's backoff).
+    const outOfPatience = state.queue.findIndex((queued) => (robotsPatienceEndsAtMs(state, queued) ?? Infinity) <= nowMs);
+    if (outOfPatience >= 0) {
+      const [deferred] = state.queue.splice(outOfPatience, 1);
+      const outcome = deferredOutcome(deferred!, state.robotsUnreachableSinceMs[deferred!.origin]!, nowMs);
+      return { kind: 'settle', item: deferred!, outcome, flush: this.takeCarriedParses() };
+    }
+    const patienceEndsAtMs = Math.min(...state.queue.map((queued) => robotsPatienceEndsAtMs(state, queued) ?? Infinity));
     // A host-level retry waits for its own backoff while other URLs of the host may go first.
     const readyAtMs = state.promoteReady(nowMs);
-    if (readyAtMs !== undefined && !state.paused) return this.waitFor('change', Math.max(1, readyAtMs - nowMs));
+    if (readyAtMs !== undefined && !state.paused) return this.waitFor('change', Math.max(1, Math.min(readyAtMs, patienceEndsAtMs) - nowMs));
 
     // A burst due within its own wait limit starts now; its activity waits out the rest.
     const canStart = state.canStartAt(nowMs);
@@ -290,7 +299,7 @@ export class HostLoop {
       if (state.paused) return this.waitFor('change');
       // The time has come (or a burst waits it out) but every slot is taken: wait for a request to finish.
       if (nextFetchAtMs <= nowMs || this.earlyBurstInFlight) return this.waitFor('change-or-outcome');
-      return this.waitFor('change', nextFetchAtMs - nowMs);
+      return this.waitFor('change', Math.max(1, Math.min(nextFetchAtMs, patienceEndsAtMs) - nowMs));
     }
 
     const item = state.queue.shift()!;

@@ -89,6 +89,9 @@ function hostRetryNotBefore(item: HostWorkItem, type: FetchFailureType, attempts
 /** What a refresh of an origin's robots.txt says for its next requests: how long the rules hold, and their Crawl-delay. */
 export function noteRobotsRules(state: HostQueue, origin: string, result: RefreshRobotsResult): void {
   state.robotsFreshUntilMs[origin] = result.freshUntilMs;
+  // Unreachable (disallow-all, RFC 9309 §2.3.1.4): the origin's patience counts from its first such answer.
+  if (result.policyKind === 'disallow-all') state.robotsUnreachableSinceMs[origin] ??= result.finishedAtMs;
+  else delete state.robotsUnreachableSinceMs[origin];
   if (result.crawlDelayMs !== undefined) state.robotsCrawlDelayMs[origin] = result.crawlDelayMs;
   else delete state.robotsCrawlDelayMs[origin];
 }
@@ -126,15 +129,27 @@ export function waitForRobotsRefresh(state: HostQueue, origin: string, refreshAt
  * first waited; past it, the URL is deferred to a later crawl, never fetched without rules.
  */
 function waitWithinRobotsPatience(state: HostQueue, item: HostWorkItem, retryAtMs: number, nowMs: number): FollowUp | undefined {
-  const sinceMs = item.heldByRobotsSinceMs ?? nowMs;
+  const sinceMs = Math.min(item.heldByRobotsSinceMs ?? nowMs, state.robotsUnreachableSinceMs[item.origin] ?? nowMs);
+  state.robotsUnreachableSinceMs[item.origin] ??= sinceMs;
   const patienceMs = item.politeness?.robotsUnreachablePatienceMs ?? 0;
   if (retryAtMs - sinceMs <= patienceMs) {
     state.queue.push({ ...withoutPriorAttempts(item), attempt: item.attempt + 1, heldByRobotsSinceMs: sinceMs, notBeforeMs: retryAtMs });
     return undefined;
   }
-  const waitedS = Math.round((nowMs - sinceMs) / 1000);
-  const message = `robots.txt of ${item.origin} stayed unreachable for ${waitedS} s, past the crawl's patience of ${Math.round(patienceMs / 1000)} s: left for a later crawl, not fetched`;
-  return { kind: 'settle', item, outcome: { kind: 'deferred', reason: 'robots-unreachable', message } };
+  return { kind: 'settle', item, outcome: deferredOutcome(item, sinceMs, nowMs) };
+}
+
+/** When a queued URL's wait for its origin's unreachable robots.txt runs out (the crawl's patience), if it waits for one. */
+export function robotsPatienceEndsAtMs(state: HostQueue, item: HostWorkItem): number | undefined {
+  const patienceMs = item.politeness?.robotsUnreachablePatienceMs;
+  const sinceMs = state.robotsUnreachableSinceMs[item.origin];
+  return patienceMs === undefined || sinceMs === undefined ? undefined : sinceMs + patienceMs;
+}
+
+export function deferredOutcome(item: HostWorkItem, sinceMs: number, nowMs: number): SettleOutcome {
+  const patienceS = Math.round((item.politeness?.robotsUnreachablePatienceMs ?? 0) / 1000);
+  const message = `robots.txt of ${item.origin} stayed unreachable for ${Math.round((nowMs - sinceMs) / 1000)} s, past the crawl's patience of ${patienceS} s: left for a later crawl, not fetched`;
+  return { kind: 'deferred', reason: 'robots-unreachable', message };
 }
 
 /** Adds a follow-up that may be absent (a URL requeued has none). */

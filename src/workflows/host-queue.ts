@@ -28,6 +28,8 @@ export interface HostQueueSnapshot {
   politeness: HostPolitenessState | null;
   robotsFreshUntilMs: Record<string, number>;
   robotsCrawlDelayMs: Record<string, number>;
+  /** Since when each origin's robots.txt has been unreachable, ms since epoch (absent in runs carried before it). */
+  robotsUnreachableSinceMs?: Record<string, number>;
   paused: boolean;
   delayOverrideMs: number | null;
   quarantinedReason: string | null;
@@ -40,6 +42,7 @@ export class HostQueue {
   politeness: HostPolitenessState | null;
   robotsFreshUntilMs: Record<string, number>;
   robotsCrawlDelayMs: Record<string, number>;
+  robotsUnreachableSinceMs: Record<string, number>;
   paused: boolean;
   delayOverrideMs: number | null;
   quarantinedReason: string | null;
@@ -55,6 +58,7 @@ export class HostQueue {
     this.politeness = snapshot.politeness;
     this.robotsFreshUntilMs = { ...snapshot.robotsFreshUntilMs };
     this.robotsCrawlDelayMs = { ...snapshot.robotsCrawlDelayMs };
+    this.robotsUnreachableSinceMs = { ...snapshot.robotsUnreachableSinceMs };
     this.paused = snapshot.paused;
     this.delayOverrideMs = snapshot.delayOverrideMs;
     this.quarantinedReason = snapshot.quarantinedReason;
@@ -82,6 +86,7 @@ export class HostQueue {
       politeness: this.politeness,
       robotsFreshUntilMs: this.robotsFreshUntilMs,
       robotsCrawlDelayMs: this.robotsCrawlDelayMs,
+      robotsUnreachableSinceMs: this.robotsUnreachableSinceMs,
       paused: this.paused,
       delayOverrideMs: this.delayOverrideMs,
       quarantinedReason: this.quarantinedReason,

@@ -275,6 +275,28 @@ describe('HostLoop: failures', () => {
     expect(later).toMatchObject({ kind: 'settle', outcome: { kind: 'deferred', reason: 'robots-unreachable' } });
   });
 
+  it('defers at the end of the patience without another request, however long the host is throttled', () => {
+    const patient = { robotsUnreachablePatienceMs: 180_000, robotsUnreachableRetryMs: 60_000 };
+    const [a, b] = [item({ politeness: patient }), item({ politeness: patient })];
+    const loop = newLoop();
+    loop.next(T0, SMALL_HISTORY);
+    loop.claimReported(claimed([a, b]));
+    const refresh = expectStep(nextPastClaims(loop, T0), 'refresh-robots');
+    loop.robotsReported(refresh.item, rules(T0, { status: 503, policyKind: 'disallow-all', freshUntilMs: T0 + 60_000 }), T0 + 10);
+    // A 503 throttles the host; say for an hour: the wait still ends when the patience does.
+    loop.state.deferNextFetchUntil(T0 + 3_600_000);
+    let nowMs = T0 + 10;
+    const deferred: string[] = [];
+    for (let round = 0; round < 20 && deferred.length < 2; round += 1) {
+      const step = nextPastClaims(loop, nowMs);
+      if (step.kind === 'wait') nowMs += step.timeoutMs ?? 0;
+      else if (step.kind === 'settle' && step.outcome.kind === 'deferred') deferred.push(step.item.url);
+      else expect.fail(`unexpected step ${step.kind}`);
+    }
+    expect(deferred.sort()).toEqual([a.url, b.url].sort());
+    expect(nowMs).toBeLessThanOrEqual(T0 + 10 + 180_000);
+  });
+
   it('a burst that failed every retry: its URLs go back to be fetched one by one, a full delay from now', () => {
     const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
     const loop = loadedLoop(items);
