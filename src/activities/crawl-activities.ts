@@ -11,6 +11,7 @@ import {
   deferredByReason,
   errorsByType,
   frontierCounts,
+  reconcileInFlight,
   markCrawlFinished,
   parseBacklog,
   publishCrawlControl,
@@ -78,12 +79,15 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
 
   async function frontierTick(input: FrontierTickInput): Promise<FrontierTickResult> {
     const nowMs = deps.now();
-    const [{ maxPages, ...counts }, backlog, hosts, staleLinkPages] = await Promise.all([
+    const [{ maxPages, accountedInFlight, ...counts }, backlog, hosts, staleLinkPages] = await Promise.all([
       frontierCounts(deps.pool, input.crawlId),
       parseBacklog(deps.pool, input.crawlId, BACKLOG_WINDOW_SECONDS),
       crawlHostCounts(deps.pool, input.crawlId),
       countStaleLinkPages(deps.pool, input.crawlId),
     ]);
+    // Claims size their room by the counters; if a crash ever left them off the frontier's rows,
+    // they are put right here, or the crawl would admit less, or never end.
+    if (accountedInFlight !== counts.inFlight) await reconcileInFlight(deps.pool, input.crawlId);
     const crawlState: CrawlRecordState = input.control.stopping ? 'stopping' : input.control.paused ? 'paused' : 'running';
     const decision = admissionDecision({
       inFlight: counts.inFlight,
@@ -142,7 +146,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
   async function finishCrawl(input: FinishCrawlInput): Promise<FinishCrawlResult> {
     const state = input.stopped ? 'stopped' : 'finished';
     await markCrawlFinished(deps.pool, input.crawlId, state);
-    const [{ maxPages: _maxPages, ...counts }, errors, deferred] = await Promise.all([
+    const [{ maxPages: _maxPages, accountedInFlight: _accounted, ...counts }, errors, deferred] = await Promise.all([
       frontierCounts(deps.pool, input.crawlId),
       errorsByType(deps.pool, input.crawlId),
       deferredByReason(deps.pool, input.crawlId),

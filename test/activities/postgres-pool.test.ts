@@ -77,6 +77,43 @@ describe('the Postgres pool', () => {
   });
 });
 
+describe('the Postgres pool when its server goes away', () => {
+  it('survives a lent client losing its connection (57P01 from a restarted postmaster), and the next query reconnects', async () => {
+    const databaseUrl = await freshDatabase('postgres_pool_lost');
+    const pool = createPool({ connectionString: databaseUrl, maxConnections: 2 });
+    const admin = createPool({ connectionString: databaseUrl, maxConnections: 1 });
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const lent = await pool.connect();
+      const pid = (await lent.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      const lost = new Promise((resolve) => lent.once('end', resolve));
+      // The server ends the lent connection between two queries: its 'error' arrives with nobody waiting.
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      await lost;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      lent.release(true);
+      expect(uncaught).toEqual([]);
+      expect((await pool.query<{ n: number }>(lookup, [41])).rows[0]?.n).toBe(42);
+      // A transaction on a connection that dies under it fails, and its client is not lent again.
+      await expect(
+        inTransaction(pool, async (client) => {
+          const own = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+          await admin.query('SELECT pg_terminate_backend($1)', [own]);
+          await client.query('SELECT pg_sleep(0.2)');
+        }),
+      ).rejects.toThrow();
+      expect((await pool.query<{ n: number }>(lookup, [1])).rows[0]?.n).toBe(2);
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await pool.end();
+      await admin.end();
+    }
+  });
+});
+
 describe('DATABASE_PREPARED_STATEMENTS', () => {
   it('is on unless set to off, and a value that is neither names itself', () => {
     expect(preparedStatementsFromEnv({})).toBe(true);

@@ -48,7 +48,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
       } catch {
         live = undefined;
       }
-      const { maxPages, ...counts } = await frontierCounts(pool, values.crawl);
+      const { maxPages, accountedInFlight: _accounted, ...counts } = await frontierCounts(pool, values.crawl);
       const errors = await errorsByType(pool, values.crawl);
       const [seenTest, traps] = await Promise.all([readSeenStats(pool, values.crawl), readTrapReport(pool, values.crawl)]);
       const link = temporalUiLink(endpoints, crawlWorkflowId(values.crawl));

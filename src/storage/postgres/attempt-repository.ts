@@ -1,6 +1,6 @@
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import { addCrawlCounters } from './crawl-counters.js';
-import { type Pool, type PoolClient } from './pool.js';
+import { inTransaction, isPool, type Pool, type PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -92,6 +92,8 @@ export async function listDeadLetters(db: Queryable, input: { crawlId?: string; 
  * still be running for them to be fetched; returns how many were requeued.
  */
 export async function requeueDeadLetters(db: Queryable, input: { crawlId: string; fingerprints?: string[] }): Promise<number> {
+  // The moves and their counts commit together, or the crawl's in-flight figure drifts for good.
+  if (isPool(db)) return inTransaction(db, (client) => requeueDeadLetters(client, input));
   const filter = input.fingerprints?.map(fingerprintToBytes) ?? null;
   const requeued = await db.query<{ fingerprint: Buffer; stage: Stage }>(
     `UPDATE dead_letters SET requeued_at = now()

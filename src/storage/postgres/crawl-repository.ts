@@ -2,7 +2,7 @@ import type { CrawlConfig } from '../../config/crawl-config.js';
 import type { FrontierCounts } from '../../contracts/status.js';
 import { TIER_COUNT } from '../../domain/frontier/index.js';
 import { SUMMED_COUNTERS_SQL } from './crawl-counters.js';
-import { type Pool, type PoolClient } from './pool.js';
+import { inTransaction, type Pool, type PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -97,7 +97,7 @@ export async function markCrawlFinished(db: Queryable, id: string, state: 'finis
  * committing between two reads could otherwise show "nothing queued, nothing in flight" while a
  * URL moves from one to the other, and end the crawl early.
  */
-export async function frontierCounts(db: Queryable, crawlId: string): Promise<FrontierCounts & { maxPages: number }> {
+export async function frontierCounts(db: Queryable, crawlId: string): Promise<FrontierCounts & { maxPages: number; accountedInFlight: number }> {
   const result = await db.query<{
     groups: { state: string; tier: number; outcome: string | null; n: number }[] | null;
     admitted: number;
@@ -113,10 +113,12 @@ export async function frontierCounts(db: Queryable, crawlId: string): Promise<Fr
     [crawlId],
   );
   const crawl = result.rows[0];
-  const counts: FrontierCounts & { maxPages: number } = {
+  const counts: FrontierCounts & { maxPages: number; accountedInFlight: number } = {
     queuedByTier: Array.from({ length: TIER_COUNT }, () => 0),
     queued: 0,
-    inFlight: Number(crawl?.admitted ?? 0) - Number(crawl?.settled ?? 0) - Number(crawl?.returned ?? 0),
+    // Derived from the frontier's rows, which cannot drift; the counters' figure is what claims use.
+    inFlight: 0,
+    accountedInFlight: Number(crawl?.admitted ?? 0) - Number(crawl?.settled ?? 0) - Number(crawl?.returned ?? 0),
     done: 0,
     failed: 0,
     dead: 0,
@@ -145,11 +147,40 @@ export async function frontierCounts(db: Queryable, crawlId: string): Promise<Fr
       case 'dropped':
         counts.dropped += row.n;
         break;
+      case 'dispatched':
+      case 'fetched':
+        counts.inFlight += row.n;
+        break;
       default:
         break;
     }
   }
   return counts;
+}
+
+/**
+ * Brings the crawl's counters back to its frontier's real state when they disagree (a write from
+ * before settlements and their counts committed together, or a row changed by hand): the gap is
+ * booked as settled, so claims have their room back and the page budget stays conservative.
+ * Under a per-crawl lock, in a statement of its own, so a repeated or concurrent call books it once.
+ * Returns the gap it booked.
+ */
+export async function reconcileInFlight(pool: Pool, crawlId: string): Promise<number> {
+  return inTransaction(pool, async (client) => {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('crawl-in-flight'), hashtext($1))`, [crawlId]);
+    const result = await client.query<{ gap: number }>(
+      `WITH actual AS (SELECT count(*)::bigint AS n FROM frontier WHERE crawl_id = $1 AND state IN ('dispatched', 'fetched')),
+            accounted AS (SELECT a.admitted - s.settled - s.returned AS n FROM crawl_admission a, ${SUMMED_COUNTERS_SQL} s WHERE a.crawl_id = $1),
+            gap AS (SELECT accounted.n - actual.n AS n FROM actual, accounted WHERE accounted.n <> actual.n),
+            booked AS (
+              INSERT INTO crawl_counters AS c (crawl_id, shard, settled, returned, discovered)
+              SELECT $1, 0, n, 0, 0 FROM gap
+              ON CONFLICT (crawl_id, shard) DO UPDATE SET settled = c.settled + EXCLUDED.settled)
+       SELECT COALESCE((SELECT n FROM gap), 0)::int AS gap`,
+      [crawlId],
+    );
+    return result.rows[0]?.gap ?? 0;
+  });
 }
 
 /** Frontier outcome of a deferred URL: this prefix, then its DeferralReason. */

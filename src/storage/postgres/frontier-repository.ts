@@ -6,7 +6,7 @@
 import type { HostWorkItem } from '../../contracts/activities.js';
 import { chooseTierCounts, TIER_COUNT } from '../../domain/frontier/index.js';
 import { addCrawlCounters, counterShardOf, SUMMED_COUNTERS_SQL } from './crawl-counters.js';
-import { type Pool, type PoolClient } from './pool.js';
+import { isPool, type Pool, type PoolClient } from './pool.js';
 import type { StatementPart } from './statement-composition.js';
 
 type Queryable = Pool | PoolClient;
@@ -332,10 +332,30 @@ function settleFrontierParams(input: { crawlId: string; fingerprint: string; gen
 }
 
 /**
+ * SETTLE_FRONTIER_SQL and its counters in one statement, for a caller outside a transaction: a
+ * process or a Postgres server dying between a move and its count would leave the crawl's
+ * in-flight figure off for good, since a repeated settlement moves nothing and counts nothing.
+ * $7 is the counter shard.
+ */
+const SETTLE_AND_COUNT_SQL = `WITH moved AS (${SETTLE_FRONTIER_SQL} RETURNING 1),
+       counted AS (
+         INSERT INTO crawl_counters AS c (crawl_id, shard, settled, returned, discovered)
+         SELECT $1, $7, CASE WHEN $4 = 'queued' THEN 0 ELSE 1 END, CASE WHEN $4 = 'queued' THEN 1 ELSE 0 END, 0
+         FROM moved WHERE $4 NOT IN ('dispatched', 'fetched')
+         ON CONFLICT (crawl_id, shard) DO UPDATE SET settled = c.settled + EXCLUDED.settled, returned = c.returned + EXCLUDED.returned)
+  SELECT count(*)::int AS moved FROM moved`;
+
+/**
  * Moves a dispatched URL to its next state. Only a URL still in flight moves, so repeating a
- * settlement changes nothing and the crawl's in-flight count stays exact.
+ * settlement changes nothing; the move and its count commit together, so the crawl's in-flight
+ * count stays exact whatever dies when.
  */
 export async function settleFrontierEntry(db: Queryable, input: FrontierSettlement): Promise<boolean> {
+  if (isPool(db)) {
+    const result = await db.query<{ moved: number }>(SETTLE_AND_COUNT_SQL, [...settleFrontierParams(input), counterShardOf(input.fingerprint)]);
+    return (result.rows[0]?.moved ?? 0) > 0;
+  }
+  // A lent client is inside its caller's transaction, which sends the counters with COMMIT.
   const result = await db.query(SETTLE_FRONTIER_SQL, settleFrontierParams(input));
   const changed = (result.rowCount ?? 0) > 0;
   await countSettlement(db, input, changed);

@@ -1,6 +1,6 @@
 import type { HostRecord } from '../../contracts/activities.js';
 import { addCrawlCounters } from './crawl-counters.js';
-import { type Pool, type PoolClient } from './pool.js';
+import { inTransaction, isPool, type Pool, type PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -88,6 +88,8 @@ export async function staleActiveHosts(db: Queryable, crawlId: string, olderThan
 
 /** URLs a dead host workflow held: back to the queue, with their admission returned. */
 export async function requeueOrphans(db: Queryable, crawlId: string, host: string): Promise<number> {
+  // The move and its count commit together, or the crawl's in-flight figure drifts for good.
+  if (isPool(db)) return inTransaction(db, (client) => requeueOrphans(client, crawlId, host));
   const result = await db.query(
     `UPDATE frontier SET state = 'queued', generation = NULL, claim_token = NULL, updated_at = now()
      WHERE crawl_id = $1 AND host = $2 AND state IN ('dispatched', 'fetched')`,

@@ -76,9 +76,20 @@ export function createPool(options: PoolOptions): Pool {
     idleTimeoutMillis: 30_000,
     ...((options.preparedStatements ?? preparedStatementsFromEnv()) ? { Client: PreparingClient } : {}),
   });
-  // An idle client losing its server must not crash the worker; the next query reconnects.
+  // A client losing its server (a restarted postmaster sends 57P01) must not crash the process:
+  // idle clients report through the pool, checked-out ones through their own 'error' event, which
+  // has no listener of pg-pool's while a client is lent. The query in flight fails on its own and
+  // its caller's retry reconnects.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   return pool;
+}
+
+/** Whether `db` is the pool itself (each query its own transaction) rather than one lent client. */
+export function isPool(db: Pool | PoolClient): db is Pool {
+  return db instanceof pg.Pool;
 }
 
 export interface TransactionOptions {
@@ -95,6 +106,7 @@ export interface TransactionOptions {
  */
 export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query(options.openWith ? `BEGIN;\n${inlineParameters(options.openWith.text, options.openWith.values)}` : 'BEGIN');
     holdSharedFigures(client);
@@ -102,10 +114,13 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     await client.query(sharedFiguresThenCommit(client));
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+      // A connection that cannot even roll back is dead: destroy it rather than lend it again.
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    });
     throw error;
   } finally {
     dropSharedFigures(client);
-    client.release();
+    client.release(broken);
   }
 }
