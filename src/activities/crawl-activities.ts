@@ -19,6 +19,7 @@ import {
 } from '../storage/postgres/crawl-repository.js';
 import { countStaleLinkPages, idleHostsWithWork, registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { crawlHostCounts } from '../storage/postgres/host-repository.js';
+import { crawlWaits } from '../storage/postgres/crawl-waits-repository.js';
 import type {
   FinishCrawlInput,
   FinishCrawlResult,
@@ -122,7 +123,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       await relinkStalePages(deps.pool, await crawls.get(input.crawlId), STALE_LINK_PAGES_PER_TICK, nowMs);
     }
 
-    const errors = await errorsByType(deps.pool, input.crawlId);
+    const [errors, waits] = await Promise.all([errorsByType(deps.pool, input.crawlId), crawlWaits(deps.pool, input.crawlId)]);
     const budgetSpent = counts.admitted >= maxPages;
     const finished = counts.inFlight === 0 && ((counts.queued === 0 && staleLinkPages === 0) || budgetSpent || input.control.stopping);
     return {
@@ -138,6 +139,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       activeHosts: hosts.active,
       hostsWoken,
       errorsByType: errors,
+      waits,
       finished,
       nowMs,
     };
@@ -146,10 +148,11 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
   async function finishCrawl(input: FinishCrawlInput): Promise<FinishCrawlResult> {
     const state = input.stopped ? 'stopped' : 'finished';
     await markCrawlFinished(deps.pool, input.crawlId, state);
-    const [{ maxPages: _maxPages, accountedInFlight: _accounted, ...counts }, errors, deferred] = await Promise.all([
+    const [{ maxPages: _maxPages, accountedInFlight: _accounted, ...counts }, errors, deferred, waits] = await Promise.all([
       frontierCounts(deps.pool, input.crawlId),
       errorsByType(deps.pool, input.crawlId),
       deferredByReason(deps.pool, input.crawlId),
+      crawlWaits(deps.pool, input.crawlId),
     ]);
     const finishedAtMs = deps.now();
     return {
@@ -159,6 +162,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       urlsDiscovered: counts.discovered,
       errorsByType: errors,
       deferred,
+      storageFailures: waits.storage.failures,
       durationMs: finishedAtMs - input.startedAtMs,
       startedAtMs: input.startedAtMs,
       finishedAtMs,

@@ -19,7 +19,7 @@ import { retryDelayScaleOf } from '../config/politeness-config.js';
 import { hostDownloadMs, parseRetryAfter, type HostOutcome } from '../domain/politeness/index.js';
 import { changeKey } from '../domain/recrawl/index.js';
 import { isRobotsFresh, productTokenOf, robotsVerdictFor } from '../domain/robots/index.js';
-import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl, decideRedirect, isSkippedContentType } from '../domain/url/index.js';
+import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl, decideRedirect, isSkippedContentType, redactCredentials } from '../domain/url/index.js';
 import { HttpFetchError, type FetchResponseHead } from '../http/index.js';
 import { keepBodyStored } from '../storage/body-retention.js';
 import { bodyKeyFor } from '../storage/object-store/body-key.js';
@@ -37,6 +37,8 @@ import {
 import { getFrontierEntry } from '../storage/postgres/frontier-repository.js';
 import { getRobotsEntry } from '../storage/postgres/robots-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
+import { recordStorageFailure, recordStorageRecovered } from '../storage/postgres/crawl-waits-repository.js';
+import { DEFAULT_STORE_OUTAGE, storeThroughOutage } from '../services/fetching/store-through-outage.js';
 import { BodySpool } from '../services/fetching/body-spool.js';
 import type { HeldBody, HeldBodyBudget } from '../services/fetching/held-bodies.js';
 import type { CrawlContext, CrawlContextCache } from '../services/frontier/crawl-context.js';
@@ -82,6 +84,12 @@ export interface UrlFetchOptions {
    * failure, so that it is asked for again before the URL, not after the URL's next retry.
    */
   refreshesRobots?: boolean;
+  /**
+   * Called with true when this fetch's body found the object store failing and waits for it
+   * (store-through-outage.ts), and with false once it is stored or given up: a burst sends no
+   * request meanwhile, so it fetches nothing it could not keep.
+   */
+  onStoreWaiting?: (waiting: boolean) => void;
 }
 
 /** A fetch burst's request to keep the decoded body of a page it will parse (held-bodies.ts). */
@@ -267,7 +275,9 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
     const parse = isParsed(input.purpose, contentType);
     options.onStoring?.({ kind: 'response', startedAtMs, finishedAtMs, status: head.status, responseMs });
     try {
-      const { key, created } = 'bytes' in stored ? await bodyPacker.add(body.sha256, stored.bytes) : await deps.bodies.putGzipIfAbsent(body.sha256, stored);
+      const { key, created } = await storeWaitingOutOutages(input, options, `the body of ${input.url}`, () =>
+        'bytes' in stored ? bodyPacker.add(body.sha256, stored.bytes) : deps.bodies.putGzipIfAbsent(body.sha256, stored),
+      );
       const records: FetchedBodyRecords = {
         body: { sha256: body.sha256, objectKey: key, bytes: body.bytes, storedBytes },
         fetch: { ...baseRecord, outcome: 'ok', rawHash: body.sha256, bodyKey: key, bytes: body.bytes, redirectLocation: null },
@@ -299,7 +309,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
       }
       // The body was stored before our reference committed: `crawler bodies prune` may have deleted
       // it in between (it deletes under the lock recordFetchedBody takes), so it must exist now.
-      const bodyKey = created ? key : await keepBodyStored(deps, { sha256: body.sha256, key, body: stored });
+      const bodyKey = created ? key : await storeWaitingOutOutages(input, options, `the body of ${input.url}`, () => keepBodyStored(deps, { sha256: body.sha256, key, body: stored }));
       if (bodyHolding && parse) {
         const decoded = spool.decoded();
         const held = decoded && bodyHolding.budget.hold(decoded);
@@ -321,6 +331,36 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
       };
     } finally {
       await spool.discard();
+    }
+  }
+
+  /**
+   * A store step that waits out an object store outage with the body in hand; the crawl's storage
+   * health records each failed try and the recovery (what the progress line and status show).
+   */
+  async function storeWaitingOutOutages<T>(input: FetchUrlInput, options: UrlFetchOptions, what: string, store: () => Promise<T>): Promise<T> {
+    const context = Context.current();
+    let waiting = false;
+    // Half the activity's time at most: the fetch before it took some, and a retry needs the rest.
+    const patienceMs = Math.min(DEFAULT_STORE_OUTAGE.patienceMs, context.info.startToCloseTimeoutMs / 2);
+    try {
+      return await storeThroughOutage(what, store, { ...DEFAULT_STORE_OUTAGE, patienceMs }, {
+        nowMs: deps.now,
+        sleepMs: (ms) => context.sleep(ms),
+        heartbeat: () => context.heartbeat(),
+        onFailure: (error, failingSinceMs) => {
+          if (!waiting) {
+            waiting = true;
+            options.onStoreWaiting?.(true);
+          }
+          const text = redactCredentials(error instanceof Error ? error.message : String(error));
+          // Bookkeeping: a Postgres that fails too must not fail the store's wait.
+          recordStorageFailure(deps.pool, { crawlId: input.crawlId, error: text, failingSinceMs }).catch(() => undefined);
+        },
+        onRecovered: () => void recordStorageRecovered(deps.pool, input.crawlId).catch(() => undefined),
+      });
+    } finally {
+      if (waiting) options.onStoreWaiting?.(false);
     }
   }
 

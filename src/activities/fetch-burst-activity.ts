@@ -148,6 +148,9 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     // A store that failed ends the burst before its next request: its error fails the burst at the
     // end (Promise.all(storing)), and the host is not asked for bodies that could not be kept.
     let storeFailed = false;
+    // Bodies of this burst waiting for the object store to come back (store-through-outage.ts): no
+    // request goes out meanwhile, so the host is not asked for pages that could not be kept.
+    let bodiesWaitingForStore = 0;
     const finishOwn = (outcome: Extract<FetchBurstOutcome, { kind: 'done' }>, item: HostWorkItem, held: HeldBody | undefined, fetchRecords: FetchedBodyRecords | undefined): void => {
       const plain = plainSettlementOf(outcome.result);
       if (plain !== undefined) {
@@ -216,7 +219,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       // next fetch time (it then needs no timer), so the first may wait too.
       if (index > 0 || waitMs > 0) await timed('waiting', sleepUntilMs(decidedAtMs + waitMs + TIMER_MARGIN_MS, { nowMs: deps.now, sleepMs: (ms) => context.sleep(ms) }));
       // A store that lags stops the burst's requests, not only its end: bodies waiting for it stay few.
-      while (storingNow.size >= MAX_BODIES_STORING) {
+      while (storingNow.size >= MAX_BODIES_STORING || (bodiesWaitingForStore > 0 && storingNow.size > 0)) {
         const waited = await timed('waiting', Promise.race([firstOrTimeout([...storingNow], HEARTBEAT_WHILE_FINISHING_MS), context.cancelled]));
         if (waited === 'timed-out') context.heartbeat();
       }
@@ -247,6 +250,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
         // This burst parses the page: the fetch leaves its records to that parse's transaction.
         holding: { budget: heldBodies, take: (body: HeldBody) => (held = body) },
         deferRecord: (records: FetchedBodyRecords) => (deferred = records),
+        onStoreWaiting: (waiting) => (bodiesWaitingForStore += waiting ? 1 : -1),
       };
       const slot = into.push({ kind: 'not-attempted' }) - 1;
       const attempt = timed('fetching', fetchUrlAttempt(item, BURST_ATTEMPT_NUMBER, options)).then(

@@ -1,6 +1,6 @@
 /**
  * Activities of the host workflow that touch only the store: refilling the back queue from the
- * frontier and settling each URL's outcome.
+ * frontier, settling each URL's outcome, and reporting the host's long waits.
  */
 import { Context } from '@temporalio/activity';
 import { FAILURE_POLICIES, POISON_ATTEMPT_LIMIT, countsTowardPoison, type FetchFailureType } from '../domain/failures/index.js';
@@ -10,7 +10,8 @@ import { getHostRecord, releaseHost } from '../storage/postgres/host-repository.
 import { DEFERRED_OUTCOME_PREFIX } from '../storage/postgres/crawl-repository.js';
 import { attemptsSinceLastSuccess, moveToDeadLetters, recordAttempt } from '../storage/postgres/attempt-repository.js';
 import { getFetch, recordFetch, updateUrlAfterFetch } from '../storage/postgres/fetch-repository.js';
-import type { ClaimHostWorkInput, ClaimHostWorkResult, SettleUrlInput, SettleUrlResult } from '../contracts/activities.js';
+import { recordHostWait } from '../storage/postgres/crawl-waits-repository.js';
+import type { ClaimHostWorkInput, ClaimHostWorkResult, HostWaitReport, SettleUrlInput, SettleUrlResult } from '../contracts/activities.js';
 import type { ActivityDeps } from '../services/deps.js';
 import { activityCallToken } from './activity-call-token.js';
 
@@ -145,5 +146,10 @@ export function createHostActivities(deps: ActivityDeps) {
     });
   }
 
-  return { claimHostWork, settleUrl };
+  /** A host's long wait as it begins: what `crawler status` and the progress line say the crawl waits for. */
+  async function reportHostWait(input: HostWaitReport): Promise<void> {
+    await recordHostWait(deps.pool, input);
+  }
+
+  return { claimHostWork, settleUrl, reportHostWait };
 }

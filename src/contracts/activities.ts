@@ -8,7 +8,7 @@ import type { CrawlPolitenessConfig } from '../config/politeness-config.js';
 import type { FetchFailureType } from '../domain/failures/index.js';
 import type { FetchBurstLimits, HostPolitenessPolicy, HostPolitenessState } from '../domain/politeness/index.js';
 import type { AddSeedsResult } from './messages.js';
-import type { CrawlSummary, FrontierCounts, AdmissionStatus } from './status.js';
+import type { CrawlSummary, CrawlWaits, FrontierCounts, AdmissionStatus, HostWaitReason } from './status.js';
 
 /** One URL in a host's back queue. */
 export interface HostWorkItem {
@@ -64,12 +64,23 @@ export interface FrontierTickInput {
   taskQueue: string;
 }
 
+/** A host workflow's long wait, as it begins (host_waits; the crawl's progress line shows it). */
+export interface HostWaitReport {
+  host: string;
+  reason: HostWaitReason;
+  /** This run of waits for the reason began at, ms since the epoch. */
+  sinceMs: number;
+  /** The wait ends at, ms since the epoch (sooner on a signal). */
+  untilMs: number;
+}
+
 export interface FrontierTickResult {
   counts: FrontierCounts;
   admission: AdmissionStatus;
   activeHosts: number;
   hostsWoken: number;
   errorsByType: Record<string, number>;
+  waits: CrawlWaits;
   /** Nothing queued and nothing in flight (or the budget is spent and nothing is in flight). */
   finished: boolean;
   nowMs: number;

@@ -31,6 +31,41 @@ export interface AdmissionStatus {
   hostClaimCap?: number;
 }
 
+/**
+ * Why a host's workflow waits longer than its usual delay: a throttle after 429/503 (the server's
+ * Retry-After, else our backoff), its circuit breaker open, its robots.txt unreachable (nothing
+ * but robots.txt is fetched until it answers), a host-level retry's backoff, a long Crawl-delay.
+ */
+export type HostWaitReason = 'retry-after' | 'circuit-open' | 'robots-unreachable' | 'retry-backoff' | 'crawl-delay';
+
+export interface HostWaitGroup {
+  reason: HostWaitReason;
+  /** Hosts with work of the crawl waiting for this reason now. */
+  hosts: number;
+  /** The earliest of their waits began at, ms since the epoch. */
+  sinceMs: number;
+  /** The first of their waits ends at, ms since the epoch... */
+  nextEndsAtMs: number;
+  /** ...and the last. */
+  lastEndsAtMs: number;
+}
+
+/** The object store as the crawl's fetches met it. */
+export interface StorageHealth {
+  /** Tries that failed to store a body (each is tried again while the store is down). */
+  failures: number;
+  /** Failing since, ms since the epoch; null while bodies are being stored. */
+  failingSinceMs: number | null;
+  lastError: string | null;
+  lastFailureAtMs: number | null;
+}
+
+/** What a running crawl waits for, besides its hosts' ordinary politeness delays. */
+export interface CrawlWaits {
+  hosts: HostWaitGroup[];
+  storage: StorageHealth;
+}
+
 export interface CrawlStatus {
   crawlId: string;
   state: CrawlState;
@@ -39,6 +74,8 @@ export interface CrawlStatus {
   /** Host workflows currently holding work for this crawl. */
   activeHosts: number;
   errorsByType: Record<string, number>;
+  /** What the crawl waits for; absent before its first tick. */
+  waits?: CrawlWaits;
   startedAtMs: number;
   updatedAtMs: number;
 }
@@ -51,6 +88,8 @@ export interface CrawlSummary {
   errorsByType: Record<string, number>;
   /** URLs left for a later crawl, by reason (robots-unreachable: robots.txt stayed unreachable past the crawl's patience). Never fetched. */
   deferred: Record<string, number>;
+  /** Tries that failed to store a body while the object store was down (each body waited and was tried again). */
+  storageFailures: number;
   durationMs: number;
   startedAtMs: number;
   finishedAtMs: number;

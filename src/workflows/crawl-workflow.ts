@@ -29,6 +29,7 @@ import {
   stopCrawlSignal,
 } from '../contracts/messages.js';
 import type { CrawlState, CrawlStatus, CrawlSummary } from '../contracts/status.js';
+import { describeCrawlWaits } from '../contracts/describe-waits.js';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -143,12 +144,14 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlSum
       admission: tick.admission,
       activeHosts: tick.activeHosts,
       errorsByType: tick.errorsByType,
+      waits: tick.waits,
       startedAtMs,
       updatedAtMs: tick.nowMs,
     };
     const counts = tick.counts;
+    const waits = describeCrawlWaits(tick.waits);
     setCurrentDetails(
-      `**${state}** · fetched ${counts.fetched} · in flight ${counts.inFlight} · queued ${counts.queued} · discovered ${counts.discovered} · hosts ${tick.activeHosts} · backlog ${tick.admission.backlogSeconds.toFixed(1)} s`,
+      `**${state}** · fetched ${counts.fetched} · in flight ${counts.inFlight} · queued ${counts.queued} · discovered ${counts.discovered} · hosts ${tick.activeHosts} · backlog ${tick.admission.backlogSeconds.toFixed(1)} s${waits.length > 0 ? `\n\nwaiting: ${waits.join('; ')}` : ''}`,
     );
     upsertMemo(memoOf(counts));
     if (state !== lastPublishedState) {

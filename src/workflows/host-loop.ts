@@ -14,6 +14,7 @@ import type {
   FetchFailureDetails,
   FetchUrlInput,
   FetchUrlResult,
+  HostWaitReport,
   HostWorkItem,
   RefreshRobotsResult,
   SettleOutcome,
@@ -30,6 +31,7 @@ import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
 import { parseInputOf } from '../contracts/fetch-followup.js';
 import { afterFetch, decideAfterFailure, deferredOutcome, noteRobotsRules, pushDefined, robotsPatienceEndsAtMs, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
 import type { HostStatus } from '../contracts/status.js';
+import { HostWaitReporter, hostWaitReason } from './host-wait-report.js';
 
 export type { FetchedItem, FollowUp } from './host-outcomes.js';
 
@@ -55,7 +57,8 @@ export type HostWait =
 export type HostStep =
   | { kind: 'fail'; message: string }
   | { kind: 'continue-as-new' }
-  | { kind: 'wait'; wait: HostWait; timeoutMs?: number; flush: FetchedItem[] }
+  /** `report`: a long wait the workflow reports (host_waits) as it begins. */
+  | { kind: 'wait'; wait: HostWait; timeoutMs?: number; report?: HostWaitReport; flush: FetchedItem[] }
   | { kind: 'claim'; input: ClaimHostWorkInput; flush: FetchedItem[] }
   | { kind: 'settle'; item: HostWorkItem; outcome: SettleOutcome; flush: FetchedItem[] }
   | { kind: 'refresh-robots'; item: HostWorkItem; flush: FetchedItem[] }
@@ -120,11 +123,13 @@ export class HostLoop {
   private fatal: unknown;
   /** A claim of the loop's own just returned URLs: the next step fetches, it does not claim again. */
   private justClaimed = false;
+  private readonly waitReporter: HostWaitReporter;
 
   constructor(host: string, carried: HostQueueSnapshot | undefined, options: HostLoopOptions) {
     this.state = carried ? new HostQueue(carried) : HostQueue.fresh(host);
     this.hostRecordLoaded = carried !== undefined;
     this.options = options;
+    this.waitReporter = new HostWaitReporter(this.state.host);
   }
 
   // Signals: each marks the loop changed, so a wait on a timer re-decides at once.
@@ -289,7 +294,10 @@ export class HostLoop {
     const patienceEndsAtMs = Math.min(...state.queue.map((queued) => robotsPatienceEndsAtMs(state, queued) ?? Infinity));
     // A host-level retry waits for its own backoff while other URLs of the host may go first.
     const readyAtMs = state.promoteReady(nowMs);
-    if (readyAtMs !== undefined && !state.paused) return this.waitFor('change', Math.max(1, Math.min(readyAtMs, patienceEndsAtMs) - nowMs));
+    if (readyAtMs !== undefined && !state.paused) {
+      const timeoutMs = Math.max(1, Math.min(readyAtMs, patienceEndsAtMs) - nowMs);
+      return this.waitFor('change', timeoutMs, this.retryWaitReport(nowMs, nowMs + timeoutMs));
+    }
 
     // A burst due within its own wait limit starts now; its activity waits out the rest.
     const canStart = state.canStartAt(nowMs);
@@ -299,7 +307,8 @@ export class HostLoop {
       if (state.paused) return this.waitFor('change');
       // The time has come (or a burst waits it out) but every slot is taken: wait for a request to finish.
       if (nextFetchAtMs <= nowMs || this.earlyBurstInFlight) return this.waitFor('change-or-outcome');
-      return this.waitFor('change', Math.max(1, Math.min(nextFetchAtMs, patienceEndsAtMs) - nowMs));
+      const timeoutMs = Math.max(1, Math.min(nextFetchAtMs, patienceEndsAtMs) - nowMs);
+      return this.waitFor('change', timeoutMs, this.waitReporter.reportFor(hostWaitReason(state.politeness, nowMs + timeoutMs, 'crawl-delay'), nowMs, nowMs + timeoutMs));
     }
 
     const item = state.queue.shift()!;
@@ -338,10 +347,22 @@ export class HostLoop {
     return queue.length === 1 && this.hostRecordLoaded && this.state.burstable(queue[0]!, nowMs, DEFAULT_FETCH_BURST_LIMITS);
   }
 
-  private waitFor(wait: HostWait, timeoutMs?: number): HostStep {
+  private waitFor(wait: HostWait, timeoutMs?: number, report?: HostWaitReport): HostStep {
     if (wait === 'change' || wait === 'change-or-outcome') this.changed = false;
     this.outcomesAtWait = this.state.outcomes;
-    return { kind: 'wait', wait, ...(timeoutMs === undefined ? {} : { timeoutMs }), flush: this.takeCarriedParses() };
+    return { kind: 'wait', wait, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(report === undefined ? {} : { report }), flush: this.takeCarriedParses() };
+  }
+
+  /**
+   * Every queued URL waits for its retry: for an unreachable robots.txt (counted from its first
+   * failure), a throttle or an open circuit, or a retry's backoff.
+   */
+  private retryWaitReport(nowMs: number, untilMs: number): HostWaitReport | undefined {
+    const first = this.state.queue.reduce((earliest, item) => ((item.notBeforeMs ?? nowMs) < (earliest.notBeforeMs ?? nowMs) ? item : earliest));
+    const robotsSinceMs = this.state.robotsUnreachableSinceMs[first.origin];
+    return robotsSinceMs === undefined
+      ? this.waitReporter.reportFor(hostWaitReason(this.state.politeness, untilMs, 'retry-backoff'), nowMs, untilMs)
+      : this.waitReporter.reportFor('robots-unreachable', nowMs, untilMs, robotsSinceMs);
   }
 
   private takeCarriedParses(): FetchedItem[] {

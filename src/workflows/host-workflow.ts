@@ -23,7 +23,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
-import type { BurstClaim, FetchBurstResult, FetchFailureDetails, FetchUrlInput, FetchUrlResult, HostWorkItem, ParseBatchOutcome, SettleOutcome } from '../contracts/activities.js';
+import type { BurstClaim, FetchBurstResult, FetchFailureDetails, FetchUrlInput, FetchUrlResult, HostWaitReport, HostWorkItem, ParseBatchOutcome, SettleOutcome } from '../contracts/activities.js';
 import { POISON_ATTEMPT_LIMIT, fetchActivityRetryShape } from '../domain/failures/index.js';
 import { HostLoop, type BurstStep, type FetchedItem, type FollowUp, type HostStep } from './host-loop.js';
 import type { HostQueueSnapshot } from './host-queue.js';
@@ -55,6 +55,9 @@ const storeActivities = proxyActivities<Activities>({ startToCloseTimeout: '30s'
 // Claims run in the worker that runs the workflow task: one marker, and the loop goes on in the
 // same workflow task (no activity task to dispatch, no workflow task to resume after it).
 const localStoreActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '30s', retry: STORE_RETRY });
+
+// A wait's report is for the operator: a few quick tries, then the wait goes on unreported.
+const reportActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3 } });
 
 const fetchActivities = proxyActivities<Activities>({
   // connect + first byte + whole body deadlines of the HTTP layer, plus storing the body.
@@ -124,6 +127,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         await condition(allHandlersFinished);
         return continueAsNew<typeof hostWorkflow>({ host: state.host, taskQueue, carried: loop.snapshotForNextRun() });
       case 'wait':
+        if (step.report) track(reportWait(step.report));
         await (step.timeoutMs === undefined ? condition(() => loop.waitIsOver(step.wait)) : condition(() => loop.waitIsOver(step.wait), step.timeoutMs));
         loop.waited(step.wait);
         break;
@@ -150,6 +154,18 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         track(runBurst(step.burst));
         break;
     }
+  }
+}
+
+/**
+ * Beside the wait, not before it: a report is for the operator, and must neither delay the host
+ * nor fail it (Postgres down: the next long wait reports again).
+ */
+async function reportWait(report: HostWaitReport): Promise<void> {
+  try {
+    await reportActivities.reportHostWait(report);
+  } catch (error) {
+    log.warn('could not report a host wait', { host: report.host, reason: report.reason, error: String(error) });
   }
 }
 

@@ -6,6 +6,7 @@ import { QueryPolicyConfigError, compileQueryPolicies, redactUserinfo, tryCanoni
 import { createCrawlerWorker } from '../../workers/crawler-worker.js';
 import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal } from '../../contracts/messages.js';
 import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
+import { describeCrawlWaits } from '../../contracts/describe-waits.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
 import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
@@ -207,6 +208,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
         `  pages fetched:   ${summary.pagesFetched}`,
         `  URLs discovered: ${summary.urlsDiscovered}`,
         `  errors:          ${errors}`,
+        ...(summary.storageFailures > 0 ? [`  storage:         ${summary.storageFailures} failed tries to store a body (each body waited for the store and was tried again)`] : []),
         ...(Object.keys(summary.deferred ?? {}).length > 0
           ? [`  deferred:        ${Object.entries(summary.deferred).map(([reason, n]) => `${reason} ${n}`).join(', ')} (not fetched; a later crawl takes them)`]
           : []),
@@ -386,7 +388,8 @@ class ProgressLine {
 
   show(status: CrawlStatus): void {
     const c = status.counts;
-    const line = `${status.state}: fetched ${c.fetched}, in flight ${c.inFlight}, queued ${c.queued}, discovered ${c.discovered}, failed ${c.failed + c.dead}, hosts ${status.activeHosts}`;
+    const waits = describeCrawlWaits(status.waits);
+    const line = `${status.state}: fetched ${c.fetched}, in flight ${c.inFlight}, queued ${c.queued}, discovered ${c.discovered}, failed ${c.failed + c.dead}, hosts ${status.activeHosts}${waits.length > 0 ? `; waiting: ${waits.join('; ')}` : ''}`;
     if (this.tty) {
       process.stderr.write(`\r\x1b[2K${line}`);
       this.shown = true;

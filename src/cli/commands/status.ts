@@ -1,6 +1,8 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { redactCredentials } from '../../domain/url/index.js';
 import { errorsByType, frontierCounts, getCrawl, listCrawls } from '../../storage/postgres/crawl-repository.js';
+import { crawlWaits } from '../../storage/postgres/crawl-waits-repository.js';
+import { describeCrawlWaits } from '../../contracts/describe-waits.js';
 import { readSeenStats, readTrapReport } from '../../storage/postgres/url-scope-repository.js';
 import { crawlStatusQuery, crawlWorkflowId, hostStatusQuery, hostWorkflowId } from '../../contracts/messages.js';
 import { dataDirOption, defaultDataDir, parseCommandArgs } from '../args.js';
@@ -49,7 +51,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         live = undefined;
       }
       const { maxPages, accountedInFlight: _accounted, ...counts } = await frontierCounts(pool, values.crawl);
-      const errors = await errorsByType(pool, values.crawl);
+      const [errors, waits] = await Promise.all([errorsByType(pool, values.crawl), crawlWaits(pool, values.crawl)]);
       const [seenTest, traps] = await Promise.all([readSeenStats(pool, values.crawl), readTrapReport(pool, values.crawl)]);
       const link = temporalUiLink(endpoints, crawlWorkflowId(values.crawl));
       const figures = {
@@ -59,6 +61,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         admission: live?.admission ?? { maxInFlight: crawl.maxInFlight, admitFactor: crawl.admitFactor, backlogSeconds: 0, reason: 'not running' },
         activeHosts: live?.activeHosts ?? 0,
         errorsByType: errors,
+        waits,
         maxPages,
         seenTest,
         rejections: traps.rejections,
@@ -73,6 +76,10 @@ export async function statusCommand(argv: string[]): Promise<number> {
         `  done ${c.done}, failed ${c.failed}, dead-lettered ${c.dead}, dropped ${c.dropped}`,
         `  admission: max in flight ${figures.admission.maxInFlight}, factor ${figures.admission.admitFactor.toFixed(2)}, parse backlog ${figures.admission.backlogSeconds.toFixed(1)} s (${figures.admission.reason})${figures.admission.hostClaimCap !== undefined ? `, at most ${figures.admission.hostClaimCap} URLs per host claim` : ''}`,
         `  errors: ${Object.entries(errors).map(([type, n]) => `${type} ${n}`).join(', ') || 'none'}`,
+        ...describeCrawlWaits(waits).map((wait) => `  waiting: ${wait}`),
+        ...(waits.storage.failures > 0 && waits.storage.failingSinceMs === null
+          ? [`  storage: ${waits.storage.failures} failed tries to store a body, all stored since (last failure ${new Date(waits.storage.lastFailureAtMs ?? 0).toISOString()}: ${waits.storage.lastError ?? ''})`]
+          : []),
         `  seen test: ${seenTest.checked} checked; Bloom negatives ${seenTest.negatives}, positives ${seenTest.positives} (confirmed in Postgres), false positives ${seenTest.falsePositives}${seenTest.unfiltered > 0 ? `, unfiltered ${seenTest.unfiltered}` : ''}${seenTest.filterFillRatio !== null ? `; filter ${(seenTest.filterFillRatio * 100).toFixed(1)}% full` : ''}`,
         `  refused: ${Object.entries(traps.rejections).map(([reason, n]) => `${reason} ${n}`).join(', ') || 'none'}`,
         ...traps.hosts.map((host) => `  trap host ${host.host}: ${host.urls} URLs registered, ${host.demoted} demoted, ${host.dropped} dropped`),

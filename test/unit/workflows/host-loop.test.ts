@@ -175,6 +175,58 @@ describe('HostLoop: politeness', () => {
   });
 });
 
+describe('HostLoop: long waits are reported for the progress line', () => {
+  it('reports no wait of the ordinary delay', () => {
+    const [a, b] = [item(), item()];
+    const loop = loadedLoop([a, b]);
+    expectStep(loop.next(T0, SMALL_HISTORY), 'fetch');
+    loop.fetchReported(a, fetched(T0, T0 + 50), T0 + 50);
+    const wait = expectStep(nextPastClaims(loop, T0 + 60), 'wait');
+    expect(wait.timeoutMs).toBeGreaterThan(0);
+    expect(wait.report).toBeUndefined();
+  });
+
+  it("reports a 503's Retry-After hold once, with its end, and not again when a signal re-decides the same wait", () => {
+    const a = item();
+    const loop = loadedLoop([a]);
+    expectStep(loop.next(T0, SMALL_HISTORY), 'fetch');
+    loop.fetchFailed(a, 'ServiceUnavailable', { status: 503, startedAtMs: T0, finishedAtMs: T0 + 20, requested: true, retryAfterAtMs: T0 + 120_000 } as never, '503', T0 + 20);
+    const wait = expectStep(nextPastClaims(loop, T0 + 20), 'wait');
+    expect(wait.report).toEqual({ host: HOST, reason: 'retry-after', sinceMs: T0 + 20, untilMs: T0 + 20 + wait.timeoutMs! });
+    expect(wait.report!.untilMs).toBeGreaterThanOrEqual(T0 + 120_000);
+    loop.wake();
+    const again = expectStep(nextPastClaims(loop, T0 + 30), 'wait');
+    expect(again.report).toBeUndefined();
+  });
+
+  it("reports an unreachable robots.txt's waits, each until its next refresh, all since its first failure", () => {
+    const patient = { robotsUnreachablePatienceMs: 180_000, robotsUnreachableRetryMs: 60_000 };
+    const loop = newLoop();
+    loop.next(T0, SMALL_HISTORY);
+    loop.claimReported(claimed([item({ politeness: patient })]));
+    let nowMs = T0;
+    const reports: unknown[] = [];
+    let deferred = false;
+    for (let round = 0; round < 20 && !deferred; round += 1) {
+      const step = nextPastClaims(loop, nowMs);
+      if (step.kind === 'wait') {
+        if (step.report) reports.push(step.report);
+        nowMs += step.timeoutMs ?? 0;
+        continue;
+      }
+      const refresh = expectStep(step, 'refresh-robots');
+      const followUps = loop.robotsReported(refresh.item, rules(nowMs, { status: 503, policyKind: 'disallow-all', freshUntilMs: nowMs + 60_000 }), nowMs + 10);
+      deferred = followUps.some((followUp) => followUp.kind === 'settle');
+      nowMs += 10;
+    }
+    expect(deferred).toBe(true);
+    expect(reports.length).toBeGreaterThanOrEqual(3);
+    for (const report of reports) expect(report).toMatchObject({ host: HOST, reason: 'robots-unreachable', sinceMs: T0 + 10 });
+    const ends = reports.map((report) => (report as { untilMs: number }).untilMs);
+    expect(new Set(ends).size).toBe(ends.length);
+  });
+});
+
 describe('HostLoop: failures', () => {
   it('retries a 503 at the host level: the URL goes back with the next attempt and a backoff', () => {
     const a = item();

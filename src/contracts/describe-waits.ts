@@ -1,0 +1,30 @@
+/** What a crawl waits for, in words: the progress line, `crawler status` and the Temporal UI say it alike. */
+import type { CrawlWaits, HostWaitReason } from './status.js';
+
+const HELD_BY: Record<HostWaitReason, string> = {
+  'robots-unreachable': 'held by an unreachable robots.txt',
+  'retry-after': 'held by Retry-After (or a 429/503 throttle)',
+  'circuit-open': 'held by the circuit breaker',
+  'retry-backoff': "waiting out a retry's backoff",
+  'crawl-delay': 'waiting out a long Crawl-delay',
+};
+
+/** "12:03:04Z": a time of day in UTC, which is what a progress line needs. */
+export function clockTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(11, 19)}Z`;
+}
+
+/** One clause per wait, e.g. "2 hosts held by the circuit breaker until 12:03:04Z"; empty when the crawl waits for nothing unusual. */
+export function describeCrawlWaits(waits: CrawlWaits | undefined): string[] {
+  if (waits === undefined) return [];
+  const clauses = waits.hosts.map((group) => {
+    const hosts = `${group.hosts} host${group.hosts === 1 ? '' : 's'}`;
+    const until = group.nextEndsAtMs === group.lastEndsAtMs ? `until ${clockTime(group.lastEndsAtMs)}` : `until ${clockTime(group.nextEndsAtMs)} to ${clockTime(group.lastEndsAtMs)}`;
+    return `${hosts} ${HELD_BY[group.reason]} ${until}`;
+  });
+  const { storage } = waits;
+  if (storage.failingSinceMs !== null) {
+    clauses.push(`object store failing since ${clockTime(storage.failingSinceMs)} (${storage.failures} failed tries${storage.lastError ? `, last: ${storage.lastError}` : ''}); fetched bodies wait for it`);
+  }
+  return clauses;
+}
