@@ -49,8 +49,9 @@ export interface HostWorkflowResult {
 const retryShape = fetchActivityRetryShape();
 
 // Store activities take milliseconds; the timeout is how long a crashed worker's task waits
-// before another worker retries it.
-const STORE_RETRY = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 } as const;
+// before another worker retries it. 40 attempts wait out about 18 min of Postgres outage (a
+// restart, a failover) before a settle or claim fails the host's run; 10 gave up after 4 min.
+const STORE_RETRY = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 40 } as const;
 const storeActivities = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: STORE_RETRY });
 // Claims run in the worker that runs the workflow task: one marker, and the loop goes on in the
 // same workflow task (no activity task to dispatch, no workflow task to resume after it).

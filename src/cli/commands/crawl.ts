@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { CRAWL_CONFIG_INTEGER_RANGES, CrawlConfigError, resolveCrawlConfig, type CrawlConfig, type CrawlTrapConfig, type IntegerRange } from '../../config/crawl-config.js';
-import { QueryPolicyConfigError, compileQueryPolicies, redactUserinfo, tryCanonicalizeUrl, type OriginQueryPolicy } from '../../domain/url/index.js';
+import { QueryPolicyConfigError, compileQueryPolicies, redactCredentials, redactUserinfo, tryCanonicalizeUrl, type OriginQueryPolicy } from '../../domain/url/index.js';
 import { createCrawlerWorker } from '../../workers/crawler-worker.js';
 import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal } from '../../contracts/messages.js';
 import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
@@ -13,6 +13,7 @@ import { CliError } from '../cli-error.js';
 import { isTransientClientError, retryThroughOutages } from '../client-outages.js';
 import { flagOfConfigField } from '../config-flags.js';
 import { connectServices, temporalUiLink } from '../services.js';
+import { ServiceWatch, objectStoreProbe, postgresProbe } from '../service-watch.js';
 
 export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max-pages N] [--max-depth D]
                      [--min-host-delay-ms MS] [--user-agent UA] [--allow-private-networks]
@@ -129,7 +130,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   const progress = new ProgressLine(!json && process.stderr.isTTY === true);
   const outageNotes = {
     onOutage: (outage: { sinceMs: number; error: unknown } | undefined) =>
-      progress.note(outage === undefined ? undefined : `Temporal unreachable since ${new Date(outage.sinceMs).toISOString()}, retrying (${firstLine(outage.error)})`),
+      progress.note('temporal', outage === undefined ? undefined : `Temporal unreachable since ${new Date(outage.sinceMs).toISOString()}, retrying (${firstLine(outage.error)})`),
   };
   let handle: WorkflowHandle;
   if (resume !== undefined) {
@@ -158,6 +159,15 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     }
   }
 
+  // Postgres and the object store: their outages are waited out by the activities; this says so.
+  const services = new ServiceWatch({ Postgres: postgresProbe(endpoints.postgres.url), 'object store': objectStoreProbe(endpoints.s3) }, (outages) =>
+    progress.note(
+      'services',
+      outages.length === 0 ? undefined : outages.map((outage) => `${outage.service} unreachable since ${new Date(outage.sinceMs).toISOString()} (${redactCredentials(outage.error)}), the crawl waits for it`).join('; '),
+    ),
+  );
+  services.start();
+
   let interrupted = 0;
   const onSigint = (): void => {
     interrupted += 1;
@@ -173,11 +183,11 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     handle
       .query(crawlStatusQuery)
       .then((status) => {
-        progress.note(undefined);
+        progress.note('temporal', undefined);
         progress.show(status);
       })
       .catch((error: unknown) => {
-        if (isTransientClientError(error)) progress.note(`Temporal not answering (${firstLine(error)}); the crawl goes on, retrying`);
+        if (isTransientClientError(error)) progress.note('temporal', `Temporal not answering (${firstLine(error)}); the crawl goes on, retrying`);
       });
   }, 1000);
 
@@ -192,6 +202,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     throw error;
   } finally {
     clearInterval(timer);
+    services.stop();
     progress.done();
     process.off('SIGINT', onSigint);
     await worker?.shutdown();
@@ -374,14 +385,18 @@ function firstLine(error: unknown): string {
 class ProgressLine {
   private lastPrintedMs = 0;
   private shown = false;
-  private lastNote: string | undefined;
+  /** What the CLI itself meets (a service outage), by source; each printed when it changes, and kept on the line. */
+  private readonly notes = new Map<string, string>();
   constructor(private readonly tty: boolean) {}
 
-  /** What the CLI itself waits for (a service outage), shown until cleared with undefined; always printed when it changes. */
-  note(text: string | undefined): void {
-    if (text === this.lastNote) return;
-    this.lastNote = text;
-    if (text === undefined) return;
+  /** Sets or clears (undefined) the note of one source: 'temporal', 'services'. */
+  note(source: string, text: string | undefined): void {
+    if (text === this.notes.get(source)) return;
+    if (text === undefined) {
+      this.notes.delete(source);
+      return;
+    }
+    this.notes.set(source, text);
     process.stderr.write(`${this.tty && this.shown ? '\r\x1b[2K' : ''}${text}\n`);
     this.shown = false;
   }
@@ -389,7 +404,8 @@ class ProgressLine {
   show(status: CrawlStatus): void {
     const c = status.counts;
     const waits = describeCrawlWaits(status.waits);
-    const line = `${status.state}: fetched ${c.fetched}, in flight ${c.inFlight}, queued ${c.queued}, discovered ${c.discovered}, failed ${c.failed + c.dead}, hosts ${status.activeHosts}${waits.length > 0 ? `; waiting: ${waits.join('; ')}` : ''}`;
+    const notes = [...this.notes.values()];
+    const line = `${status.state}: fetched ${c.fetched}, in flight ${c.inFlight}, queued ${c.queued}, discovered ${c.discovered}, failed ${c.failed + c.dead}, hosts ${status.activeHosts}${waits.length > 0 ? `; waiting: ${waits.join('; ')}` : ''}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
     if (this.tty) {
       process.stderr.write(`\r\x1b[2K${line}`);
       this.shown = true;
