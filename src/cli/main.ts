@@ -8,6 +8,7 @@ import { bodiesCommand, bodiesUsage } from './commands/bodies.js';
 import { crawlCommand, crawlUsage } from './commands/crawl.js';
 import { deadLettersCommand, deadLettersUsage } from './commands/dead-letters.js';
 import { exportCommand, exportUsage } from './commands/export.js';
+import { replayCommand, replayUsage } from './commands/replay.js';
 import { scheduleCommand, scheduleUsage } from './commands/schedule.js';
 import { stackCommand, stackUsage } from './commands/stack.js';
 import { statusCommand, statusUsage } from './commands/status.js';
@@ -28,6 +29,7 @@ commands:
   bodies        prune stored bodies no fetch references
   dead-letters  list or requeue URLs that failed too often
   schedule      recrawl cycles on a Temporal Schedule: create, list, describe, pause, unpause, trigger, delete
+  replay        replay workflow histories against this code: the check before deploying a worker
 
 \`crawler <command> --help\` shows a command's options.`;
 
@@ -40,6 +42,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; usage
   'dead-letters': { run: deadLettersCommand, usage: deadLettersUsage },
   bodies: { run: bodiesCommand, usage: bodiesUsage },
   schedule: { run: scheduleCommand, usage: scheduleUsage },
+  replay: { run: replayCommand, usage: replayUsage },
   pause: { run: (argv) => controlCommand('pause', argv), usage: controlUsage },
   resume: { run: (argv) => controlCommand('resume', argv), usage: controlUsage },
   stop: { run: (argv) => controlCommand('stop', argv), usage: controlUsage },
