@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError } from './cli-error.js';
+import { LOG_FORMATS, type LogFormat } from '../workers/log-format.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -51,4 +52,11 @@ export function changeFieldsOption(values: readonly string[] | undefined): Recor
     fields.set(name, value.slice(at + 1).trim());
   }
   return Object.fromEntries(fields);
+}
+
+/** `--log-format text|json`: how a process that runs a worker writes its log (src/workers/log-format.ts). */
+export function logFormatOption(value: string | undefined): LogFormat {
+  if (value === undefined) return 'text';
+  if ((LOG_FORMATS as readonly string[]).includes(value)) return value as LogFormat;
+  throw new CliError(`--log-format '${value}' is not a log format: use one of ${LOG_FORMATS.join(', ')}`, 2);
 }

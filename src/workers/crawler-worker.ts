@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { jsonLogLine, type LogFormat } from './log-format.js';
 import { createActivities, type CrawlerActivities } from '../activities/index.js';
 import { HttpClientPool } from './http-client-pool.js';
 import { BodyStore, type BodyStoreOptions } from '../storage/object-store/body-store.js';
@@ -39,6 +40,8 @@ export interface CrawlerWorkerOptions {
   dataDir: string;
   /** Worker log level, for the whole process (Temporal's runtime is installed once). Default 'WARN'. */
   logLevel?: LogLevel;
+  /** 'text' (default) or 'json': one JSON object per line on stderr, with crawlId, host and workflowId where known. */
+  logFormat?: LogFormat;
   /**
    * What this process polls for. Default 'all'. Workflow activations are handled on the process's
    * main thread, the same thread activities parse pages on, so under load a host's next step waits
@@ -57,11 +60,19 @@ export const WORKER_ROLES: readonly WorkerRole[] = ['all', 'workflows', 'activit
 let runtimeInstalled = false;
 
 /** Temporal's runtime is per process and can be installed only before its first use. */
-function installRuntime(logLevel: LogLevel): void {
+function installRuntime(logLevel: LogLevel, logFormat: LogFormat): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger(logLevel) });
+    Runtime.install(
+      logFormat === 'json'
+        ? {
+            logger: new DefaultLogger(logLevel, (entry) => void process.stderr.write(`${jsonLogLine(entry)}\n`)),
+            // The core's own lines through the same logger, so that every line is JSON.
+            telemetryOptions: { logging: { filter: { core: logLevel, other: 'ERROR' }, forward: {} } },
+          }
+        : { logger: new DefaultLogger(logLevel) },
+    );
   } catch {
     // Already installed by the embedding program: keep its settings.
   }
@@ -86,7 +97,7 @@ export interface CrawlerWorker {
 export const DEFAULT_MAX_DATABASE_CONNECTIONS = 40;
 
 export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promise<CrawlerWorker> {
-  installRuntime(options.logLevel ?? 'WARN');
+  installRuntime(options.logLevel ?? 'WARN', options.logFormat ?? 'text');
   const identity = options.identity ?? `${os.hostname()}/${process.pid}`;
   const pool = createPool({ connectionString: options.databaseUrl, maxConnections: options.maxDatabaseConnections ?? DEFAULT_MAX_DATABASE_CONNECTIONS, applicationName: `crawler-worker ${identity}` });
   await migrate(pool);
@@ -120,8 +131,8 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
       ? {}
       : { workflowBundle: await loadWorkflowBundle(path.join(options.dataDir, 'cache')), maxCachedWorkflows: options.maxCachedWorkflows ?? 1000 }),
     ...(role === 'workflows'
-      ? // Host workflows run their claims as local activities, in the worker that runs them.
-        { activities: { claimHostWork: activities.claimHostWork }, enableNonLocalActivities: false }
+      ? // Host workflows run their claims and wait reports as local activities, in the worker that runs them.
+        { activities: { claimHostWork: activities.claimHostWork, reportHostWait: activities.reportHostWait }, enableNonLocalActivities: false }
       : { activities, maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? DEFAULT_MAX_CONCURRENT_ACTIVITIES }),
   });
 

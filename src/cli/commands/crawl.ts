@@ -8,7 +8,7 @@ import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal 
 import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
 import { describeCrawlWaits } from '../../contracts/describe-waits.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
-import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
+import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { isTransientClientError, retryThroughOutages } from '../client-outages.js';
 import { flagOfConfigField } from '../config-flags.js';
@@ -24,7 +24,7 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
                      [--max-concurrent-per-host N] [--max-body-bytes N] [--max-decompressed-bytes N]
                      [--connect-timeout-ms MS] [--first-byte-timeout-ms MS] [--body-timeout-ms MS]
                      [--politeness JSON] [--change-field NAME=SELECTOR]... [--listing-page PREFIX]...
-                     [--crawl-id ID] [--task-queue Q] [--no-worker] [--data-dir DIR] [--json]
+                     [--crawl-id ID] [--task-queue Q] [--no-worker] [--log-format text|json] [--data-dir DIR] [--json]
        crawler crawl --resume ID [--no-worker] [--data-dir DIR] [--json]
 
 Runs a crawl to the end: starts the local stack if needed (and leaves it running), runs a worker
@@ -34,6 +34,8 @@ While Temporal is unreachable it says so on the progress line and keeps waiting 
   --resume ID              attach to crawl ID (still running after its process died, or
                            finished): run a worker for it, show its progress, print its summary.
                            Re-running a crawl with the --crawl-id of a running one does the same.
+  --log-format json        the in-process worker's log as one JSON object per line on stderr
+                           (crawlId, host, workflowId where known); default text
 
 Scope and URL identity (docs/url-canonicalization.md):
   --scope MODE             hosts links may lead to: same-host, same-registrable-domain (default), any
@@ -93,6 +95,7 @@ const options = {
   resume: { type: 'string' },
   'task-queue': { type: 'string' },
   'no-worker': { type: 'boolean' },
+  'log-format': { type: 'string' },
   json: { type: 'boolean' },
 } as const;
 
@@ -110,6 +113,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     }
   }
   const config = oneShot(await buildConfig(values));
+  const logFormat = logFormatOption(values['log-format'] as string | undefined);
   const dataDir = defaultDataDir(values['data-dir']);
   const json = values.json === true;
   const say = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -120,7 +124,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
   const worker = values['no-worker']
     ? undefined
-    : await createCrawlerWorker({ temporal: endpoints.temporal, databaseUrl: endpoints.postgres.url, s3: endpoints.s3, dataDir, taskQueue });
+    : await createCrawlerWorker({ temporal: endpoints.temporal, databaseUrl: endpoints.postgres.url, s3: endpoints.s3, dataDir, taskQueue, logFormat });
   const workerRun = worker?.run();
   const client = worker?.client ?? (await (await import('../client.js')).connectClient(endpoints));
 

@@ -1,10 +1,10 @@
 import { createCrawlerWorker, WORKER_ROLES, type WorkerRole } from '../../workers/crawler-worker.js';
 import { CliError } from '../cli-error.js';
 import { DEFAULT_TASK_QUEUE } from '../../contracts/messages.js';
-import { dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
+import { dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs } from '../args.js';
 import { connectServices } from '../services.js';
 
-export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concurrent-activities N] [--max-cached-workflows N] [--max-database-connections N] [--role all|workflows|activities] [--data-dir DIR]
+export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concurrent-activities N] [--max-cached-workflows N] [--max-database-connections N] [--role all|workflows|activities] [--log-format text|json] [--data-dir DIR]
 
 Runs a worker against the configured services (TEMPORAL_ADDRESS, DATABASE_URL, S3_* or the local
 stack of the data folder) until SIGINT or SIGTERM. Run more of them to scale out.
@@ -13,7 +13,10 @@ stack of the data folder) until SIGINT or SIGTERM. Run more of them to scale out
 holds one while it waits for the process's event loop, so a busy worker may need more.
 
 --role workflows|activities splits a worker in two processes: workflow activations run on a
-process's main thread, so in an 'all' worker a host's next step waits behind page parsing.`;
+process's main thread, so in an 'all' worker a host's next step waits behind page parsing.
+
+--log-format json: one JSON object per line on stderr (time, level, message, crawlId, host,
+workflowId where known) for a log pipeline; text (default) is for people.`;
 
 function roleOption(value: string | undefined): WorkerRole {
   if (value === undefined) return 'all';
@@ -24,10 +27,11 @@ function roleOption(value: string | undefined): WorkerRole {
 export async function workerCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(
     argv,
-    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, 'max-database-connections': { type: 'string' }, role: { type: 'string' } },
+    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, 'max-database-connections': { type: 'string' }, role: { type: 'string' }, 'log-format': { type: 'string' } },
     workerUsage,
   );
   const role = roleOption(values.role);
+  const logFormat = logFormatOption(values['log-format']);
   const dataDir = defaultDataDir(values['data-dir']);
   const maxConcurrentActivities = integerOption('max-concurrent-activities', values['max-concurrent-activities'], 1);
   const maxCachedWorkflows = integerOption('max-cached-workflows', values['max-cached-workflows'], 0);
@@ -41,6 +45,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     dataDir,
     taskQueue,
     role,
+    logFormat,
     ...(maxConcurrentActivities !== undefined ? { maxConcurrentActivities } : {}),
     ...(maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {}),
     ...(maxDatabaseConnections !== undefined ? { maxDatabaseConnections } : {}),

@@ -1,0 +1,19 @@
+/**
+ * How a worker process writes its log: human-readable (Temporal's DefaultLogger) or one JSON object
+ * per line for a log pipeline, with the crawl, host and workflow it concerns where known.
+ */
+import type { LogEntry } from '@temporalio/worker';
+
+export type LogFormat = 'text' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
+
+/** One JSON line for a log entry: time, level, message, then its metadata, with crawlId and host drawn from a workflow id. */
+export function jsonLogLine(entry: LogEntry): string {
+  const meta: Record<string, unknown> = { ...(entry.meta ?? {}) };
+  const workflowId = typeof meta['workflowId'] === 'string' ? meta['workflowId'] : undefined;
+  // Our workflow ids name their entity: crawl/<id>, host/<host>.
+  if (workflowId?.startsWith('crawl/') && meta['crawlId'] === undefined) meta['crawlId'] = workflowId.slice('crawl/'.length);
+  if (workflowId?.startsWith('host/') && meta['host'] === undefined) meta['host'] = workflowId.slice('host/'.length);
+  const line = { time: new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString(), level: entry.level, message: entry.message, ...meta };
+  return JSON.stringify(line, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value instanceof Error ? { name: value.name, message: value.message } : value));
+}
