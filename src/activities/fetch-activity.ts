@@ -278,6 +278,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
       const { key, created } = await storeWaitingOutOutages(input, options, `the body of ${input.url}`, () =>
         'bytes' in stored ? bodyPacker.add(body.sha256, stored.bytes) : deps.bodies.putGzipIfAbsent(body.sha256, stored),
       );
+      if (created) deps.metrics?.bodyStored(storedBytes);
       const records: FetchedBodyRecords = {
         body: { sha256: body.sha256, objectKey: key, bytes: body.bytes, storedBytes },
         fetch: { ...baseRecord, outcome: 'ok', rawHash: body.sha256, bodyKey: key, bytes: body.bytes, redirectLocation: null },
@@ -353,6 +354,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
             waiting = true;
             options.onStoreWaiting?.(true);
           }
+          deps.metrics?.storageFailed();
           const text = redactCredentials(error instanceof Error ? error.message : String(error));
           // Bookkeeping: a Postgres that fails too must not fail the store's wait.
           recordStorageFailure(deps.pool, { crawlId: input.crawlId, error: text, failingSinceMs }).catch(() => undefined);

@@ -15,6 +15,7 @@ import { createRobotsActivities, createRobotsRefresher } from './robots-activity
 import { createSignalSweepActivities } from './signal-sweep-activities.js';
 import { BodyPacker } from '../storage/object-store/body-packer.js';
 import { storedBodyKeys } from '../storage/postgres/fetch-repository.js';
+import { instrumentFetcher, instrumentFrontierTick, instrumentRobotsRefresher } from '../services/metrics/instrument.js';
 
 export type { ActivityDeps } from '../services/deps.js';
 
@@ -22,13 +23,15 @@ export function createActivities(deps: ActivityDeps) {
   const crawls = new CrawlContextCache(deps.pool, deps.now);
   // One packer per worker process: the more fetches share it, the fewer objects a page costs.
   const bodyPacker = new BodyPacker(deps.bodies, (sha256s) => storedBodyKeys(deps.pool, sha256s));
-  const fetchUrlAttempt = createUrlFetcher(deps, crawls, bodyPacker);
+  const fetchUrlAttempt = instrumentFetcher(createUrlFetcher(deps, crawls, bodyPacker), deps.metrics);
   const parsePage = createPageParser(deps, crawls);
   const parseActivities = createParseActivities(parsePage, crawls);
   const hostActivities = createHostActivities(deps);
-  const refreshRobots = createRobotsRefresher(deps, crawls);
+  const refreshRobots = instrumentRobotsRefresher(createRobotsRefresher(deps, crawls), deps.metrics);
+  const crawlActivities = createCrawlActivities(deps, crawls);
   return {
-    ...createCrawlActivities(deps, crawls),
+    ...crawlActivities,
+    frontierTick: instrumentFrontierTick(crawlActivities.frontierTick, deps.metrics),
     ...hostActivities,
     ...createRobotsActivities(refreshRobots),
     ...createFetchActivities(fetchUrlAttempt),

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { HttpClient } from '../http/index.js';
 import type { Pool } from '../storage/postgres/pool.js';
 import type { BodyStore } from '../storage/object-store/body-store.js';
+import type { CrawlMetricsSink } from './metrics/crawl-metrics-sink.js';
 
 /**
  * What activities need from the outside world, injected by the worker (the composition root) so
@@ -20,4 +21,6 @@ export interface ActivityDeps {
   spoolDir: string;
   /** Milliseconds since the epoch; tests may freeze it. */
   now: () => number;
+  /** Where fetch, storage and frontier figures are counted (Prometheus, when the worker serves metrics). */
+  metrics?: CrawlMetricsSink;
 }

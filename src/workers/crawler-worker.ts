@@ -8,6 +8,8 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { jsonLogLine, type LogFormat } from './log-format.js';
+import { PrometheusCrawlMetrics, startMetricsServer } from './prometheus-metrics.js';
+import { findFreePorts } from '../stack/free-port.js';
 import { createActivities, type CrawlerActivities } from '../activities/index.js';
 import { HttpClientPool } from './http-client-pool.js';
 import { BodyStore, type BodyStoreOptions } from '../storage/object-store/body-store.js';
@@ -40,6 +42,14 @@ export interface CrawlerWorkerOptions {
   dataDir: string;
   /** Worker log level, for the whole process (Temporal's runtime is installed once). Default 'WARN'. */
   logLevel?: LogLevel;
+  /**
+   * Serve Prometheus metrics (ours and the Temporal SDK's) on this port at /metrics; 0 picks a free
+   * one. Default: no metrics. The SDK's exporter is set up with the process's runtime, so only the
+   * first worker of a process can have its metrics.
+   */
+  metricsPort?: number;
+  /** The address metrics are served on. Default 127.0.0.1. */
+  metricsHost?: string;
   /** 'text' (default) or 'json': one JSON object per line on stderr, with crawlId, host and workflowId where known. */
   logFormat?: LogFormat;
   /**
@@ -60,19 +70,19 @@ export const WORKER_ROLES: readonly WorkerRole[] = ['all', 'workflows', 'activit
 let runtimeInstalled = false;
 
 /** Temporal's runtime is per process and can be installed only before its first use. */
-function installRuntime(logLevel: LogLevel, logFormat: LogFormat): void {
+function installRuntime(logLevel: LogLevel, logFormat: LogFormat, sdkMetricsAddress: string | undefined): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install(
-      logFormat === 'json'
-        ? {
-            logger: new DefaultLogger(logLevel, (entry) => void process.stderr.write(`${jsonLogLine(entry)}\n`)),
-            // The core's own lines through the same logger, so that every line is JSON.
-            telemetryOptions: { logging: { filter: { core: logLevel, other: 'ERROR' }, forward: {} } },
-          }
-        : { logger: new DefaultLogger(logLevel) },
-    );
+    Runtime.install({
+      logger: logFormat === 'json' ? new DefaultLogger(logLevel, (entry) => void process.stderr.write(`${jsonLogLine(entry)}\n`)) : new DefaultLogger(logLevel),
+      telemetryOptions: {
+        // JSON: the core's own lines through the same logger, so that every line is JSON.
+        ...(logFormat === 'json' ? { logging: { filter: { core: logLevel, other: 'ERROR' }, forward: {} } } : {}),
+        // The SDK's worker metrics, from its own exporter: served with ours (prometheus-metrics.ts).
+        ...(sdkMetricsAddress === undefined ? {} : { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } }),
+      },
+    });
   } catch {
     // Already installed by the embedding program: keep its settings.
   }
@@ -83,6 +93,8 @@ export interface CrawlerWorker {
   client: Client;
   pool: Pool;
   bodies: BodyStore;
+  /** Where this worker serves its Prometheus metrics, when metricsPort was given. */
+  metricsUrl?: string;
   /** Resolves when the worker stops (after shutdown() or a fatal error). */
   run(): Promise<void>;
   shutdown(): Promise<void>;
@@ -97,7 +109,9 @@ export interface CrawlerWorker {
 export const DEFAULT_MAX_DATABASE_CONNECTIONS = 40;
 
 export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promise<CrawlerWorker> {
-  installRuntime(options.logLevel ?? 'WARN', options.logFormat ?? 'text');
+  const metrics = options.metricsPort === undefined ? undefined : new PrometheusCrawlMetrics();
+  const sdkMetricsAddress = metrics === undefined ? undefined : `127.0.0.1:${(await findFreePorts(1))[0]!}`;
+  installRuntime(options.logLevel ?? 'WARN', options.logFormat ?? 'text', sdkMetricsAddress);
   const identity = options.identity ?? `${os.hostname()}/${process.pid}`;
   const pool = createPool({ connectionString: options.databaseUrl, maxConnections: options.maxDatabaseConnections ?? DEFAULT_MAX_DATABASE_CONNECTIONS, applicationName: `crawler-worker ${identity}` });
   await migrate(pool);
@@ -117,6 +131,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
     workerId: identity,
     spoolDir: path.join(options.dataDir, 'spool', String(process.pid)),
     now: Date.now,
+    ...(metrics === undefined ? {} : { metrics }),
   });
   const activities = options.wrapActivities ? options.wrapActivities(created) : created;
 
@@ -136,10 +151,21 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
       : { activities, maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? DEFAULT_MAX_CONCURRENT_ACTIVITIES }),
   });
 
+  const metricsServer =
+    metrics === undefined
+      ? undefined
+      : await startMetricsServer({
+          port: options.metricsPort!,
+          ...(options.metricsHost === undefined ? {} : { host: options.metricsHost }),
+          metrics,
+          ...(sdkMetricsAddress === undefined ? {} : { sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics` }),
+        });
+
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
+    await metricsServer?.close();
     await httpClients.closeAll();
     await Promise.allSettled([pool.end(), connection.close(), nativeConnection.close()]);
   };
@@ -149,6 +175,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
     client,
     pool,
     bodies,
+    ...(metricsServer === undefined ? {} : { metricsUrl: metricsServer.url }),
     async run() {
       try {
         await worker.run();

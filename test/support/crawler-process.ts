@@ -31,6 +31,8 @@ export interface WorkerProcessOptions {
   role?: string;
   /** Prefix of the lines it writes to our stderr. */
   label?: string;
+  /** More flags, e.g. ['--metrics-port', '9464']. */
+  extraArgs?: string[];
 }
 
 /** A `crawler worker` process on the harness's task queue; its stderr is copied to ours. */
@@ -39,6 +41,7 @@ export function spawnWorkerProcess(harness: Harness, options: WorkerProcessOptio
   if (options.maxConcurrentActivities !== undefined) args.push('--max-concurrent-activities', String(options.maxConcurrentActivities));
   if (options.maxCachedWorkflows !== undefined) args.push('--max-cached-workflows', String(options.maxCachedWorkflows));
   if (options.role !== undefined) args.push('--role', options.role);
+  if (options.extraArgs !== undefined) args.push(...options.extraArgs);
   const child = spawn('node', args, { env: harness.childEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   const label = options.label ?? `worker ${child.pid}`;
   child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${label}] ${chunk.toString()}`));

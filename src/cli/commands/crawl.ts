@@ -24,7 +24,8 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
                      [--max-concurrent-per-host N] [--max-body-bytes N] [--max-decompressed-bytes N]
                      [--connect-timeout-ms MS] [--first-byte-timeout-ms MS] [--body-timeout-ms MS]
                      [--politeness JSON] [--change-field NAME=SELECTOR]... [--listing-page PREFIX]...
-                     [--crawl-id ID] [--task-queue Q] [--no-worker] [--log-format text|json] [--data-dir DIR] [--json]
+                     [--crawl-id ID] [--task-queue Q] [--no-worker] [--log-format text|json]
+                     [--metrics-port N] [--data-dir DIR] [--json]
        crawler crawl --resume ID [--no-worker] [--data-dir DIR] [--json]
 
 Runs a crawl to the end: starts the local stack if needed (and leaves it running), runs a worker
@@ -34,6 +35,7 @@ While Temporal is unreachable it says so on the progress line and keeps waiting 
   --resume ID              attach to crawl ID (still running after its process died, or
                            finished): run a worker for it, show its progress, print its summary.
                            Re-running a crawl with the --crawl-id of a running one does the same.
+  --metrics-port N         serve the in-process worker's Prometheus metrics at http://127.0.0.1:N/metrics
   --log-format json        the in-process worker's log as one JSON object per line on stderr
                            (crawlId, host, workflowId where known); default text
 
@@ -96,6 +98,7 @@ const options = {
   'task-queue': { type: 'string' },
   'no-worker': { type: 'boolean' },
   'log-format': { type: 'string' },
+  'metrics-port': { type: 'string' },
   json: { type: 'boolean' },
 } as const;
 
@@ -114,6 +117,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   }
   const config = oneShot(await buildConfig(values));
   const logFormat = logFormatOption(values['log-format'] as string | undefined);
+  const metricsPort = integerOption('metrics-port', values['metrics-port'] as string | undefined, 0, 65_535);
   const dataDir = defaultDataDir(values['data-dir']);
   const json = values.json === true;
   const say = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -124,7 +128,8 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
   const worker = values['no-worker']
     ? undefined
-    : await createCrawlerWorker({ temporal: endpoints.temporal, databaseUrl: endpoints.postgres.url, s3: endpoints.s3, dataDir, taskQueue, logFormat });
+    : await createCrawlerWorker({ temporal: endpoints.temporal, databaseUrl: endpoints.postgres.url, s3: endpoints.s3, dataDir, taskQueue, logFormat, ...(metricsPort !== undefined ? { metricsPort } : {}) });
+  if (worker?.metricsUrl) say(`metrics at ${worker.metricsUrl}`);
   const workerRun = worker?.run();
   const client = worker?.client ?? (await (await import('../client.js')).connectClient(endpoints));
 

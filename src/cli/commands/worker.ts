@@ -4,7 +4,8 @@ import { DEFAULT_TASK_QUEUE } from '../../contracts/messages.js';
 import { dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs } from '../args.js';
 import { connectServices } from '../services.js';
 
-export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concurrent-activities N] [--max-cached-workflows N] [--max-database-connections N] [--role all|workflows|activities] [--log-format text|json] [--data-dir DIR]
+export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concurrent-activities N] [--max-cached-workflows N] [--max-database-connections N] [--role all|workflows|activities] [--log-format text|json]
+                      [--metrics-port N] [--metrics-host ADDR] [--data-dir DIR]
 
 Runs a worker against the configured services (TEMPORAL_ADDRESS, DATABASE_URL, S3_* or the local
 stack of the data folder) until SIGINT or SIGTERM. Run more of them to scale out.
@@ -14,6 +15,9 @@ holds one while it waits for the process's event loop, so a busy worker may need
 
 --role workflows|activities splits a worker in two processes: workflow activations run on a
 process's main thread, so in an 'all' worker a host's next step waits behind page parsing.
+
+--metrics-port N: serve Prometheus metrics at http://127.0.0.1:N/metrics (ours and the Temporal
+SDK's worker metrics; 0 picks a free port, printed at start); --metrics-host ADDR binds elsewhere.
 
 --log-format json: one JSON object per line on stderr (time, level, message, crawlId, host,
 workflowId where known) for a log pipeline; text (default) is for people.`;
@@ -27,11 +31,12 @@ function roleOption(value: string | undefined): WorkerRole {
 export async function workerCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(
     argv,
-    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, 'max-database-connections': { type: 'string' }, role: { type: 'string' }, 'log-format': { type: 'string' } },
+    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, 'max-database-connections': { type: 'string' }, role: { type: 'string' }, 'log-format': { type: 'string' }, 'metrics-port': { type: 'string' }, 'metrics-host': { type: 'string' } },
     workerUsage,
   );
   const role = roleOption(values.role);
   const logFormat = logFormatOption(values['log-format']);
+  const metricsPort = integerOption('metrics-port', values['metrics-port'], 0, 65_535);
   const dataDir = defaultDataDir(values['data-dir']);
   const maxConcurrentActivities = integerOption('max-concurrent-activities', values['max-concurrent-activities'], 1);
   const maxCachedWorkflows = integerOption('max-cached-workflows', values['max-cached-workflows'], 0);
@@ -46,6 +51,8 @@ export async function workerCommand(argv: string[]): Promise<number> {
     taskQueue,
     role,
     logFormat,
+    ...(metricsPort !== undefined ? { metricsPort } : {}),
+    ...(values['metrics-host'] !== undefined ? { metricsHost: values['metrics-host'] } : {}),
     ...(maxConcurrentActivities !== undefined ? { maxConcurrentActivities } : {}),
     ...(maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {}),
     ...(maxDatabaseConnections !== undefined ? { maxDatabaseConnections } : {}),
@@ -53,7 +60,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
   const stop = (): void => void worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  process.stderr.write(`worker ${process.pid} (${role}) polling task queue '${taskQueue}' on ${endpoints.temporal.address}\n`);
+  process.stderr.write(`worker ${process.pid} (${role}) polling task queue '${taskQueue}' on ${endpoints.temporal.address}${worker.metricsUrl ? `; metrics at ${worker.metricsUrl}` : ''}\n`);
   await worker.run();
   return 0;
 }

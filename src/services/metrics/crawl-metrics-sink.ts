@@ -1,0 +1,23 @@
+/**
+ * What activities tell the worker's metrics (issue 22): every fetch's outcome, its time and bytes,
+ * robots.txt outcomes, politeness waits, storage failures, and the frontier's figures at each
+ * tick. An interface, so that activities do not depend on a metrics library; the worker wires the
+ * Prometheus one (src/workers/prometheus-metrics.ts) when metrics are on, else nothing counts.
+ * Labels stay bounded: outcome and failure type names, robots policy kinds, crawl ids for gauges;
+ * never a URL or a host.
+ */
+import type { FrontierTickResult } from '../../contracts/activities.js';
+
+export interface CrawlMetricsSink {
+  /** A fetch ended: `outcome` is fetched, not-modified, redirect, a skip reason, or the failure type. */
+  fetchEnded(outcome: string, durationMs: number, bytes: number): void;
+  /** A body went to the object store (its gzipped size). */
+  bodyStored(storedBytes: number): void;
+  storageFailed(): void;
+  /** A robots.txt refresh: rules, allow-all, disallow-all (answered), or unreachable. */
+  robotsRefreshed(outcome: string): void;
+  /** A request waited this long for its host's politeness slot. */
+  politenessWaited(ms: number): void;
+  /** The frontier's figures at a tick of a crawl. */
+  frontierTicked(crawlId: string, tick: FrontierTickResult): void;
+}

@@ -1,0 +1,43 @@
+/** Decorators that report activities' outcomes to a CrawlMetricsSink, leaving the activities as they are. */
+import { ApplicationFailure } from '@temporalio/activity';
+import type { FetchUrlResult, FrontierTickInput, FrontierTickResult, RefreshRobotsInput, RefreshRobotsResult } from '../../contracts/activities.js';
+import type { CrawlMetricsSink } from './crawl-metrics-sink.js';
+
+type Fetcher<A extends unknown[]> = (...args: A) => Promise<FetchUrlResult>;
+
+/** Each fetch's outcome, duration and bytes; a skip (the crawl paused, stale rules) is an outcome too. */
+export function instrumentFetcher<A extends unknown[]>(fetch: Fetcher<A>, metrics: CrawlMetricsSink | undefined): Fetcher<A> {
+  if (metrics === undefined) return fetch;
+  return async (...args: A) => {
+    const startedAtMs = Date.now();
+    try {
+      const result = await fetch(...args);
+      metrics.fetchEnded(result.kind === 'skipped' ? `skipped:${result.reason}` : result.kind, Date.now() - startedAtMs, result.kind === 'fetched' ? result.bytes : 0);
+      return result;
+    } catch (error) {
+      metrics.fetchEnded(error instanceof ApplicationFailure && error.type ? error.type : 'Error', Date.now() - startedAtMs, 0);
+      throw error;
+    }
+  };
+}
+
+export function instrumentRobotsRefresher<A extends [RefreshRobotsInput, ...unknown[]]>(
+  refresh: (...args: A) => Promise<RefreshRobotsResult>,
+  metrics: CrawlMetricsSink | undefined,
+): (...args: A) => Promise<RefreshRobotsResult> {
+  if (metrics === undefined) return refresh;
+  return async (...args: A) => {
+    const result = await refresh(...args);
+    if (result.requested) metrics.robotsRefreshed(result.transportFailure !== undefined || (result.status !== undefined && result.status >= 500) ? 'unreachable' : result.policyKind);
+    return result;
+  };
+}
+
+export function instrumentFrontierTick(tick: (input: FrontierTickInput) => Promise<FrontierTickResult>, metrics: CrawlMetricsSink | undefined): (input: FrontierTickInput) => Promise<FrontierTickResult> {
+  if (metrics === undefined) return tick;
+  return async (input) => {
+    const result = await tick(input);
+    metrics.frontierTicked(input.crawlId, result);
+    return result;
+  };
+}

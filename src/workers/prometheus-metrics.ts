@@ -1,0 +1,122 @@
+/**
+ * The worker's metrics in the Prometheus text format (issue 22): our crawl metrics, counted with
+ * prom-client, and the Temporal SDK's own worker metrics (its runtime's Prometheus exporter, on a
+ * loopback port of its own), served together on one endpoint, `/metrics`.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { request } from 'undici';
+import type { FrontierTickResult } from '../contracts/activities.js';
+import type { CrawlMetricsSink } from '../services/metrics/crawl-metrics-sink.js';
+
+/** Seconds; fetches take from milliseconds to the activity's timeouts. */
+const FETCH_SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Seconds; politeness waits are the host's delay, from tens of ms to a long Crawl-delay. */
+const WAIT_SECONDS_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300];
+
+export class PrometheusCrawlMetrics implements CrawlMetricsSink {
+  readonly registry = new Registry();
+  private readonly fetches = new Counter({ name: 'crawler_fetches_total', help: 'Fetches ended, by outcome (fetched, not-modified, redirect, skipped:<reason>, or the failure type).', labelNames: ['outcome'], registers: [this.registry] });
+  private readonly fetchedBytes = new Counter({ name: 'crawler_fetched_bytes_total', help: 'Decoded body bytes of fetched pages.', registers: [this.registry] });
+  private readonly storedBytes = new Counter({ name: 'crawler_stored_bytes_total', help: 'Gzipped body bytes this worker stored in the object store.', registers: [this.registry] });
+  private readonly storageFailures = new Counter({ name: 'crawler_storage_failures_total', help: 'Tries that failed to store a body (each is tried again while the store is down).', registers: [this.registry] });
+  private readonly fetchSeconds = new Histogram({ name: 'crawler_fetch_duration_seconds', help: 'Time of one fetch, request to stored body.', buckets: FETCH_SECONDS_BUCKETS, registers: [this.registry] });
+  private readonly politenessWaitSeconds = new Histogram({ name: 'crawler_politeness_wait_seconds', help: "Time a request waited for its host's politeness slot.", buckets: WAIT_SECONDS_BUCKETS, registers: [this.registry] });
+  private readonly robots = new Counter({ name: 'crawler_robots_fetches_total', help: 'robots.txt requests by outcome: rules, allow-all, disallow-all, unreachable.', labelNames: ['outcome'], registers: [this.registry] });
+  private readonly frontier = new Gauge({ name: 'crawler_frontier_urls', help: "A crawl's URLs by frontier state (queued, in_flight, done, failed, dead, dropped).", labelNames: ['crawl', 'state'], registers: [this.registry] });
+  private readonly queuedByTier = new Gauge({ name: 'crawler_frontier_queued_urls', help: "A crawl's queued URLs by priority tier (front queues).", labelNames: ['crawl', 'tier'], registers: [this.registry] });
+  private readonly crawlFigures = new Gauge({ name: 'crawler_crawl_urls', help: "A crawl's URLs discovered, admitted and fetched so far.", labelNames: ['crawl', 'figure'], registers: [this.registry] });
+  private readonly backlogSeconds = new Gauge({ name: 'crawler_parse_backlog_seconds', help: "A crawl's parse backlog in seconds of work (backpressure).", labelNames: ['crawl'], registers: [this.registry] });
+  private readonly admitFactor = new Gauge({ name: 'crawler_admit_factor', help: "A crawl's admission factor: 1 full speed, 0 closed.", labelNames: ['crawl'], registers: [this.registry] });
+  private readonly hostsWaiting = new Gauge({ name: 'crawler_hosts_waiting', help: "Hosts with work of a crawl in a long wait, by reason.", labelNames: ['crawl', 'reason'], registers: [this.registry] });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'crawler_process_' });
+  }
+
+  fetchEnded(outcome: string, durationMs: number, bytes: number): void {
+    this.fetches.inc({ outcome });
+    this.fetchSeconds.observe(durationMs / 1000);
+    if (bytes > 0) this.fetchedBytes.inc(bytes);
+  }
+
+  bodyStored(storedBytes: number): void {
+    this.storedBytes.inc(storedBytes);
+  }
+
+  storageFailed(): void {
+    this.storageFailures.inc();
+  }
+
+  robotsRefreshed(outcome: string): void {
+    this.robots.inc({ outcome });
+  }
+
+  politenessWaited(ms: number): void {
+    this.politenessWaitSeconds.observe(ms / 1000);
+  }
+
+  frontierTicked(crawl: string, tick: FrontierTickResult): void {
+    const { counts } = tick;
+    const states: Record<string, number> = { queued: counts.queued, in_flight: counts.inFlight, done: counts.done, failed: counts.failed, dead: counts.dead, dropped: counts.dropped };
+    for (const [state, n] of Object.entries(states)) this.frontier.set({ crawl, state }, n);
+    counts.queuedByTier.forEach((n, tier) => this.queuedByTier.set({ crawl, tier: String(tier) }, n));
+    this.crawlFigures.set({ crawl, figure: 'discovered' }, counts.discovered);
+    this.crawlFigures.set({ crawl, figure: 'admitted' }, counts.admitted);
+    this.crawlFigures.set({ crawl, figure: 'fetched' }, counts.fetched);
+    this.backlogSeconds.set({ crawl }, Math.max(0, tick.admission.backlogSeconds));
+    this.admitFactor.set({ crawl }, tick.admission.admitFactor);
+    for (const reason of ['retry-after', 'circuit-open', 'robots-unreachable', 'retry-backoff', 'crawl-delay']) {
+      this.hostsWaiting.set({ crawl, reason }, tick.waits.hosts.find((group) => group.reason === reason)?.hosts ?? 0);
+    }
+  }
+}
+
+export interface MetricsServerOptions {
+  /** Port to serve /metrics on; 0 picks a free one. */
+  port: number;
+  /** Default 127.0.0.1: metrics are not for the world unless asked. */
+  host?: string;
+  metrics: PrometheusCrawlMetrics;
+  /** The Temporal runtime's own Prometheus exporter, appended to ours. */
+  sdkMetricsUrl?: string;
+}
+
+export interface MetricsServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
+  const server: Server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '/').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('metrics are at /metrics\n');
+      return;
+    }
+    void scrape(options).then(
+      (text) => res.writeHead(200, { 'content-type': options.metrics.registry.contentType }).end(text),
+      (error: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${String(error)}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}/metrics`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function scrape(options: MetricsServerOptions): Promise<string> {
+  const ours = await options.metrics.registry.metrics();
+  if (options.sdkMetricsUrl === undefined) return ours;
+  // The SDK's exporter may not have answered yet at start: ours are served regardless.
+  const sdk = await request(options.sdkMetricsUrl, { headersTimeout: 2_000, bodyTimeout: 2_000 })
+    .then(async (response) => (response.statusCode === 200 ? response.body.text() : (await response.body.dump(), '')))
+    .catch(() => '');
+  return sdk === '' ? ours : `${ours.trimEnd()}\n${sdk}`;
+}
