@@ -2,6 +2,7 @@
 // text format during and after a crawl, with our crawl metrics and the Temporal SDK's own worker
 // metrics, and its counters agree with the crawl's summary.
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { findFreePorts } from '../../src/stack/free-port.js';
@@ -88,6 +89,14 @@ describe('a worker serving Prometheus metrics', () => {
     expect(valueOf(after, 'crawler_robots_fetches_total')).toBeGreaterThanOrEqual(generated.spec.hosts.length);
     expect(valueOf(after, 'crawler_politeness_wait_seconds_count')).toBeGreaterThan(0);
     expect(valueOf(after, 'crawler_crawl_urls', { crawl: crawlId, figure: 'discovered' })).toBe(summary.urlsDiscovered);
+  });
+
+  it('exports every metric the committed Grafana dashboard queries', () => {
+    const dashboard = JSON.parse(readFileSync('deploy/grafana/dashboards/crawler.json', 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const queried = new Set(dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => target.expr.match(/\b(?:crawler|temporal)_[a-z_]+\b/g) ?? [])));
+    expect(queried.size).toBeGreaterThan(10);
+    const exported = new Set(after.map((sample) => sample.name));
+    expect([...queried].filter((name) => !exported.has(name))).toEqual([]);
   });
 
   it('never labels a sample with a URL or a host', () => {
