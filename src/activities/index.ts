@@ -15,7 +15,8 @@ import { createRobotsActivities, createRobotsRefresher } from './robots-activity
 import { createSignalSweepActivities } from './signal-sweep-activities.js';
 import { BodyPacker } from '../storage/object-store/body-packer.js';
 import { storedBodyKeys } from '../storage/postgres/fetch-repository.js';
-import { instrumentFetcher, instrumentFrontierTick, instrumentRobotsRefresher } from '../services/metrics/instrument.js';
+import { instrumentFetcher, instrumentFrontierTick, instrumentRecrawlFinish, instrumentRobotsRefresher } from '../services/metrics/instrument.js';
+import { readRejectionCounts } from '../storage/postgres/url-scope-repository.js';
 
 export type { ActivityDeps } from '../services/deps.js';
 
@@ -29,9 +30,10 @@ export function createActivities(deps: ActivityDeps) {
   const hostActivities = createHostActivities(deps);
   const refreshRobots = instrumentRobotsRefresher(createRobotsRefresher(deps, crawls), deps.metrics);
   const crawlActivities = createCrawlActivities(deps, crawls);
+  const recrawlActivities = createRecrawlActivities(deps);
   return {
     ...crawlActivities,
-    frontierTick: instrumentFrontierTick(crawlActivities.frontierTick, deps.metrics),
+    frontierTick: instrumentFrontierTick(crawlActivities.frontierTick, (crawlId) => readRejectionCounts(deps.pool, crawlId), deps.metrics),
     ...hostActivities,
     ...createRobotsActivities(refreshRobots),
     ...createFetchActivities(fetchUrlAttempt),
@@ -45,7 +47,8 @@ export function createActivities(deps: ActivityDeps) {
       heldBodies: new HeldBodyBudget(),
     }),
     ...parseActivities,
-    ...createRecrawlActivities(deps),
+    ...recrawlActivities,
+    finishRecrawlCycle: instrumentRecrawlFinish(recrawlActivities.finishRecrawlCycle, deps.metrics),
     ...createSignalSweepActivities(deps),
   };
 }

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { request } from 'undici';
-import type { FrontierTickResult } from '../contracts/activities.js';
+import type { FrontierTickResult, RecrawlCycleSummary } from '../contracts/activities.js';
 import type { CrawlMetricsSink } from '../services/metrics/crawl-metrics-sink.js';
 
 /** Seconds; fetches take from milliseconds to the activity's timeouts. */
@@ -29,6 +29,12 @@ export class PrometheusCrawlMetrics implements CrawlMetricsSink {
   private readonly crawlFigures = new Gauge({ name: 'crawler_crawl_urls', help: "A crawl's URLs discovered, admitted and fetched so far.", labelNames: ['crawl', 'figure'], registers: [this.registry] });
   private readonly backlogSeconds = new Gauge({ name: 'crawler_parse_backlog_seconds', help: "A crawl's parse backlog in seconds of work (backpressure).", labelNames: ['crawl'], registers: [this.registry] });
   private readonly admitFactor = new Gauge({ name: 'crawler_admit_factor', help: "A crawl's admission factor: 1 full speed, 0 closed.", labelNames: ['crawl'], registers: [this.registry] });
+  private readonly refused = new Gauge({ name: 'crawler_urls_refused', help: 'URLs a crawl refused to register, by reason (scope, traps, budget).', labelNames: ['crawl', 'reason'], registers: [this.registry] });
+  private readonly recrawlCycles = new Counter({ name: 'crawler_recrawl_cycles_total', help: 'Recrawl cycles ended, by state (finished, stopped, empty).', labelNames: ['state'], registers: [this.registry] });
+  private readonly recrawlChangesPerRequest = new Gauge({ name: 'crawler_recrawl_changes_per_request', help: "The last recrawl cycle's changes detected per request (001's freshness per cost).", registers: [this.registry] });
+  private readonly recrawlBudgetUsed = new Gauge({ name: 'crawler_recrawl_budget_used_ratio', help: 'Requests of the last recrawl cycle over the URLs it planned.', registers: [this.registry] });
+  private readonly recrawlNotModified = new Counter({ name: 'crawler_recrawl_not_modified_total', help: 'Recrawl visits answered 304 (confirmed fresh for a few hundred bytes).', registers: [this.registry] });
+  private readonly recrawlChanged = new Counter({ name: 'crawler_recrawl_changed_total', help: 'Recrawl visits that found the content changed.', registers: [this.registry] });
   private readonly hostsWaiting = new Gauge({ name: 'crawler_hosts_waiting', help: "Hosts with work of a crawl in a long wait, by reason.", labelNames: ['crawl', 'reason'], registers: [this.registry] });
 
   constructor() {
@@ -57,7 +63,16 @@ export class PrometheusCrawlMetrics implements CrawlMetricsSink {
     this.politenessWaitSeconds.observe(ms / 1000);
   }
 
-  frontierTicked(crawl: string, tick: FrontierTickResult): void {
+  recrawlCycleFinished(summary: RecrawlCycleSummary): void {
+    this.recrawlCycles.inc({ state: summary.state });
+    this.recrawlChangesPerRequest.set(summary.changesPerRequest);
+    this.recrawlBudgetUsed.set(summary.planned.total === 0 ? 0 : summary.requests / summary.planned.total);
+    this.recrawlNotModified.inc(summary.notModified);
+    this.recrawlChanged.inc(summary.changed);
+  }
+
+  frontierTicked(crawl: string, tick: FrontierTickResult, refusedByReason: Record<string, number>): void {
+    for (const [reason, n] of Object.entries(refusedByReason)) this.refused.set({ crawl, reason }, n);
     const { counts } = tick;
     const states: Record<string, number> = { queued: counts.queued, in_flight: counts.inFlight, done: counts.done, failed: counts.failed, dead: counts.dead, dropped: counts.dropped };
     for (const [state, n] of Object.entries(states)) this.frontier.set({ crawl, state }, n);

@@ -6,7 +6,7 @@
  * Labels stay bounded: outcome and failure type names, robots policy kinds, crawl ids for gauges;
  * never a URL or a host.
  */
-import type { FrontierTickResult } from '../../contracts/activities.js';
+import type { FrontierTickResult, RecrawlCycleSummary } from '../../contracts/activities.js';
 
 export interface CrawlMetricsSink {
   /** A fetch ended: `outcome` is fetched, not-modified, redirect, a skip reason, or the failure type. */
@@ -18,6 +18,8 @@ export interface CrawlMetricsSink {
   robotsRefreshed(outcome: string): void;
   /** A request waited this long for its host's politeness slot. */
   politenessWaited(ms: number): void;
-  /** The frontier's figures at a tick of a crawl. */
-  frontierTicked(crawlId: string, tick: FrontierTickResult): void;
+  /** The frontier's figures at a tick of a crawl, with the URLs it refused so far by reason. */
+  frontierTicked(crawlId: string, tick: FrontierTickResult, refusedByReason: Record<string, number>): void;
+  /** A recrawl cycle ended: its freshness work and how much of its budget it used. */
+  recrawlCycleFinished(summary: RecrawlCycleSummary): void;
 }

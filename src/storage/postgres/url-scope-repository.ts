@@ -335,7 +335,13 @@ export async function readTrapReport(db: Queryable, crawlId: string, maxHosts = 
        ORDER BY demoted + dropped DESC, host LIMIT $2`,
       [crawlId, maxHosts],
     ),
-    db.query<{ reason: string; urls: string }>('SELECT reason, sum(urls) AS urls FROM crawl_rejection_counts WHERE crawl_id = $1 GROUP BY reason ORDER BY 2 DESC, reason', [crawlId]),
+    readRejectionCounts(db, crawlId),
   ]);
-  return { hosts: hosts.rows, rejections: Object.fromEntries(rejections.rows.map((row) => [row.reason, Number(row.urls)])) };
+  return { hosts: hosts.rows, rejections };
+}
+
+/** URLs the crawl refused to register, by reason (out of scope, a trap, the budget), most first. */
+export async function readRejectionCounts(db: Queryable, crawlId: string): Promise<Record<string, number>> {
+  const rejections = await db.query<{ reason: string; urls: string }>('SELECT reason, sum(urls) AS urls FROM crawl_rejection_counts WHERE crawl_id = $1 GROUP BY reason ORDER BY 2 DESC, reason', [crawlId]);
+  return Object.fromEntries(rejections.rows.map((row) => [row.reason, Number(row.urls)]));
 }
