@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { FrontierTickResult, RecrawlCycleSummary } from '../../src/contracts/activities.js';
+import { PrometheusCrawlMetrics } from '../../src/workers/prometheus-metrics.js';
+
+const line = (text: string, prefix: string): string | undefined => text.split('\n').find((candidate) => candidate.startsWith(prefix));
+
+describe('PrometheusCrawlMetrics', () => {
+  it("sets a crawl's frontier gauges, refusals and waiting hosts from a tick", async () => {
+    const metrics = new PrometheusCrawlMetrics();
+    const tick = {
+      counts: { queuedByTier: [3, 1], queued: 4, inFlight: 2, done: 7, failed: 1, dead: 0, dropped: 0, discovered: 14, admitted: 10, fetched: 6 },
+      admission: { maxInFlight: 10, admitFactor: 0.5, backlogSeconds: 2.5, reason: 'backlog' },
+      activeHosts: 2,
+      hostsWoken: 0,
+      errorsByType: {},
+      waits: { hosts: [{ reason: 'circuit-open', hosts: 2, sinceMs: 0, nextEndsAtMs: 1, lastEndsAtMs: 2 }], storage: { failures: 0, failingSinceMs: null, lastError: null, lastFailureAtMs: null } },
+      finished: false,
+      nowMs: 0,
+    } satisfies FrontierTickResult;
+    metrics.frontierTicked('c1', tick, { 'out-of-scope': 5 });
+    const text = await metrics.registry.metrics();
+    expect(line(text, 'crawler_frontier_urls{crawl="c1",state="in_flight"}')).toBe('crawler_frontier_urls{crawl="c1",state="in_flight"} 2');
+    expect(line(text, 'crawler_frontier_queued_urls{crawl="c1",tier="1"}')).toBe('crawler_frontier_queued_urls{crawl="c1",tier="1"} 1');
+    expect(line(text, 'crawler_urls_refused{crawl="c1",reason="out-of-scope"}')).toBe('crawler_urls_refused{crawl="c1",reason="out-of-scope"} 5');
+    expect(line(text, 'crawler_hosts_waiting{crawl="c1",reason="circuit-open"}')).toBe('crawler_hosts_waiting{crawl="c1",reason="circuit-open"} 2');
+    expect(line(text, 'crawler_parse_backlog_seconds{crawl="c1"}')).toBe('crawler_parse_backlog_seconds{crawl="c1"} 2.5');
+  });
+
+  it("counts a recrawl cycle's state, changes, 304s and budget use", async () => {
+    const metrics = new PrometheusCrawlMetrics();
+    const summary = {
+      crawlId: 'r1',
+      planned: { recrawl: 8, reestimation: 1, verification: 1, tombstone: 0, total: 10 },
+      requests: 8,
+      notModified: 5,
+      fullFetches: 3,
+      failed: 0,
+      changed: 2,
+      unchanged: 6,
+      baselines: 0,
+      bytes: 1000,
+      wireBytes: 1200,
+      newBodies: 2,
+      changesPerRequest: 0.25,
+      wireBytesPerChange: 600,
+      byPurpose: {},
+      state: 'finished',
+    } satisfies RecrawlCycleSummary;
+    metrics.recrawlCycleFinished(summary);
+    metrics.recrawlCycleFinished(summary);
+    const text = await metrics.registry.metrics();
+    expect(line(text, 'crawler_recrawl_cycles_total{state="finished"}')).toBe('crawler_recrawl_cycles_total{state="finished"} 2');
+    expect(line(text, 'crawler_recrawl_budget_used_ratio ')).toBe('crawler_recrawl_budget_used_ratio 0.8');
+    expect(line(text, 'crawler_recrawl_changes_per_request ')).toBe('crawler_recrawl_changes_per_request 0.25');
+    expect(line(text, 'crawler_recrawl_not_modified_total ')).toBe('crawler_recrawl_not_modified_total 10');
+  });
+});
