@@ -3,11 +3,7 @@
  * backpressure, waking hosts) and closing the crawl.
  */
 import { admissionDecision, hostClaimCap } from '../domain/frontier/index.js';
-import { compileQueryPolicies, tryCanonicalizeUrl, urlFingerprint, redactUserinfo } from '../domain/url/index.js';
-import { inTransaction } from '../storage/postgres/pool.js';
 import {
-  addSeedHosts,
-  createCrawl,
   deferredByReason,
   errorsByType,
   frontierCounts,
@@ -17,7 +13,7 @@ import {
   publishCrawlControl,
   type CrawlRecordState,
 } from '../storage/postgres/crawl-repository.js';
-import { countStaleLinkPages, idleHostsWithWork, registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { countStaleLinkPages, idleHostsWithWork } from '../storage/postgres/frontier-repository.js';
 import { crawlHostCounts } from '../storage/postgres/host-repository.js';
 import { crawlWaits } from '../storage/postgres/crawl-waits-repository.js';
 import type {
@@ -31,8 +27,8 @@ import type {
 import type { CrawlContextCache } from '../services/frontier/crawl-context.js';
 import type { ActivityDeps } from '../services/deps.js';
 import { relinkStalePages } from '../services/frontier/depth-relaxation.js';
+import { registerSeedBatch } from '../services/frontier/seed-registration.js';
 import { HostWaker } from '../services/frontier/host-waker.js';
-import { priorityOfDiscovery } from '../services/frontier/link-registration.js';
 
 /** Parse throughput is measured over this window for backpressure. */
 const BACKLOG_WINDOW_SECONDS = 30;
@@ -44,38 +40,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
   const waker = new HostWaker(deps);
 
   async function registerSeeds(input: RegisterSeedsInput): Promise<RegisterSeedsResult> {
-    const rejected: RegisterSeedsResult['rejected'] = [];
-    const entries: NewFrontierEntry[] = [];
-    // The crawl's verified query policies apply to seeds too: a seed and the same page found as a
-    // link must get one fingerprint, or the page is fetched twice.
-    const canonicalizeOptions = { queryPolicies: compileQueryPolicies(input.config.queryPolicies ?? []) };
-    for (const seed of input.seeds) {
-      const result = tryCanonicalizeUrl(seed, canonicalizeOptions);
-      if (!result.ok) {
-        rejected.push({ url: redactUserinfo(seed), reason: `${result.error.code}: ${result.error.message}` });
-        continue;
-      }
-      const url = result.value;
-      const { priority, tier } = priorityOfDiscovery({ depth: 0, trapPenalty: 0 });
-      entries.push({
-        fingerprint: urlFingerprint(url.url),
-        url: url.url,
-        host: url.host,
-        origin: url.origin,
-        canonicalizationVersion: url.version,
-        depth: 0,
-        priority,
-        tier,
-      });
-    }
-    const seedHosts = [...new Set(entries.map((entry) => entry.host))];
-    const registered = await inTransaction(deps.pool, async (client) => {
-      if (input.createCrawl) await createCrawl(client, { id: input.crawlId, config: input.config, seedHosts });
-      else await addSeedHosts(client, input.crawlId, seedHosts);
-      // Seeds are what the operator asked for: they do not spend the discovery budget.
-      return registerFrontierEntries(client, input.crawlId, entries, { respectDiscoveryBudget: false });
-    });
-    return { registered: registered.length, rejected };
+    return registerSeedBatch(deps.pool, input);
   }
 
   async function frontierTick(input: FrontierTickInput): Promise<FrontierTickResult> {

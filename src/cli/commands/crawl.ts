@@ -14,6 +14,10 @@ import { isTransientClientError, retryThroughOutages } from '../client-outages.j
 import { flagOfConfigField } from '../config-flags.js';
 import { connectServices, temporalUiLink } from '../services.js';
 import { ServiceWatch, objectStoreProbe, postgresProbe } from '../service-watch.js';
+import { SEEDS_IN_WORKFLOW_INPUT, checkSeedsFile, seedBatches } from '../seeds-file.js';
+import { connectDatabase } from '../client.js';
+import { registerSeedBatch } from '../../services/frontier/seed-registration.js';
+import type { Pool } from '../../storage/postgres/pool.js';
 
 export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max-pages N] [--max-depth D]
                      [--min-host-delay-ms MS] [--user-agent UA] [--allow-private-networks]
@@ -32,6 +36,8 @@ Runs a crawl to the end: starts the local stack if needed (and leaves it running
 in this process unless --no-worker, shows progress, prints a summary and the Temporal UI link.
 While Temporal is unreachable it says so on the progress line and keeps waiting for the crawl.
 
+  --seeds-file F           one URL per line (# comments), up to 1,000,000, each checked before
+                           anything starts; past 10,000 they are registered in batches first
   --resume ID              attach to crawl ID (still running after its process died, or
                            finished): run a worker for it, show its progress, print its summary.
                            Re-running a crawl with the --crawl-id of a running one does the same.
@@ -104,12 +110,16 @@ const options = {
 
 export async function crawlCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, options, crawlUsage);
-  const seeds = [...positionals, ...(values['seeds-file'] ? await readSeedsFile(values['seeds-file']) : [])];
-  const resume = values.resume;
-  if (resume !== undefined && (seeds.length > 0 || values['crawl-id'] !== undefined)) throw new CliError(`--resume ${resume} attaches to a crawl as it was started: give no seeds and no --crawl-id with it`, 2);
-  if (seeds.length === 0 && resume === undefined) throw new CliError(`no seed URLs: give URLs or --seeds-file\n\n${crawlUsage}`, 2);
+  const seedsFile = values['seeds-file'];
   // Every seed is checked before anything starts: one bad URL and nothing runs.
-  for (const seed of seeds) {
+  const seedCount = positionals.length + (seedsFile === undefined ? 0 : await checkSeedsFile(seedsFile, positionals.length));
+  // A large file is registered by this process in batches, not put in the workflow's input.
+  const registersSeedsItself = seedCount > SEEDS_IN_WORKFLOW_INPUT;
+  const seeds = registersSeedsItself || seedsFile === undefined ? positionals : [...positionals, ...(await allSeeds(seedsFile))];
+  const resume = values.resume;
+  if (resume !== undefined && (seedCount > 0 || values['crawl-id'] !== undefined)) throw new CliError(`--resume ${resume} attaches to a crawl as it was started: give no seeds and no --crawl-id with it`, 2);
+  if (seedCount === 0 && resume === undefined) throw new CliError(`no seed URLs: give URLs or --seeds-file\n\n${crawlUsage}`, 2);
+  for (const seed of positionals) {
     const result = tryCanonicalizeUrl(seed);
     if (!result.ok) {
       throw new CliError(`invalid seed URL '${redactUserinfo(seed)}': ${result.error.message}. Fix or remove it; nothing was started.`, 2);
@@ -152,10 +162,12 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     }
     if (!json) say(`attached to crawl ${crawlId}${link ? `; watch it at ${link}` : ''}`);
   } else {
-    const input: CrawlWorkflowInput = { crawlId, config, seeds, taskQueue };
+    if (registersSeedsItself) await registerSeeds(worker?.pool ?? (await connectDatabase(endpoints)), { crawlId, config, positionals, seedsFile: seedsFile!, seedCount, say: json ? () => undefined : say });
+    // Registered here: the workflow starts on the crawl's records (resume), its input small.
+    const input: CrawlWorkflowInput = registersSeedsItself ? { crawlId, config, seeds: [], taskQueue, resume: true } : { crawlId, config, seeds, taskQueue };
     try {
       handle = await retryThroughOutages(
-        () => client.workflow.start('crawlWorkflow', { workflowId, taskQueue, args: [input], staticSummary: `Crawl ${crawlId}: ${seeds.length} seed(s), max ${config.maxPages} pages` }),
+        () => client.workflow.start('crawlWorkflow', { workflowId, taskQueue, args: [input], staticSummary: `Crawl ${crawlId}: ${seedCount} seed(s), max ${config.maxPages} pages` }),
         outageNotes,
       );
       if (!json) say(`crawl ${crawlId} started${link ? `; watch it at ${link}` : ''}`);
@@ -361,17 +373,29 @@ async function readTrapOptions(file: string): Promise<CrawlTrapConfig> {
   return parsed as CrawlTrapConfig;
 }
 
-async function readSeedsFile(file: string): Promise<string[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new CliError(`cannot read seeds file '${file}': ${(error as Error).message}`, 2);
-  }
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.replace(/#.*$/, '').trim())
-    .filter(Boolean);
+async function allSeeds(file: string): Promise<string[]> {
+  const seeds: string[] = [];
+  for await (const batch of seedBatches(file)) seeds.push(...batch);
+  return seeds;
+}
+
+/** A large seeds file into the frontier, SEED_BATCH per transaction, before the crawl workflow starts. */
+async function registerSeeds(
+  pool: Pool,
+  input: { crawlId: string; config: CrawlConfig; positionals: string[]; seedsFile: string; seedCount: number; say: (line: string) => void },
+): Promise<void> {
+  let registered = 0;
+  let batches = 0;
+  const register = async (seeds: string[]): Promise<void> => {
+    // createCrawl on every batch: the record is made once, and a batch repeated (a re-run) registers nothing twice.
+    const result = await registerSeedBatch(pool, { crawlId: input.crawlId, config: input.config, seeds, createCrawl: true });
+    registered += result.registered;
+    batches += 1;
+    if (batches % 10 === 0) input.say(`registering seeds: ${registered.toLocaleString('en')} of ${input.seedCount.toLocaleString('en')}`);
+  };
+  if (input.positionals.length > 0) await register(input.positionals);
+  for await (const batch of seedBatches(input.seedsFile)) await register(batch);
+  input.say(`registered ${registered.toLocaleString('en')} seeds (${input.seedCount.toLocaleString('en')} given, duplicates once)`);
 }
 
 function newCrawlId(): string {
