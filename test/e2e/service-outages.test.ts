@@ -175,6 +175,10 @@ describe('a service killed mid-crawl', () => {
       });
       console.log(`[chaos ${service}] exit ${JSON.stringify(exit)}; seen while down:\n  ${seenWhileDown.join('\n  ')}`);
       console.log(`[chaos ${service}] duplicate requests (${duplicateRequests.length}): ${duplicateRequests.join(', ') || 'none'}`);
+      if (summary === undefined) {
+        const lines = crawl.stdout().trim().split('\n');
+        console.log(`[chaos ${service}] stdout is not one JSON object: ${lines.length} lines; first and last:\n${[...lines.slice(0, 8), '...', ...lines.slice(-3)].map((line) => line.slice(0, 300)).join('\n')}`);
+      }
       if (exit.code !== 0) console.log(`[chaos ${service}] stderr tail:\n${crawl.stderr.slice(-30).map((line) => line.text).join('\n')}`);
 
       // The crawl ends, and says so in one JSON object on stdout.
