@@ -61,7 +61,9 @@ function installRuntime(logLevel: LogLevel): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger(logLevel) });
+    // Core's own logs (gRPC retry warnings while Temporal is down) are forwarded to this logger,
+    // which writes to stderr: printed by core directly, they went to stdout, before `--json`'s summary.
+    Runtime.install({ logger: new DefaultLogger(logLevel), telemetryOptions: { logging: { forward: {} } } });
   } catch {
     // Already installed by the embedding program: keep its settings.
   }
