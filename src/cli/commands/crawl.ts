@@ -6,7 +6,7 @@ import { QueryPolicyConfigError, compileQueryPolicies, redactUserinfo, tryCanoni
 import { createCrawlerWorker } from '../../workers/crawler-worker.js';
 import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal } from '../../contracts/messages.js';
 import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
-import { describeCrawlWaits } from '../../contracts/describe-waits.js';
+import { clockTime, describeCrawlWaits } from '../../contracts/describe-waits.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
 import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
@@ -169,10 +169,17 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     }
   };
   process.on('SIGINT', onSigint);
+  // The client retries a call to an unreachable server for a while before it fails: a query
+  // unanswered for long says so instead of leaving the last progress line standing silently.
+  let lastStatusAtMs = Date.now();
   const timer = setInterval(() => {
+    if (Date.now() - lastStatusAtMs > STATUS_SILENCE_MS) {
+      progress.note(`no crawl status from Temporal since ${clockTime(lastStatusAtMs)} (is it up? \`crawler stack status\`); the crawl goes on, retrying`);
+    }
     handle
       .query(crawlStatusQuery)
       .then((status) => {
+        lastStatusAtMs = Date.now();
         progress.note(undefined);
         progress.show(status);
       })
@@ -220,6 +227,9 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   }
   return 0;
 }
+
+/** A status query unanswered this long is reported on the progress line. */
+const STATUS_SILENCE_MS = 5_000;
 
 type CrawlValues = Record<string, string | boolean | string[] | undefined>;
 
