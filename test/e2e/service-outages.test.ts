@@ -59,6 +59,8 @@ interface OutageMeasure {
   duplicateRequests: string[];
   duplicateFetchRows: number;
   storageFailures: number;
+  /** The crawl's own duration per its summary, ms. */
+  crawlMs: number;
 }
 
 const measures: OutageMeasure[] = [];
@@ -172,6 +174,7 @@ describe('a service killed mid-crawl', () => {
         duplicateRequests,
         duplicateFetchRows: duplicateRows.rows.length,
         storageFailures: summary?.storageFailures ?? -1,
+        crawlMs: summary?.durationMs ?? -1,
       });
       console.log(`[chaos ${service}] exit ${JSON.stringify(exit)}; seen while down:\n  ${seenWhileDown.join('\n  ')}`);
       console.log(`[chaos ${service}] duplicate requests (${duplicateRequests.length}): ${duplicateRequests.join(', ') || 'none'}`);
@@ -190,6 +193,9 @@ describe('a service killed mid-crawl', () => {
       // Every reachable page fetched; nothing else, and nothing twice but what the outage interrupted.
       expect(lost).toEqual([]);
       expect([...fetchedPages].filter((url) => !expected.has(url))).toEqual([]);
+      // The progress line names the outage it knows of (a Postgres outage it does not name yet: see issue 21).
+      if (service === 'temporal') expect(seenWhileDown.some((line) => /Temporal/.test(line)), seenWhileDown.join('\n')).toBe(true);
+      if (service === 'minio') expect(seenWhileDown.some((line) => /object store failing since/.test(line)), seenWhileDown.join('\n')).toBe(true);
       if (service === 'minio') {
         // A body waits for the store instead of its page being fetched again.
         expect(summary?.storageFailures).toBeGreaterThan(0);
@@ -316,7 +322,7 @@ function distinctLines(lines: TimedLine[]): string[] {
 function printOutageTable(rows: OutageMeasure[]): void {
   const lines = rows.map(
     (row) =>
-      `| ${row.service} | ${row.stderrLinesWhileDown} stderr lines, ${row.seenWhileDown.length} distinct headlines | kill->page ${row.killToNextPageMs} ms, restart->page ${row.restartToNextPageMs} ms | ${row.lostPages} | ${row.duplicateRequests.length} requests, ${row.duplicateFetchRows} rows | storageFailures ${row.storageFailures} |`,
+      `| ${row.service} | ${row.stderrLinesWhileDown} stderr lines, ${row.seenWhileDown.length} distinct headlines | kill->page ${row.killToNextPageMs} ms, restart->page ${row.restartToNextPageMs} ms | ${row.lostPages} | ${row.duplicateRequests.length} requests, ${row.duplicateFetchRows} rows | storageFailures ${row.storageFailures} | crawl ${row.crawlMs} ms |`,
   );
-  console.log(['[chaos] outage | seen | recovery | lost | duplicated | storage', ...lines].join('\n'));
+  console.log(['[chaos] outage | seen | recovery | lost | duplicated | storage | crawl', ...lines].join('\n'));
 }
