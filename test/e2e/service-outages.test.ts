@@ -55,6 +55,8 @@ interface OutageMeasure {
   killToNextPageMs: number;
   /** From the restart (stack up done, or the resumed process spawned) to the first page request after it, ms. */
   restartToNextPageMs: number;
+  /** From the restart to the last page request of the crawl, ms: how long the crawl's tail took after it. */
+  restartToLastPageMs: number;
   lostPages: number;
   duplicateRequests: string[];
   duplicateFetchRows: number;
@@ -170,6 +172,7 @@ describe('a service killed mid-crawl', () => {
         stderrLinesWhileDown: whileDown.length,
         killToNextPageMs: Math.round(firstPageAfterKill.startedAtMs - killedAtMs),
         restartToNextPageMs: Math.round(firstPageAfterRestart!.startedAtMs - restartedAtMs),
+        restartToLastPageMs: Math.round(Math.max(...pageRequests(web, log).map((entry) => entry.startedAtMs)) - restartedAtMs),
         lostPages: lost.length,
         duplicateRequests,
         duplicateFetchRows: duplicateRows.rows.length,
@@ -322,7 +325,7 @@ function distinctLines(lines: TimedLine[]): string[] {
 function printOutageTable(rows: OutageMeasure[]): void {
   const lines = rows.map(
     (row) =>
-      `| ${row.service} | ${row.stderrLinesWhileDown} stderr lines, ${row.seenWhileDown.length} distinct headlines | kill->page ${row.killToNextPageMs} ms, restart->page ${row.restartToNextPageMs} ms | ${row.lostPages} | ${row.duplicateRequests.length} requests, ${row.duplicateFetchRows} rows | storageFailures ${row.storageFailures} | crawl ${row.crawlMs} ms |`,
+      `| ${row.service} | ${row.stderrLinesWhileDown} stderr lines, ${row.seenWhileDown.length} distinct headlines | kill->page ${row.killToNextPageMs} ms, restart->page ${row.restartToNextPageMs} ms, restart->last page ${row.restartToLastPageMs} ms | ${row.lostPages} | ${row.duplicateRequests.length} requests, ${row.duplicateFetchRows} rows | storageFailures ${row.storageFailures} | crawl ${row.crawlMs} ms |`,
   );
   console.log(['[chaos] outage | seen | recovery | lost | duplicated | storage | crawl', ...lines].join('\n'));
 }
