@@ -102,11 +102,12 @@ describe('a service killed mid-crawl', () => {
     const generated = generateWeb({ hosts: 30, pagesPerHost: 6, linksPerPage: 3, crossHostLinkRatio: 0.3, seed: 2100 + caseIndex, base: `127.4${caseIndex}.0.1` });
     const web = await startTestWeb(generated.spec);
     const pool = createPool({ connectionString: endpoints.postgres.url, maxConnections: 3 });
+    let crawl: CliProcess | undefined;
     try {
       const expected = generated.expectedReachable(web.port);
       const seedsFile = join(dataDir, `seeds-${service}.txt`);
       writeFileSync(seedsFile, `${generated.seeds(web.port).join('\n')}\n`);
-      let crawl = cli([
+      crawl = cli([
         'crawl',
         '--seeds-file',
         seedsFile,
@@ -221,6 +222,8 @@ describe('a service killed mid-crawl', () => {
       );
       expect(open.rows).toEqual([]);
     } finally {
+      // A case that failed half-way must not leave its crawl running into the next one.
+      if (crawl !== undefined && crawl.child.exitCode === null && crawl.child.signalCode === null) crawl.child.kill('SIGKILL');
       await pool.end();
       await web.close();
     }
