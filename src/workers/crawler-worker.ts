@@ -77,8 +77,10 @@ function installRuntime(logLevel: LogLevel, logFormat: LogFormat, sdkMetricsAddr
     Runtime.install({
       logger: logFormat === 'json' ? new DefaultLogger(logLevel, (entry) => void process.stderr.write(`${jsonLogLine(entry)}\n`)) : new DefaultLogger(logLevel),
       telemetryOptions: {
-        // JSON: the core's own lines through the same logger, so that every line is JSON.
-        ...(logFormat === 'json' ? { logging: { filter: { core: logLevel, other: 'ERROR' }, forward: {} } } : {}),
+        // Core's own logs (gRPC retry warnings while Temporal is down) go through the same logger, to
+        // stderr: printed by core directly, they went to stdout, before `--json`'s summary. With
+        // --log-format json every line is then JSON.
+        logging: { filter: { core: logLevel, other: 'ERROR' }, forward: {} },
         // The SDK's worker metrics, from its own exporter: served with ours (prometheus-metrics.ts).
         ...(sdkMetricsAddress === undefined ? {} : { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } }),
       },

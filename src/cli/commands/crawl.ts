@@ -6,7 +6,7 @@ import { QueryPolicyConfigError, compileQueryPolicies, redactCredentials, redact
 import { createCrawlerWorker } from '../../workers/crawler-worker.js';
 import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal } from '../../contracts/messages.js';
 import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
-import { describeCrawlWaits } from '../../contracts/describe-waits.js';
+import { clockTime, describeCrawlWaits } from '../../contracts/describe-waits.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
 import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
@@ -200,16 +200,27 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     }
   };
   process.on('SIGINT', onSigint);
+  // The client retries a call to an unreachable server for a while before it fails: a query
+  // unanswered for long says so instead of leaving the last progress line standing silently.
+  let lastStatusAtMs = Date.now();
+  // One status query at a time: through an outage the client retries each, and a new one a second piled up.
+  let statusQuery: Promise<void> | undefined;
   const timer = setInterval(() => {
-    handle
+    if (Date.now() - lastStatusAtMs > STATUS_SILENCE_MS) {
+      progress.note('temporal', `no crawl status from Temporal since ${clockTime(lastStatusAtMs)} (is it up? \`crawler stack status\`); the crawl goes on, retrying`);
+    }
+    if (statusQuery !== undefined) return;
+    statusQuery = handle
       .query(crawlStatusQuery)
       .then((status) => {
+        lastStatusAtMs = Date.now();
         progress.note('temporal', undefined);
         progress.show(status);
       })
       .catch((error: unknown) => {
         if (isTransientClientError(error)) progress.note('temporal', `Temporal not answering (${firstLine(error)}); the crawl goes on, retrying`);
-      });
+      })
+      .finally(() => (statusQuery = undefined));
   }, 1000);
 
   let summary: CrawlSummary;
@@ -224,6 +235,11 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   } finally {
     clearInterval(timer);
     services.stop();
+    // A query the client is still retrying must end before the worker closes the connection: the
+    // client's retry timer (grpc-retry.ts) calls into the closed channel, which throws out of the
+    // timer ("Channel has been shut down") and exits 1 after a finished crawl. Bounded: a query
+    // nothing answers must not hold the exit for ever.
+    await Promise.race([statusQuery, new Promise((resolve) => setTimeout(resolve, STATUS_QUERY_DRAIN_MS).unref())]);
     progress.done();
     process.off('SIGINT', onSigint);
     await worker?.shutdown();
@@ -252,6 +268,11 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   }
   return 0;
 }
+
+/** A status query unanswered this long is reported on the progress line. */
+const STATUS_SILENCE_MS = 5_000;
+/** How long the end of a crawl waits for a status query still in flight. */
+const STATUS_QUERY_DRAIN_MS = 30_000;
 
 type CrawlValues = Record<string, string | boolean | string[] | undefined>;
 
