@@ -218,7 +218,9 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       // Every start waits the delay plus a margin; the workflow may start a burst before the host's
       // next fetch time (it then needs no timer), so the first may wait too.
       if (index > 0 || waitMs > 0) {
-        deps.metrics?.politenessWaited(await timed('waiting', sleepUntilMs(decidedAtMs + waitMs + TIMER_MARGIN_MS, { nowMs: deps.now, sleepMs: (ms) => context.sleep(ms) })));
+        // The wait first, on its own line: `metrics?.f(await wait)` would skip the wait without metrics.
+        const waitedMs = await timed('waiting', sleepUntilMs(decidedAtMs + waitMs + TIMER_MARGIN_MS, { nowMs: deps.now, sleepMs: (ms) => context.sleep(ms) }));
+        deps.metrics?.politenessWaited(waitedMs);
       }
       // A store that lags stops the burst's requests, not only its end: bodies waiting for it stay few.
       while (storingNow.size >= MAX_BODIES_STORING || (bodiesWaitingForStore > 0 && storingNow.size > 0)) {
