@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the binaries the local stack runs: the Temporal CLI (dev server) and MinIO into
-# .tools/bin at pinned versions, and Debian's PostgreSQL server binaries when none are found.
+# .tools/bin at pinned versions, and Debian's PostgreSQL server binaries when none are found;
+# and compose-config (tools/compose-config), which checks docker-compose.yml in the tests.
 # Idempotent and silent when everything is already in place; `npm run tools` runs it.
 set -euo pipefail
 
@@ -80,6 +81,26 @@ go_tool() {
   record_version "$name" "$version"
 }
 
+# local_go_tool NAME DIR: builds the Go program in DIR (a module of this repository) into
+# .tools/bin, again whenever its source changes (a hash of it is recorded in versions.txt).
+local_go_tool() {
+  local name="$1" dir="$ROOT/$2" binary="$TOOLS_BIN/$1" hash
+  hash="src-$(cat "$dir"/go.mod "$dir"/go.sum "$dir"/*.go | sha256sum | cut -c1-16)"
+  if [[ -x "$binary" && "$(recorded_version "$name")" == "$hash" ]]; then return 0; fi
+  require_go "$name"
+  mkdir -p "$TOOLS_BIN"
+  say "building $name from $2 into .tools/bin"
+  local log
+  log="$(mktemp)"
+  if ! (cd "$dir" && go build -o "$binary" .) > "$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    rm -f "$log"
+    fail "go build of $2 failed (output above)." "Check that the Go module proxy is reachable (go env GOPROXY), then rerun: npm run tools"
+  fi
+  rm -f "$log"
+  record_version "$name" "$hash"
+}
+
 # The directory holding initdb, pg_ctl and postgres: PATH first, then Debian's versioned
 # directories (newest first), matching how src/stack/tool-paths.ts looks for them.
 postgres_bin_dir() {
@@ -118,4 +139,6 @@ ensure_postgres() {
 
 go_tool temporal "$TEMPORAL_MODULE" "github.com/temporalio/cli" "$TEMPORAL_VERSION"
 go_tool minio "$MINIO_MODULE" "$MINIO_MODULE" "$MINIO_VERSION"
+# `docker compose config` for the compose file's test, where no compose plugin is installed.
+local_go_tool compose-config tools/compose-config
 ensure_postgres

@@ -1,9 +1,11 @@
-// The compose file's monitoring services and what they mount: Prometheus scrapes the workers on
-// the port they serve, Grafana gets its data source and the committed dashboard. (No Docker engine
-// here, and no compose plugin: the file is parsed and checked as `docker compose config` would
-// resolve it. That every metric the dashboard queries is exported is checked against a real
-// scrape in test/e2e/metrics.test.ts.)
-import { existsSync, readFileSync } from 'node:fs';
+// The compose file resolves as `docker compose config` resolves it (tools/compose-config, built on
+// the same library, since this machine has no compose plugin), and its monitoring services fit:
+// Prometheus scrapes the workers on the port they serve, Grafana gets its data source and the
+// committed dashboard. That every metric the dashboard queries is exported is checked against a
+// real scrape in test/e2e/metrics.test.ts.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -19,6 +21,32 @@ interface ComposeService {
   depends_on?: unknown;
 }
 const compose = parse(read('docker-compose.yml')) as { services: Record<string, ComposeService>; volumes: Record<string, unknown> };
+
+/** Runs tools/compose-config (built by scripts/install-tools.sh, which `npm test` runs first). */
+function composeConfig(file: string): { status: number | null; stdout: string; stderr: string } {
+  const binary = path.join(root, '.tools', 'bin', 'compose-config');
+  if (!existsSync(binary)) throw new Error(`${binary} is missing: run \`npm run tools\` (scripts/install-tools.sh builds it from tools/compose-config)`);
+  const run = spawnSync(binary, [file], { cwd: root, encoding: 'utf8' });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+describe('docker compose config', () => {
+  it('resolves docker-compose.yml, Prometheus and Grafana among its services', () => {
+    const resolved = composeConfig('docker-compose.yml');
+    expect(resolved.stderr).toBe('');
+    expect(resolved.status).toBe(0);
+    const services = Object.keys((parse(resolved.stdout) as { services: Record<string, unknown> }).services);
+    expect(services).toEqual(expect.arrayContaining(['postgres', 'temporal', 'minio', 'worker', 'prometheus', 'grafana']));
+  });
+
+  it('refuses a compose file the schema does not allow, naming what is wrong', () => {
+    const broken = path.join(mkdtempSync(path.join(tmpdir(), 'compose-')), 'docker-compose.yml');
+    writeFileSync(broken, read('docker-compose.yml').replace('    image: prom/prometheus:', '    imagex: prom/prometheus:'));
+    const resolved = composeConfig(broken);
+    expect(resolved.status).toBe(1);
+    expect(resolved.stderr).toContain('services.prometheus');
+  });
+});
 
 describe('docker-compose.yml monitoring', () => {
   it('has Prometheus and Grafana beside the crawler, on loopback ports, their named volumes declared', () => {
