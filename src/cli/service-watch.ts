@@ -3,7 +3,7 @@
  * themselves: client-outages.ts), so that the progress line can say which one is unreachable and
  * since when. The crawl does not wait for this: activities retry through an outage on their own.
  */
-import pg from 'pg';
+import { postgresAnswers } from '../stack/postgres-cluster.js';
 import { s3Client, type S3Connection } from '../stack/minio-server.js';
 
 /** A service's outage as the watch saw it: since its first failed probe. */
@@ -74,18 +74,9 @@ export class ServiceWatch {
   }
 }
 
-/** Connects and asks SELECT 1, on a connection of its own (the worker's pool may be waiting on the same outage). */
+/** Connects and asks SELECT 1 (postgresAnswers), on a connection of its own: the worker's pool may be waiting on the same outage. */
 export function postgresProbe(url: string): ServiceProbe {
-  return async (timeoutMs) => {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      await client.query('SELECT 1');
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  };
+  return async (timeoutMs) => void (await postgresAnswers(url, timeoutMs));
 }
 
 /** The crawl's bucket answers. */

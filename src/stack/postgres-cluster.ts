@@ -217,7 +217,9 @@ export async function requirePostgresPassword(options: { dir: string; adminUrl: 
 
 /** True when a `SELECT 1` over url succeeds. */
 export async function postgresAnswers(url: string, connectTimeoutMs = 3_000): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, query_timeout: connectTimeoutMs });
+  // A server that goes away mid-probe emits 'error' on the client: the probe's rejection says it.
+  client.on('error', () => undefined);
   try {
     await client.connect();
     await client.query('SELECT 1');

@@ -6,16 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FrontierTickInput, FrontierTickResult } from '../../src/contracts/activities.js';
 import { describeCrawlWaits } from '../../src/contracts/describe-waits.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
-import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
 import { crawlWaits, recordHostWait, recordStorageFailure, recordStorageRecovered } from '../../src/storage/postgres/crawl-waits-repository.js';
-import { registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { registerFrontierEntries } from '../../src/storage/postgres/frontier-repository.js';
 import { activitiesOf, createHarness, type Harness } from '../support/crawler-harness.js';
+import { frontierEntry } from '../support/frontier-entry.js';
 
-const entry = (host: string, path: string): NewFrontierEntry => {
-  const url = `http://${host}/${path}`;
-  return { fingerprint: urlFingerprint(url), url, host, origin: `http://${host}`, canonicalizationVersion: 1, depth: 1, priority: 1, tier: 0 };
-};
 
 describe('crawl waits', () => {
   let harness: Harness;
@@ -32,8 +28,8 @@ describe('crawl waits', () => {
     const config = resolveCrawlConfig({ allowPrivateNetworks: true, maxPages: 100 });
     await createCrawl(harness.pool, { id: crawlId, config, seedHosts: hosts.slice(0, 3) });
     await createCrawl(harness.pool, { id: otherCrawlId, config, seedHosts: [hosts[3]!] });
-    await registerFrontierEntries(harness.pool, crawlId, hosts.slice(0, 3).map((host) => entry(host, 'a')), { respectDiscoveryBudget: false });
-    await registerFrontierEntries(harness.pool, otherCrawlId, [entry(hosts[3]!, 'a')], { respectDiscoveryBudget: false });
+    await registerFrontierEntries(harness.pool, crawlId, hosts.slice(0, 3).map((host) => frontierEntry(host, 'a')), { respectDiscoveryBudget: false });
+    await registerFrontierEntries(harness.pool, otherCrawlId, [frontierEntry(hosts[3]!, 'a')], { respectDiscoveryBudget: false });
   });
 
   afterAll(async () => {

@@ -7,17 +7,13 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FrontierTickInput, FrontierTickResult } from '../../src/contracts/activities.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
-import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl, frontierCounts, reconcileInFlight } from '../../src/storage/postgres/crawl-repository.js';
-import { claimHostWork, registerFrontierEntries, settleFrontierEntry, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { claimHostWork, registerFrontierEntries, settleFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
 import { requeueOrphans } from '../../src/storage/postgres/host-repository.js';
 import type { HostWorkItem } from '../../src/contracts/activities.js';
 import { activitiesOf, createHarness, type Harness } from '../support/crawler-harness.js';
+import { frontierEntry } from '../support/frontier-entry.js';
 
-const entry = (host: string, path: string): NewFrontierEntry => {
-  const url = `http://${host}/${path}`;
-  return { fingerprint: urlFingerprint(url), url, host, origin: `http://${host}`, canonicalizationVersion: 1, depth: 1, priority: 1, tier: 0 };
-};
 
 describe('in-flight accounting', () => {
   let harness: Harness;
@@ -28,7 +24,7 @@ describe('in-flight accounting', () => {
   const newCrawl = async (crawlId: string, pages: number): Promise<HostWorkItem[]> => {
     const host = `127.72.0.${++crawls}`;
     await createCrawl(harness.pool, { id: crawlId, config: resolveCrawlConfig({ allowPrivateNetworks: true, maxPages: 100 }), seedHosts: [host] });
-    await registerFrontierEntries(harness.pool, crawlId, Array.from({ length: pages }, (_, i) => entry(host, `page-${i}`)), { respectDiscoveryBudget: false });
+    await registerFrontierEntries(harness.pool, crawlId, Array.from({ length: pages }, (_, i) => frontierEntry(host, `page-${i}`)), { respectDiscoveryBudget: false });
     return claimHostWork(harness.pool, { host, maxItems: pages, claimToken: `accounting-${crawls}`, random: () => 0.5, freshToken: true });
   };
   const hostOf = (item: HostWorkItem) => new URL(item.url).hostname;
