@@ -14,11 +14,16 @@
 //            --adaptive-factor N (our crawl's Mercator factor: the next request waits N x the last response time; default the product's)
 //            --hosts N --pages-per-host N (resize the scenario's web, e.g. for a quick try)
 //            --rounds N (compare: ours and Crawlee's per-host mode N times, alternating, and the median of the N ratios)
+//   npm run bench -- --scenario cli            the `crawler crawl` CLI as a user runs it (cold, then warm) beside
+//                                              Crawlee (in memory and persistent) on webs of several shapes (bench/lib/cli-webs.ts)
+//            --webs base,pages-2kb,...  (cli: which webs; default all)  --rounds N (cli: warm rounds per web)
 //   npm run bench -- --print report.json       the tables of a report saved with --json
 // See bench/README.md for what each figure means.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { stopStack } from '../src/stack/index.js';
+import { projectRoot, stopStack } from '../src/stack/index.js';
+import { printCliReport, runCliScenario, type CliScenarioReport } from './lib/cli-scenario.js';
+import { cliWebsNamed } from './lib/cli-webs.js';
 import { PRODUCT_TOKEN, type GenerateWebOptions } from '../test/support/test-web/index.js';
 import { DEFAULT_USER_AGENT } from '../src/config/crawl-config.js';
 import { defaultBenchDataDir, prepareBenchStack, type BenchStack } from './lib/bench-stack.js';
@@ -80,6 +85,7 @@ const BENCH_OPTIONS = {
   rounds: { type: 'string', default: '1' },
   'worker-heap-mb': { type: 'string' },
   print: { type: 'string' },
+  webs: { type: 'string' },
 } as const;
 
 function parseBenchArgs() {
@@ -95,8 +101,9 @@ const values = parseBenchArgs();
 
 if (values.print !== undefined) {
   // Prints the tables of a report saved with --json, without running anything.
-  const saved = JSON.parse((await import('node:fs')).readFileSync(values.print, 'utf8')) as BenchReport;
-  printReport(saved);
+  const saved = JSON.parse((await import('node:fs')).readFileSync(values.print, 'utf8')) as BenchReport | CliScenarioReport;
+  if ('scenario' in saved && saved.scenario === 'cli') printCliReport(saved);
+  else printReport(saved as BenchReport);
   process.exit(0);
 }
 
@@ -112,8 +119,8 @@ function positiveInteger(name: string, value: string | undefined): number | unde
 
 const scenarioNames: ScenarioName[] =
   values.scenario === 'all' ? ['compare', '10000x2'] : values.scenario in SCENARIOS ? [values.scenario as ScenarioName] : [];
-if (scenarioNames.length === 0) {
-  console.error(`--scenario must be 200x25, 10000x2, compare or all, got ${values.scenario}`);
+if (scenarioNames.length === 0 && values.scenario !== 'cli') {
+  console.error(`--scenario must be 200x25, 10000x2, compare, cli or all, got ${values.scenario}`);
   process.exit(2);
 }
 const delayMs = positiveInteger('delay-ms', values['delay-ms'])!;
@@ -145,6 +152,29 @@ function runOrder(scenario: Scenario): { crawler: CrawlerName; round: number }[]
   return order;
 }
 
+/** The `cli` scenario: its own data folder (the CLI's, deleted first: the first run is cold), its own report. */
+async function runCliBench(): Promise<void> {
+  let webs;
+  try {
+    webs = cliWebsNamed(values.webs);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(2);
+  }
+  const report = await runCliScenario({
+    webs,
+    delayMs,
+    rounds,
+    dataDir: values['data-dir'] ?? join(projectRoot(), '.test-data', 'bench-cli'),
+    keepStack: values['keep-stack'] === true,
+    timeoutMs,
+    profile: values.profile === true,
+    log,
+  });
+  if (json) process.stdout.write(`${JSON.stringify({ startedAt: new Date().toISOString(), machine: { cores: (await import('node:os')).cpus().length, node: process.version }, ...report })}\n`);
+  else printCliReport(report);
+}
+
 function resized(scenario: Scenario): Scenario {
   const web = { ...scenario.web };
   if (hostsOverride !== undefined) web.hosts = web.seedHosts = hostsOverride;
@@ -153,6 +183,10 @@ function resized(scenario: Scenario): Scenario {
 }
 const json = values.json === true;
 const log = (line: string): void => void process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+if (values.scenario === 'cli') {
+  await runCliBench();
+  process.exit(0);
+}
 
 function stackProcesses(stack: BenchStack): TrackedProcess[] {
   const tracked: TrackedProcess[] = [];

@@ -18,6 +18,8 @@ export interface CrawleeChildOptions {
   userAgent: string;
   productToken: string;
   timeoutMs: number;
+  /** Crawlee's default persistent storage (request queue and datasets on disk) instead of memory. Default false. */
+  persistStorage?: boolean;
 }
 
 export interface CrawleeChildResult {
@@ -59,7 +61,7 @@ class PerHostDelayCheerioCrawler extends CheerioCrawler {
 
 const options = JSON.parse(process.env['BENCH_CRAWLEE_OPTIONS'] ?? '{}') as CrawleeChildOptions;
 log.setLevel(log.LEVELS.ERROR);
-const config = new Configuration({ persistStorage: false, purgeOnStart: true });
+const config = new Configuration({ persistStorage: options.persistStorage === true, purgeOnStart: true });
 let handled = 0;
 let failed = 0;
 const crawlerOptions: ConstructorParameters<typeof CheerioCrawler>[0] = {

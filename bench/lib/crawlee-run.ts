@@ -3,6 +3,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { CrawleeChildOptions, CrawleeChildResult } from './crawlee-child.js';
+import { ReapedChildrenCpu } from './child-cpu.js';
 import { ProcessSampler, type ProcessFigures, type TrackedProcess } from './proc-sampler.js';
 
 const CHILD = fileURLToPath(new URL('./crawlee-child.ts', import.meta.url));
@@ -11,11 +12,22 @@ const RUN_TS = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
 export interface CrawleeRun {
   result: CrawleeChildResult;
   processes: ProcessFigures[];
+  /** Fork to exit, seconds: what a user of a Crawlee script waits, its start-up included. */
+  processWallSeconds: number;
+  /** The child's CPU from its reaped times, seconds (exact, where the sampler's last read is up to 0.5 s old). */
+  cpuSeconds: number;
 }
 
 export async function runCrawlee(options: CrawleeChildOptions, storageDir: string, alsoTrack: readonly TrackedProcess[]): Promise<CrawleeRun> {
+  const cpu = new ReapedChildrenCpu();
+  const forkedAt = performance.now();
   const child = fork(RUN_TS, [CHILD], {
-    env: { ...process.env, BENCH_CRAWLEE_OPTIONS: JSON.stringify(options), CRAWLEE_STORAGE_DIR: storageDir, CRAWLEE_PERSIST_STORAGE: 'false' },
+    env: {
+      ...process.env,
+      BENCH_CRAWLEE_OPTIONS: JSON.stringify(options),
+      CRAWLEE_STORAGE_DIR: storageDir,
+      CRAWLEE_PERSIST_STORAGE: options.persistStorage === true ? 'true' : 'false',
+    },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const sampler = new ProcessSampler();
@@ -27,5 +39,5 @@ export async function runCrawlee(options: CrawleeChildOptions, storageDir: strin
   });
   const processes = sampler.stop();
   await new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
-  return { result, processes };
+  return { result, processes, processWallSeconds: (performance.now() - forkedAt) / 1000, cpuSeconds: cpu.seconds() };
 }
