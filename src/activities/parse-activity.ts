@@ -14,6 +14,7 @@ import { recordAnalyzedPages } from '../services/documents/record-pages.js';
 import { readFetchedSitemap } from '../services/documents/sitemap-reading.js';
 import { isListingPage } from '../config/crawl-config.js';
 import { recordFetchedBody } from '../storage/postgres/fetch-repository.js';
+import { isTransactionConflict } from '../storage/postgres/pool.js';
 
 export { PARSER_VERSION, type FetchedPage } from '../services/documents/page-analysis.js';
 
@@ -22,7 +23,10 @@ export type PageParser = (input: ParseDocumentInput, fetched?: FetchedPage) => P
 
 export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache, recorderOptions: PageRecorderOptions = {}): PageParser {
   // One per worker process: the more parses share it, the fewer statements a page costs.
-  const recorder = new PageRecorder<AnalyzedPage, ParseDocumentResult>((pages) => recordAnalyzedPages(deps, pages), recorderOptions);
+  const recorder = new PageRecorder<AnalyzedPage, ParseDocumentResult>((pages) => recordAnalyzedPages(deps, pages), {
+    isTransientFailure: isTransactionConflict,
+    ...recorderOptions,
+  });
   return parsePage;
 
   async function parsePage(input: ParseDocumentInput, fetched: FetchedPage = {}): Promise<ParseDocumentResult> {

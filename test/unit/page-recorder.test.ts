@@ -116,7 +116,44 @@ describe('PageRecorder', () => {
     ]);
   });
 
+  it('records a batch that met another transaction (a deadlock) again whole, and splits it only when that keeps failing', async () => {
+    const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    const tried: string[][] = [];
+    let deadlocks = 1;
+    const recorder = new PageRecorder<Page, string>(
+      async (pages) => {
+        tried.push(pages.map((p) => p.name));
+        if (pages.length > 1 && deadlocks-- > 0) throw deadlock;
+        return pages.map((p) => `recorded ${p.name}`);
+      },
+      { maxBatchesInFlight: 1, isTransientFailure: (error) => (error as { code?: string }).code === '40P01' },
+    );
+    const first = recorder.record(page('first'));
+    const rest = ['b', 'c'].map((name) => recorder.record(page(name)));
+    await first;
+    expect(await Promise.all(rest)).toEqual(['recorded b', 'recorded c']);
+    expect(tried).toEqual([['first'], ['b', 'c'], ['b', 'c']]);
+
+    // Deadlocked every time: maxWholeRetries whole tries more, then page by page.
+    tried.length = 0;
+    deadlocks = Number.POSITIVE_INFINITY;
+    const stubborn = new PageRecorder<Page, string>(
+      async (pages) => {
+        tried.push(pages.map((p) => p.name));
+        if (pages.length > 1) throw deadlock;
+        return pages.map((p) => `recorded ${p.name}`);
+      },
+      { maxBatchesInFlight: 1, maxWholeRetries: 2, isTransientFailure: () => true },
+    );
+    const head = stubborn.record(page('head'));
+    const pair = ['x', 'y'].map((name) => stubborn.record(page(name)));
+    await head;
+    expect(await Promise.all(pair)).toEqual(['recorded x', 'recorded y']);
+    expect(tried).toEqual([['head'], ['x', 'y'], ['x', 'y'], ['x', 'y'], ['x'], ['y']]);
+  });
+
   it('refuses limits that are not whole numbers of at least one, by name', () => {
+    expect(() => new PageRecorder(async () => [], { maxWholeRetries: -1 })).toThrow(/maxWholeRetries must be a whole number >= 0, got -1/);
     expect(() => new PageRecorder(async () => [], { maxPagesPerBatch: 0 })).toThrow(/maxPagesPerBatch must be a whole number >= 1, got 0/);
     expect(() => new PageRecorder(async () => [], { maxBatchesInFlight: 1.5 })).toThrow(/maxBatchesInFlight must be a whole number >= 1, got 1.5/);
   });

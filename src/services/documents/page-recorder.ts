@@ -24,10 +24,19 @@ export interface PageRecorderOptions {
   maxPagesPerBatch?: number;
   /** Transactions under way at once per crawl; more pages wait and join the next. Default 2. */
   maxBatchesInFlight?: number;
+  /**
+   * Whether a batch's failure says nothing about its pages (a deadlock with another batch): such a
+   * batch is recorded again whole, up to maxWholeRetries times, before it is split page by page.
+   * Default: never.
+   */
+  isTransientFailure?: (error: unknown) => boolean;
+  /** Whole retries of a batch that failed transiently. Default 3. */
+  maxWholeRetries?: number;
 }
 
 export const DEFAULT_MAX_PAGES_PER_BATCH = 32;
 export const DEFAULT_MAX_BATCHES_IN_FLIGHT = 2;
+export const DEFAULT_MAX_WHOLE_RETRIES = 3;
 
 interface Waiting<P, R> {
   page: P;
@@ -45,6 +54,8 @@ interface CrawlQueue<P, R> {
 export class PageRecorder<P extends RecordablePage, R> {
   private readonly maxPagesPerBatch: number;
   private readonly maxBatchesInFlight: number;
+  private readonly isTransientFailure: (error: unknown) => boolean;
+  private readonly maxWholeRetries: number;
   private readonly queues = new Map<string, CrawlQueue<P, R>>();
 
   /** @param recordBatch records pages of one crawl in one transaction, a result per page in order, or fails as a whole. */
@@ -54,6 +65,11 @@ export class PageRecorder<P extends RecordablePage, R> {
   ) {
     this.maxPagesPerBatch = positiveWhole('maxPagesPerBatch', options.maxPagesPerBatch ?? DEFAULT_MAX_PAGES_PER_BATCH);
     this.maxBatchesInFlight = positiveWhole('maxBatchesInFlight', options.maxBatchesInFlight ?? DEFAULT_MAX_BATCHES_IN_FLIGHT);
+    this.isTransientFailure = options.isTransientFailure ?? (() => false);
+    this.maxWholeRetries = options.maxWholeRetries ?? DEFAULT_MAX_WHOLE_RETRIES;
+    if (!Number.isSafeInteger(this.maxWholeRetries) || this.maxWholeRetries < 0) {
+      throw new Error(`PageRecorderOptions.maxWholeRetries must be a whole number >= 0, got ${this.maxWholeRetries}`);
+    }
   }
 
   /** Records the page with the next batch of its crawl; resolves with its result once committed. */
@@ -99,7 +115,7 @@ export class PageRecorder<P extends RecordablePage, R> {
 
   private async run(batch: Waiting<P, R>[]): Promise<void> {
     try {
-      const results = await this.recordBatch(batch.map(({ page }) => page));
+      const results = await this.recordWhole(batch.map(({ page }) => page));
       batch.forEach(({ resolve }, index) => resolve(results[index]!));
     } catch (error) {
       if (batch.length === 1) {
@@ -112,6 +128,22 @@ export class PageRecorder<P extends RecordablePage, R> {
           (results) => waiting.resolve(results[0]!),
           (alone: unknown) => waiting.reject(alone),
         );
+      }
+    }
+  }
+
+  /**
+   * One transaction for the batch, tried again whole after a transient failure: split page by page,
+   * 32 pages cost 32 transactions in a row, and every host whose page is among them waits for them.
+   */
+  private async recordWhole(pages: P[]): Promise<R[]> {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await this.recordBatch(pages);
+      } catch (error) {
+        if (retry >= this.maxWholeRetries || !this.isTransientFailure(error)) throw error;
+        // Apart in time, so the two batches that deadlocked do not meet again at once.
+        await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * (retry + 1)));
       }
     }
   }

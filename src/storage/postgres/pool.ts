@@ -92,6 +92,15 @@ export function isPool(db: Pool | PoolClient): db is Pool {
   return db instanceof pg.Pool;
 }
 
+/**
+ * Whether a statement failed for what another transaction did at the same moment (a deadlock, a
+ * serialization failure), not for what it was given: run again, it may well commit.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
 export interface TransactionOptions {
   /**
    * The transaction's first statement, sent with BEGIN in one round trip (its values written in as
