@@ -5,6 +5,7 @@
  * on its own (page-analysis.ts) and recorded with the other pages this worker parses meanwhile,
  * in one transaction (page-recorder.ts, record-pages.ts).
  */
+import { ApplicationFailure } from '@temporalio/activity';
 import type { CrawlContextCache } from '../services/frontier/crawl-context.js';
 import type { ParseBatchInput, ParseBatchOutcome, ParseBatchResult, ParseDocumentInput, ParseDocumentResult } from '../contracts/activities.js';
 import type { ActivityDeps } from '../services/deps.js';
@@ -14,6 +15,7 @@ import { recordAnalyzedPages } from '../services/documents/record-pages.js';
 import { readFetchedSitemap } from '../services/documents/sitemap-reading.js';
 import { isListingPage } from '../config/crawl-config.js';
 import { recordFetchedBody } from '../storage/postgres/fetch-repository.js';
+import { ParseBudgetError } from '../parse/parse-budget.js';
 
 export { PARSER_VERSION, type FetchedPage } from '../services/documents/page-analysis.js';
 
@@ -44,7 +46,13 @@ export function createSignalReadingCheck(crawls: CrawlContextCache): (item: Pars
 export function createParseActivities(parsePage: PageParser, crawls: CrawlContextCache) {
   const readsSignalsOf = createSignalReadingCheck(crawls);
   async function parseDocument(input: ParseDocumentInput): Promise<ParseDocumentResult> {
-    return parsePage(input);
+    try {
+      return await parsePage(input);
+    } catch (error) {
+      // The same bytes fail the same way: one attempt, recorded as its type by the host workflow.
+      if (error instanceof ParseBudgetError) throw ApplicationFailure.create({ type: ParseBudgetError.failureType, message: error.message, nonRetryable: true });
+      throw error;
+    }
   }
 
   /**

@@ -24,7 +24,7 @@ import {
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
 import type { BurstClaim, FetchBurstResult, FetchFailureDetails, FetchUrlInput, FetchUrlResult, HostWaitReport, HostWorkItem, ParseBatchOutcome, SettleOutcome } from '../contracts/activities.js';
-import { POISON_ATTEMPT_LIMIT, fetchActivityRetryShape } from '../domain/failures/index.js';
+import { POISON_ATTEMPT_LIMIT, fetchActivityRetryShape, type FetchFailureType } from '../domain/failures/index.js';
 import { HostLoop, type BurstStep, type FetchedItem, type FollowUp, type HostStep } from './host-loop.js';
 import type { HostQueueSnapshot } from './host-queue.js';
 import { parseInputOf, type FetchedResult } from '../contracts/fetch-followup.js';
@@ -81,6 +81,9 @@ const burstActivities = proxyActivities<Activities>({
   heartbeatTimeout: '60s',
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 4 },
 });
+
+/** What parseDocument throws, once and non-retryable, for a page over its parse budget (src/parse/parse-budget.ts). */
+const PARSE_BUDGET_EXCEEDED: FetchFailureType = 'ParseBudgetExceeded';
 
 const parseActivities = proxyActivities<Activities>({
   startToCloseTimeout: '60s',
@@ -249,7 +252,14 @@ function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void) {
       await parseActivities.parseDocument(parseInputOf(item, fetched));
     } catch (error) {
       const message = error instanceof ActivityFailure && error.cause ? error.cause.message : String(error);
-      await settle(item, { kind: 'failed', failureType: 'ParseFailed', message, stage: 'parse', attempts: POISON_ATTEMPT_LIMIT });
+      // A page over the parse budget failed once, not retried: recorded as that, not as poison.
+      const overBudget = error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === PARSE_BUDGET_EXCEEDED;
+      await settle(
+        item,
+        overBudget
+          ? { kind: 'failed', failureType: PARSE_BUDGET_EXCEEDED, message, stage: 'parse', attempts: 1 }
+          : { kind: 'failed', failureType: 'ParseFailed', message, stage: 'parse', attempts: POISON_ATTEMPT_LIMIT },
+      );
     } finally {
       loop.parsesEnded(1);
     }
