@@ -7,7 +7,7 @@ import * as cheerio from 'cheerio';
 import { resolveHref } from '../domain/url/index.js';
 import { extractChangeFields } from './change-fields.js';
 import { extractListingEntries, type ListingEntry } from './listing-entries.js';
-import { checkParseBudget, type ParseBudgetOptions } from './parse-budget.js';
+import { checkParseBudget, checkTreeDepth, type ParseBudgetOptions } from './parse-budget.js';
 
 export interface ExtractedLink {
   /** The attribute as written. */
@@ -59,6 +59,7 @@ const CHROME = 'nav, header, footer, aside, form, iframe, svg';
 export function extractHtmlDocument(html: string, pageUrl: string, options: ExtractOptions): ExtractedDocument {
   checkParseBudget(html, pageUrl, options.budget);
   const $ = cheerio.load(html);
+  checkTreeDepth($.root()[0]!, pageUrl, options.budget);
   const maxLinks = options.maxLinks ?? 5000;
 
   const baseHref = $('base[href]').first().attr('href');

@@ -82,6 +82,36 @@ export function measureDocumentShape(html: string, limits: Required<ParseBudgetO
   return shape;
 }
 
+/** A node of a parsed tree, structurally: elements and the document have children, text does not. */
+export interface TreeNode {
+  /** domhandler's node type ('tag', 'text', 'root', ...): present on every node, unused here. */
+  type?: string;
+  children?: readonly TreeNode[];
+}
+
+/**
+ * Deepest element nesting of a built tree (the root itself not counted), walked with an explicit
+ * stack: the tree builder may nest deeper than the tokenizer counted (it adds the tbody of a table).
+ */
+export function treeDepthOf(root: TreeNode): number {
+  let deepest = 0;
+  const stack: Array<[TreeNode, number]> = [[root, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, depth] = next;
+    if (depth > deepest) deepest = depth;
+    for (const child of node.children ?? []) if (child.children !== undefined) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Throws ParseBudgetError when a built tree nests deeper than the budget: before anything recursive reads it. */
+export function checkTreeDepth(root: TreeNode, pageUrl: string, options: ParseBudgetOptions = {}): void {
+  const maxElementDepth = options.maxElementDepth ?? DEFAULT_MAX_ELEMENT_DEPTH;
+  if (treeDepthOf(root) > maxElementDepth) {
+    throw new ParseBudgetError('PARSE_BUDGET_DEPTH', pageUrl, `the parsed tree nests deeper than ${maxElementDepth} levels`);
+  }
+}
+
 /** Throws ParseBudgetError when the document is deeper or larger than the budget allows. */
 export function checkParseBudget(html: string, pageUrl: string, options: ParseBudgetOptions = {}): DocumentShape {
   const limits = { maxElementDepth: options.maxElementDepth ?? DEFAULT_MAX_ELEMENT_DEPTH, maxElements: options.maxElements ?? DEFAULT_MAX_ELEMENTS };

@@ -1,6 +1,7 @@
+import * as cheerio from 'cheerio';
 import { describe, expect, it } from 'vitest';
 import { extractHtmlDocument } from '../../../src/parse/html-document.js';
-import { DEFAULT_MAX_ELEMENT_DEPTH, ParseBudgetError, checkParseBudget, measureDocumentShape } from '../../../src/parse/parse-budget.js';
+import { DEFAULT_MAX_ELEMENT_DEPTH, ParseBudgetError, checkParseBudget, measureDocumentShape, treeDepthOf, type TreeNode } from '../../../src/parse/parse-budget.js';
 
 const PAGE_URL = 'https://example.com/page';
 const options = { productToken: 'durablecrawler' };
@@ -64,5 +65,26 @@ describe('checkParseBudget', () => {
     const elapsedMs = performance.now() - startedAtMs;
     expect(error.code).toBe('PARSE_BUDGET_DEPTH');
     expect(elapsedMs).toBeLessThan(1000);
+  });
+});
+
+describe('treeDepthOf', () => {
+  it('measures the tree the builder made, which may be deeper than the markup says (tbody)', () => {
+    expect(treeDepthOf(cheerio.load('<div><span>x</span></div>').root()[0]!)).toBe(4); // html, body, div, span
+    expect(treeDepthOf(cheerio.load('<table><tr><td>x</td></tr></table>').root()[0]!)).toBe(6); // html, body, table, tbody, tr, td
+  });
+
+  it('walks a tree far deeper than the call stack allows', () => {
+    let root: TreeNode = { children: [] };
+    for (let i = 0; i < 100_000; i += 1) root = { children: [root, {}] };
+    expect(treeDepthOf({ children: [root] })).toBe(100_001);
+  });
+
+  it('refuses nested tables the markup counts under the cap but the built tree nests over it', () => {
+    // 300 levels of table > tr > td: 902 elements deep in the markup, 1,202 once each table has its tbody.
+    const html = `<html><body>${'<table><tr><td>'.repeat(300)}cell${'</td></tr></table>'.repeat(300)}</body></html>`;
+    expect(checkParseBudget(html, PAGE_URL).maxElementDepth).toBe(902);
+    expect(budgetErrorOf(() => extractHtmlDocument(html, PAGE_URL, options)).message).toContain('parsed tree');
+    expect(extractHtmlDocument(html, PAGE_URL, { ...options, budget: { maxElementDepth: 1202 } }).mainText).toBe('cell');
   });
 });
