@@ -26,6 +26,7 @@ import type { createActivities } from '../activities/index.js';
 import type { BurstClaim, FetchBurstResult, FetchFailureDetails, FetchUrlInput, FetchUrlResult, HostWaitReport, HostWorkItem, ParseBatchOutcome, SettleOutcome } from '../contracts/activities.js';
 import { POISON_ATTEMPT_LIMIT, fetchActivityRetryShape, type FetchFailureType } from '../domain/failures/index.js';
 import { HostLoop, type BurstStep, type FetchedItem, type FollowUp, type HostStep } from './host-loop.js';
+import { afterFailedParse } from './host-outcomes.js';
 import type { HostQueueSnapshot } from './host-queue.js';
 import { parseInputOf, type FetchedResult } from '../contracts/fetch-followup.js';
 import { DEFAULT_TASK_QUEUE, HOST_SEARCH_ATTRIBUTE, SEARCH_ATTRIBUTES, hostStatusQuery, pauseHostSignal, resumeHostSignal, setHostDelaySignal, wakeHostSignal } from '../contracts/messages.js';
@@ -230,7 +231,7 @@ function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void) {
     );
   }
 
-  /** A burst's bodies in one parseBatch; any it could not parse (or all, if it failed) go to parseDocument one by one. */
+  /** A burst's bodies in one parseBatch; any it could not parse (or all, if it failed) go to parseDocument one by one, or are settled if over the parse budget. */
   async function parseTogether(batch: FetchedItem[]): Promise<void> {
     if (batch.length === 0) return;
     if (batch.length === 1) return parse(batch[0]!.item, batch[0]!.fetched);
@@ -243,7 +244,7 @@ function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void) {
     } finally {
       loop.parsesEnded(batch.length);
     }
-    await Promise.all(batch.filter((_, index) => outcomes[index]?.ok !== true).map(({ item, fetched }) => parse(item, fetched)));
+    await followUp(batch.map(({ item, fetched }, index) => (outcomes[index]?.ok === true ? undefined : afterFailedParse(item, fetched, outcomes[index]))));
   }
 
   async function parse(item: HostWorkItem, fetched: FetchedResult): Promise<void> {
