@@ -29,6 +29,24 @@ export interface HtmlParsePoolOptions {
   inThreadMaxChars?: number;
 }
 
+/** Stable codes of HtmlParsePoolError; match on these, not on messages. */
+export type HtmlParsePoolErrorCode = 'PARSE_POOL_OPTION_INVALID' | 'PARSE_POOL_CLOSED' | 'PARSE_THREAD_FAILED';
+
+/**
+ * The pool's own failures: a bad option, a parse asked of a closed pool, a thread that crashed
+ * or exited under a page. Not the page's fault as far as we know, so an ordinary parse failure
+ * (retried within the poison budget), unlike ParseBudgetError.
+ */
+export class HtmlParsePoolError extends Error {
+  override readonly name = 'HtmlParsePoolError';
+  constructor(
+    readonly code: HtmlParsePoolErrorCode,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+  }
+}
+
 export const DEFAULT_PARSE_TIMEOUT_MS = 15_000;
 export const DEFAULT_IN_THREAD_MAX_CHARS = 64 * 1024;
 
@@ -73,7 +91,7 @@ export class HtmlParsePool {
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
     }
-    if (this.closed) return Promise.reject(new Error('HtmlParsePool is closed: no parse after the worker shut down'));
+    if (this.closed) return Promise.reject(new HtmlParsePoolError('PARSE_POOL_CLOSED', `no parse of ${pageUrl} after the pool closed (the worker shut down)`));
     return new Promise<ExtractedDocument>((resolve, reject) => {
       this.queue.push({ request: { id: this.nextId++, html, pageUrl, options }, resolve, reject });
       this.dispatch();
@@ -83,9 +101,9 @@ export class HtmlParsePool {
   /** Ends every thread; parses still queued or running fail. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new Error('HtmlParsePool closed before this page was parsed'));
+    for (const job of this.queue.splice(0)) job.reject(new HtmlParsePoolError('PARSE_POOL_CLOSED', `the pool closed before ${job.request.pageUrl} was parsed`));
     const slots = this.slots.splice(0);
-    for (const slot of slots) this.fail(slot, new Error('HtmlParsePool closed while this page was parsed'));
+    for (const slot of slots) this.fail(slot, new HtmlParsePoolError('PARSE_POOL_CLOSED', 'the pool closed while the page was parsed'));
     await Promise.allSettled(slots.map((slot) => slot.worker.terminate()));
   }
 
@@ -111,8 +129,8 @@ export class HtmlParsePool {
       slot.ready = true;
       this.dispatch();
     });
-    worker.on('error', (error) => this.replace(slot, new Error(`parse thread failed: ${error.message}`)));
-    worker.on('exit', (code) => this.replace(slot, new Error(`parse thread exited with code ${code}`)));
+    worker.on('error', (error) => this.replace(slot, new HtmlParsePoolError('PARSE_THREAD_FAILED', `the parse thread failed: ${error.message}`)));
+    worker.on('exit', (code) => this.replace(slot, new HtmlParsePoolError('PARSE_THREAD_FAILED', `the parse thread exited with code ${code}`)));
     this.slots.push(slot);
     return slot;
   }
@@ -164,11 +182,11 @@ export class HtmlParsePool {
 }
 
 function positiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`HtmlParsePool: ${name} must be a positive integer, got ${value}`);
+  if (!Number.isInteger(value) || value < 1) throw new HtmlParsePoolError('PARSE_POOL_OPTION_INVALID', `${name} must be a positive integer, got ${value}`);
   return value;
 }
 
 function nonNegativeInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 0) throw new RangeError(`HtmlParsePool: ${name} must be a non-negative integer, got ${value}`);
+  if (!Number.isInteger(value) || value < 0) throw new HtmlParsePoolError('PARSE_POOL_OPTION_INVALID', `${name} must be a non-negative integer, got ${value}`);
   return value;
 }

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { extractHtmlDocument } from '../../../src/parse/html-document.js';
-import { HtmlParsePool } from '../../../src/parse/html-parse-pool.js';
+import { HtmlParsePool, HtmlParsePoolError } from '../../../src/parse/html-parse-pool.js';
 import { ParseBudgetError } from '../../../src/parse/parse-budget.js';
 
 const options = { productToken: 'durablecrawler' };
@@ -67,6 +67,11 @@ describe('HtmlParsePool', () => {
     const closed = new HtmlParsePool({ inThreadMaxChars: 1024 });
     await closed.close();
     expect((await closed.extract(flatPage(5), 'https://example.com/small', options)).title).toBe('Flat');
-    await expect(closed.extract(flatPage(100), 'https://example.com/large', options)).rejects.toThrow(/closed/);
+    await expect(closed.extract(flatPage(100), 'https://example.com/large', options)).rejects.toMatchObject({ code: 'PARSE_POOL_CLOSED' });
+  });
+
+  it('refuses options that are not whole numbers in range, with a stable code', () => {
+    expect(() => new HtmlParsePool({ parseThreads: 0 })).toThrow(HtmlParsePoolError);
+    expect(() => new HtmlParsePool({ parseTimeoutMs: 1.5 })).toThrow(/PARSE_POOL_OPTION_INVALID: parseTimeoutMs/);
   });
 });
