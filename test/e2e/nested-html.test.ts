@@ -44,6 +44,7 @@ describe('a page nested 50,000 levels deep among ordinary hosts', () => {
           host: nestedHost,
           pages: [
             { path: '/nested.html', body: nestedPage(NESTING_LEVELS) },
+            { path: '/nested-alone.html', body: nestedPage(NESTING_LEVELS) },
             { path: '/wide.html', body: widePage(80_000) },
             { path: '/ok.html', body: '<html><head><title>ok</title></head><body>fine</body></html>' },
           ],
@@ -107,5 +108,21 @@ describe('a page nested 50,000 levels deep among ordinary hosts', () => {
 
   it("never pins the worker's event loop, the wide page's parse included", () => {
     expect(loopDelay.max / 1e6).toBeLessThan(1000);
+  });
+
+  it('records it the same way when fetched on its own (a host delay too long for bursts: parseDocument)', async () => {
+    const aloneCrawlId = `${crawlId}-alone`;
+    const url = `http://${nestedHost}:${web.port}/nested-alone.html`;
+    const logBefore = web.log().length;
+    const alone = await harness.runCrawl({ crawlId: aloneCrawlId, seeds: [url], config: { minHostDelayMs: 1500, maxDepth: 0 } });
+    expect(alone.state).toBe('finished');
+    expect(web.log().slice(logBefore).filter((entry) => entry.path === '/nested-alone.html')).toHaveLength(1);
+    const row = await harness.pool.query<{ state: string; outcome: string | null }>('SELECT state, outcome FROM frontier WHERE crawl_id = $1 AND url = $2', [aloneCrawlId, url]);
+    expect(row.rows).toEqual([{ state: 'failed', outcome: 'ParseBudgetExceeded' }]);
+    const attempts = await harness.pool.query<{ failure_type: string }>(
+      'SELECT a.failure_type FROM attempts a JOIN frontier f ON f.fingerprint = a.fingerprint WHERE f.crawl_id = $1 AND f.url = $2',
+      [aloneCrawlId, url],
+    );
+    expect(attempts.rows).toEqual([{ failure_type: 'ParseBudgetExceeded' }]);
   });
 });
