@@ -27,6 +27,8 @@ export interface HtmlParsePoolOptions {
    * cap they take milliseconds, less than a queue behind a large page. Default 65,536.
    */
   inThreadMaxChars?: number;
+  /** The threads' entry module. Default html-parse-thread.js beside this file; tests point it elsewhere. */
+  threadEntry?: URL;
 }
 
 /** Stable codes of HtmlParsePoolError; match on these, not on messages. */
@@ -50,7 +52,7 @@ export class HtmlParsePoolError extends Error {
 export const DEFAULT_PARSE_TIMEOUT_MS = 15_000;
 export const DEFAULT_IN_THREAD_MAX_CHARS = 64 * 1024;
 
-const THREAD_ENTRY = new URL('./html-parse-thread.js', import.meta.url);
+const DEFAULT_THREAD_ENTRY = new URL('./html-parse-thread.js', import.meta.url);
 
 interface Job {
   request: ParseThreadRequest;
@@ -71,6 +73,7 @@ export class HtmlParsePool {
   readonly parseThreads: number;
   readonly parseTimeoutMs: number;
   readonly inThreadMaxChars: number;
+  private readonly threadEntry: URL;
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private nextId = 1;
@@ -80,6 +83,7 @@ export class HtmlParsePool {
     this.parseThreads = positiveInteger('parseThreads', options.parseThreads ?? Math.max(1, os.availableParallelism() - 1));
     this.parseTimeoutMs = positiveInteger('parseTimeoutMs', options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS);
     this.inThreadMaxChars = nonNegativeInteger('inThreadMaxChars', options.inThreadMaxChars ?? DEFAULT_IN_THREAD_MAX_CHARS);
+    this.threadEntry = options.threadEntry ?? DEFAULT_THREAD_ENTRY;
   }
 
   /** The pool as an HtmlExtractor (bound: pass it around as a function). */
@@ -120,7 +124,7 @@ export class HtmlParsePool {
   }
 
   private startThread(): Slot {
-    const worker = new Worker(THREAD_ENTRY);
+    const worker = new Worker(this.threadEntry);
     // Parse threads never hold the process open on their own: the worker's lifetime does.
     worker.unref();
     const slot: Slot = { worker, ready: false, job: undefined, timer: undefined };
@@ -164,7 +168,10 @@ export class HtmlParsePool {
     if (!this.slots.includes(slot)) return;
     this.fail(slot, error);
     this.drop(slot);
-    if (!this.closed) this.dispatch();
+    // A thread that died before it was ready would die again: the waiting pages fail now rather
+    // than wait on a restart loop; the next page tries a fresh thread.
+    if (!slot.ready) for (const job of this.queue.splice(0)) job.reject(error);
+    else if (!this.closed) this.dispatch();
   }
 
   private fail(slot: Slot, error: Error): void {

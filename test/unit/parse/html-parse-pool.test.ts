@@ -70,6 +70,17 @@ describe('HtmlParsePool', () => {
     await expect(closed.extract(flatPage(100), 'https://example.com/large', options)).rejects.toMatchObject({ code: 'PARSE_POOL_CLOSED' });
   });
 
+  it('fails the waiting pages, and does not restart forever, when a thread cannot start', async () => {
+    const broken = new HtmlParsePool({ inThreadMaxChars: 0, threadEntry: new URL('data:text/javascript,throw new Error("no parser here")') });
+    try {
+      const pages = [1, 2].map((n) => broken.extract(flatPage(10), `https://example.com/${n}`, options));
+      for (const page of pages) await expect(page).rejects.toMatchObject({ code: 'PARSE_THREAD_FAILED', message: expect.stringContaining('no parser here') });
+      await expect(broken.extract(flatPage(10), 'https://example.com/3', options)).rejects.toMatchObject({ code: 'PARSE_THREAD_FAILED' });
+    } finally {
+      await broken.close();
+    }
+  });
+
   it('refuses options that are not whole numbers in range, with a stable code', () => {
     expect(() => new HtmlParsePool({ parseThreads: 0 })).toThrow(HtmlParsePoolError);
     expect(() => new HtmlParsePool({ parseTimeoutMs: 1.5 })).toThrow(/PARSE_POOL_OPTION_INVALID: parseTimeoutMs/);
