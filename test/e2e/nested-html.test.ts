@@ -126,3 +126,46 @@ describe('a page nested 50,000 levels deep among ordinary hosts', () => {
     expect(attempts.rows).toEqual([{ failure_type: 'ParseBudgetExceeded' }]);
   });
 });
+
+// Within the depth and element budget but slow to build (250 stacks 995 deep: 5.8 s here): the
+// parse thread's time budget ends it, and the page is recorded once, like the nested one.
+describe('a page within the depth and element budget that parses past its time budget', () => {
+  const PARSE_TIMEOUT_MS = 1500;
+  let harness: Harness;
+  let web: TestWeb;
+  const ordinary = flatWeb({ base: '127.78.2.0', hosts: 2, pagesPerHost: 8 });
+  const [slowHost] = loopbackHosts(1, { base: '127.78.3.0' }) as [string];
+  const crawlId = 'e2e-slow-parse';
+  const slowPage = `<!doctype html><html><head><title>Slow</title></head><body>${`${'<div>'.repeat(995)}x${'</div>'.repeat(995)}`.repeat(250)}</body></html>`;
+  let summary: CrawlSummary;
+  let crawlMs = 0;
+
+  beforeAll(async () => {
+    web = await startTestWeb({ hosts: [...ordinary.specs, { host: slowHost, pages: [{ path: '/slow.html', body: slowPage }] }] });
+    harness = await createHarness(crawlId);
+    await harness.startWorker({ htmlParsing: { parseTimeoutMs: PARSE_TIMEOUT_MS } });
+    const startedAtMs = Date.now();
+    summary = await harness.runCrawl({ crawlId, seeds: [`http://${slowHost}:${web.port}/slow.html`, ...ordinary.allPageUrls(web.port)], config: { minHostDelayMs: MIN_DELAY_MS, maxDepth: 0 } });
+    crawlMs = Date.now() - startedAtMs;
+  }, CRAWL_BOUND_MS + 60_000);
+
+  afterAll(async () => {
+    await harness?.close();
+    await web?.close();
+  });
+
+  it('records it once as ParseBudgetExceeded, and crawls the rest', async () => {
+    console.log(`crawl with a ${(slowPage.length / 1024).toFixed(0)} KiB slow-to-parse page took ${crawlMs} ms`);
+    expect(summary.state).toBe('finished');
+    const url = `http://${slowHost}:${web.port}/slow.html`;
+    const frontier = await harness.pool.query<{ url: string; state: string; outcome: string | null }>('SELECT url, state, outcome FROM frontier WHERE crawl_id = $1', [crawlId]);
+    const rows = new Map(frontier.rows.map((row) => [row.url, row]));
+    expect(rows.get(url)).toMatchObject({ state: 'failed', outcome: 'ParseBudgetExceeded' });
+    for (const page of ordinary.allPageUrls(web.port)) expect(rows.get(page), page).toMatchObject({ state: 'done', outcome: 'ok' });
+    const attempts = await harness.pool.query<{ failure_type: string; message: string }>(
+      'SELECT a.failure_type, a.message FROM attempts a JOIN frontier f ON f.fingerprint = a.fingerprint WHERE f.crawl_id = $1 AND f.url = $2',
+      [crawlId, url],
+    );
+    expect(attempts.rows).toEqual([{ failure_type: 'ParseBudgetExceeded', message: expect.stringContaining('PARSE_BUDGET_TIME') }]);
+  });
+});
