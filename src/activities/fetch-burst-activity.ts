@@ -54,7 +54,7 @@ import type { HeldBody, HeldBodyBudget } from '../services/fetching/held-bodies.
 import { ownParseQueue } from '../services/fetching/own-parse-queue.js';
 import type { RobotsRefresher } from './robots-activity.js';
 import { sleepUntilMs } from '../services/fetching/sleep-until.js';
-import type { FetchedPage, PageParser } from './parse-activity.js';
+import { failedParseOutcome, type FetchedPage, type PageParser } from './parse-activity.js';
 import { parseInputOf, plainSettlementOf } from '../contracts/fetch-followup.js';
 
 /**
@@ -399,7 +399,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
   function parseOwn(item: ParseDocumentInput, fetched: FetchedPage): Promise<ParseBatchOutcome> {
     return parsePage(item, fetched).then(
       (): ParseBatchOutcome => ({ ok: true }),
-      (error: unknown): ParseBatchOutcome => ({ ok: false, error: error instanceof Error ? error.message : String(error) }),
+      (error: unknown): ParseBatchOutcome => failedParseOutcome(error),
     );
   }
 

@@ -5,6 +5,7 @@
  * on its own (page-analysis.ts) and recorded with the other pages this worker parses meanwhile,
  * in one transaction (page-recorder.ts, record-pages.ts).
  */
+import { ApplicationFailure } from '@temporalio/activity';
 import type { CrawlContextCache } from '../services/frontier/crawl-context.js';
 import type { ParseBatchInput, ParseBatchOutcome, ParseBatchResult, ParseDocumentInput, ParseDocumentResult } from '../contracts/activities.js';
 import type { ActivityDeps } from '../services/deps.js';
@@ -15,8 +16,15 @@ import { readFetchedSitemap } from '../services/documents/sitemap-reading.js';
 import { isListingPage } from '../config/crawl-config.js';
 import { recordFetchedBody } from '../storage/postgres/fetch-repository.js';
 import { isTransactionConflict } from '../storage/postgres/pool.js';
+import { ParseBudgetError } from '../parse/parse-budget.js';
 
 export { PARSER_VERSION, type FetchedPage } from '../services/documents/page-analysis.js';
+
+/** A parse that threw, as a batch reports it: a page over its parse budget says so, so it is not parsed again. */
+export function failedParseOutcome(error: unknown): ParseBatchOutcome {
+  const message = error instanceof Error ? error.message : String(error);
+  return error instanceof ParseBudgetError ? { ok: false, error: message, failureType: 'ParseBudgetExceeded' } : { ok: false, error: message };
+}
 
 /** Parses one fetched page, or reads a sitemap. */
 export type PageParser = (input: ParseDocumentInput, fetched?: FetchedPage) => Promise<ParseDocumentResult>;
@@ -48,13 +56,19 @@ export function createSignalReadingCheck(crawls: CrawlContextCache): (item: Pars
 export function createParseActivities(parsePage: PageParser, crawls: CrawlContextCache) {
   const readsSignalsOf = createSignalReadingCheck(crawls);
   async function parseDocument(input: ParseDocumentInput): Promise<ParseDocumentResult> {
-    return parsePage(input);
+    try {
+      return await parsePage(input);
+    } catch (error) {
+      // The same bytes fail the same way: one attempt, recorded as its type by the host workflow.
+      if (error instanceof ParseBudgetError) throw ApplicationFailure.create({ type: ParseBudgetError.failureType, message: error.message, nonRetryable: true });
+      throw error;
+    }
   }
 
   /**
    * The bodies of one fetch burst, parsed side by side in one activity (one activity's events for
    * the lot). A failure is reported, not thrown: the workflow hands that body to parseDocument,
-   * whose retry policy is the parse stage's. Each parse is idempotent, so a retried batch redoes nothing.
+   * whose retry policy is the parse stage's, or settles it at once when it is over its parse budget. Each parse is idempotent, so a retried batch redoes nothing.
    *
    * A batch with a listing page or a sitemap is parsed one body at a time, in fetch order: a
    * reading and a visit of an item it lists must be recorded in the order they were fetched, or a
@@ -62,10 +76,10 @@ export function createParseActivities(parsePage: PageParser, crawls: CrawlContex
    * the visit checks (the claim would go unchecked).
    */
   async function parseBatch(input: ParseBatchInput): Promise<ParseBatchResult> {
-    const settled = (await readsSignals(input.items)) ? await inOrder(input.items) : await Promise.allSettled(input.items.map((item) => parseDocument(item)));
+    const settled = (await readsSignals(input.items)) ? await inOrder(input.items) : await Promise.allSettled(input.items.map((item) => parsePage(item)));
     return {
       outcomes: settled.map((outcome): ParseBatchOutcome =>
-        outcome.status === 'fulfilled' ? { ok: true } : { ok: false, error: outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason) },
+        outcome.status === 'fulfilled' ? { ok: true } : failedParseOutcome(outcome.reason),
       ),
     };
   }
@@ -79,7 +93,7 @@ export function createParseActivities(parsePage: PageParser, crawls: CrawlContex
 
   async function inOrder(items: readonly ParseDocumentInput[]): Promise<PromiseSettledResult<ParseDocumentResult>[]> {
     const settled: PromiseSettledResult<ParseDocumentResult>[] = [];
-    for (const item of items) settled.push(...(await Promise.allSettled([parseDocument(item)])));
+    for (const item of items) settled.push(...(await Promise.allSettled([parsePage(item)])));
     return settled;
   }
 

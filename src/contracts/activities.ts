@@ -310,7 +310,13 @@ export interface ParseBatchInput {
 }
 
 /** One per item, in order: parsed (and settled), or the error the parse activity's retries take on. */
-export type ParseBatchOutcome = { ok: true } | { ok: false; error: string };
+export type ParseBatchOutcome =
+  | { ok: true }
+  /**
+   * failureType 'ParseBudgetExceeded': the page is over its parse budget, final, so the workflow
+   * settles it at once rather than parsing it again in parseDocument. Absent: retried there.
+   */
+  | { ok: false; error: string; failureType?: 'ParseBudgetExceeded' };
 
 export interface ParseBatchResult {
   outcomes: ParseBatchOutcome[];

@@ -7,6 +7,7 @@ import * as cheerio from 'cheerio';
 import { resolveHref } from '../domain/url/index.js';
 import { extractChangeFields } from './change-fields.js';
 import { extractListingEntries, type ListingEntry } from './listing-entries.js';
+import { checkParseBudget, checkTreeDepth, type ParseBudgetOptions } from './parse-budget.js';
 
 export interface ExtractedLink {
   /** The attribute as written. */
@@ -45,6 +46,8 @@ export interface ExtractOptions {
   changeFields?: Readonly<Record<string, string>>;
   /** Read the page's entries as a listing page (CrawlConfig.listingPages). Default false. */
   listingEntries?: boolean;
+  /** Depth and size limits checked before the tree is built (parse-budget.ts). Default its defaults. */
+  budget?: ParseBudgetOptions;
 }
 
 /** Markup whose text is never shown: removed before anything reads text. */
@@ -52,8 +55,11 @@ const NON_TEXT = 'script, style, noscript, template';
 /** Page chrome: not the main text, but a configured field may live there (a price in a form). */
 const CHROME = 'nav, header, footer, aside, form, iframe, svg';
 
+/** Throws ParseBudgetError, before building any tree, for a document deeper or larger than its budget. */
 export function extractHtmlDocument(html: string, pageUrl: string, options: ExtractOptions): ExtractedDocument {
+  checkParseBudget(html, pageUrl, options.budget);
   const $ = cheerio.load(html);
+  checkTreeDepth($.root()[0]!, pageUrl, options.budget);
   const maxLinks = options.maxLinks ?? 5000;
 
   const baseHref = $('base[href]').first().attr('href');

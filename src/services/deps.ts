@@ -3,6 +3,7 @@ import type { HttpClient } from '../http/index.js';
 import type { Pool } from '../storage/postgres/pool.js';
 import type { BodyStore } from '../storage/object-store/body-store.js';
 import type { CrawlMetricsSink } from './metrics/crawl-metrics-sink.js';
+import type { HtmlExtractor } from '../parse/html-parse-pool.js';
 
 /**
  * What activities need from the outside world, injected by the worker (the composition root) so
@@ -23,4 +24,6 @@ export interface ActivityDeps {
   now: () => number;
   /** Where fetch, storage and frontier figures are counted (Prometheus, when the worker serves metrics). */
   metrics?: CrawlMetricsSink;
+  /** Extracts HTML pages: the worker's HtmlParsePool, off the event loop. Default on the calling thread. */
+  extractHtml?: HtmlExtractor;
 }

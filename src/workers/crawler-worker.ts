@@ -17,6 +17,7 @@ import { migrate } from '../storage/postgres/migrate.js';
 import { createPool, type Pool } from '../storage/postgres/pool.js';
 import { DEFAULT_TASK_QUEUE } from '../contracts/messages.js';
 import { loadWorkflowBundle } from './workflow-bundle.js';
+import { HtmlParsePool, type HtmlParsePoolOptions } from '../parse/html-parse-pool.js';
 
 /** See WorkerOptions.maxConcurrentActivities. */
 export const DEFAULT_MAX_CONCURRENT_ACTIVITIES = 400;
@@ -60,6 +61,8 @@ export interface CrawlerWorkerOptions {
    * 'workflows' process runs the host workflows' claims itself (local activities): it needs Postgres.
    */
   role?: WorkerRole;
+  /** Parse threads and the per-page parse time budget (html-parse-pool.ts). Default its defaults. */
+  htmlParsing?: HtmlParsePoolOptions;
   /** Wraps the activities this worker registers: fault injection in tests. Default: as created. */
   wrapActivities?: (activities: CrawlerActivities) => CrawlerActivities;
 }
@@ -125,6 +128,8 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   const nativeConnection = await NativeConnection.connect({ address: options.temporal.address });
 
   const httpClients = new HttpClientPool();
+  // Threads start on the first large page, so a workflows-only process never starts one.
+  const htmlParsing = new HtmlParsePool(options.htmlParsing);
   const created = createActivities({
     pool,
     bodies,
@@ -134,6 +139,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
     spoolDir: path.join(options.dataDir, 'spool', String(process.pid)),
     now: Date.now,
     ...(metrics === undefined ? {} : { metrics }),
+    extractHtml: htmlParsing.extract,
   });
   const activities = options.wrapActivities ? options.wrapActivities(created) : created;
 
@@ -169,7 +175,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
     closed = true;
     await metricsServer?.close();
     await httpClients.closeAll();
-    await Promise.allSettled([pool.end(), connection.close(), nativeConnection.close()]);
+    await Promise.allSettled([htmlParsing.close(), pool.end(), connection.close(), nativeConnection.close()]);
   };
 
   return {

@@ -29,7 +29,7 @@ import {
 } from '../domain/politeness/index.js';
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
 import { parseInputOf } from '../contracts/fetch-followup.js';
-import { afterFetch, decideAfterFailure, deferredOutcome, noteRobotsRules, pushDefined, robotsPatienceEndsAtMs, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
+import { afterFailedParse, afterFetch, decideAfterFailure, deferredOutcome, noteRobotsRules, pushDefined, robotsPatienceEndsAtMs, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
 import type { HostStatus } from '../contracts/status.js';
 import { HostWaitReporter, hostWaitReason } from './host-wait-report.js';
 
@@ -479,10 +479,10 @@ export class HostLoop {
     const handBack = (result.outcomes[0] ?? { kind: 'not-attempted' }).kind === 'not-attempted';
     const requeued: HostWorkItem[] = [];
     const followUps: FollowUp[] = [];
-    // Carried bodies the burst could not parse go to parseDocument and its poison budget.
+    // Carried bodies the burst could not parse go to parseDocument and its poison budget (settled at once if over the parse budget).
     state.pendingParses -= burst.parsing.length;
     burst.parsing.forEach(({ item, fetched }, index) => {
-      if (result.parseOutcomes?.[index]?.ok !== true) followUps.push({ kind: 'parse', item, fetched });
+      if (result.parseOutcomes?.[index]?.ok !== true) followUps.push(afterFailedParse(item, fetched, result.parseOutcomes?.[index]));
     });
     const toParse: FetchedItem[] = [];
     // URLs the burst claimed and fetched itself end as the ones it was given.
@@ -502,7 +502,7 @@ export class HostLoop {
         // Parsed by the burst: done. Not parsed there: to the next burst, or straight to
         // parseDocument and its poison budget when the burst's parse failed.
         if (outcome.parsed === undefined) toParse.push({ item, fetched: outcome.result });
-        else if (!outcome.parsed.ok) followUps.push({ kind: 'parse', item, fetched: outcome.result });
+        else if (!outcome.parsed.ok) followUps.push(afterFailedParse(item, outcome.result, outcome.parsed));
       } else if (outcome.settled !== true) {
         pushDefined(followUps, afterFetch(state, item, outcome.result));
       }

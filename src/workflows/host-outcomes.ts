@@ -3,7 +3,7 @@
  * unreachable robots.txt. Pure functions over HostQueue, called by HostLoop; each returns what the
  * workflow does next for the URL (settle it, parse its body), or requeues it.
  */
-import type { FetchFailureDetails, FetchUrlResult, HostWorkItem, RefreshRobotsResult, SettleOutcome } from '../contracts/activities.js';
+import type { FetchFailureDetails, FetchUrlResult, HostWorkItem, ParseBatchOutcome, RefreshRobotsResult, SettleOutcome } from '../contracts/activities.js';
 import { FAILURE_POLICIES, POISON_ATTEMPT_LIMIT, retryDelayMs, type FetchFailureType } from '../domain/failures/index.js';
 import { retryDelayScaleOf, robotsUnreachableRetryMsOf } from '../config/politeness-config.js';
 import { plainSettlementOf, type FetchedResult } from '../contracts/fetch-followup.js';
@@ -19,6 +19,17 @@ export type FollowUp =
   | { kind: 'settle'; item: HostWorkItem; outcome: SettleOutcome }
   | { kind: 'parse'; item: HostWorkItem; fetched: FetchedResult }
   | { kind: 'parse-batch'; batch: FetchedItem[] };
+
+/**
+ * What follows a body a batch or a burst could not parse: parseDocument and its poison budget, or,
+ * for a page over its parse budget (final: the same bytes fail the same way), its settlement at once.
+ */
+export function afterFailedParse(item: HostWorkItem, fetched: FetchedResult, outcome: ParseBatchOutcome | undefined): FollowUp {
+  if (outcome?.ok === false && outcome.failureType === 'ParseBudgetExceeded') {
+    return { kind: 'settle', item, outcome: { kind: 'failed', failureType: outcome.failureType, message: outcome.error, stage: 'parse', attempts: 1 } };
+  }
+  return { kind: 'parse', item, fetched };
+}
 
 /** What follows a fetch that returned, its host outcome already noted. */
 export function afterFetch(state: HostQueue, item: HostWorkItem, result: FetchUrlResult): FollowUp | undefined {

@@ -24,8 +24,9 @@ import {
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
 import type { BurstClaim, FetchBurstResult, FetchFailureDetails, FetchUrlInput, FetchUrlResult, HostWaitReport, HostWorkItem, ParseBatchOutcome, SettleOutcome } from '../contracts/activities.js';
-import { POISON_ATTEMPT_LIMIT, fetchActivityRetryShape } from '../domain/failures/index.js';
+import { POISON_ATTEMPT_LIMIT, fetchActivityRetryShape, type FetchFailureType } from '../domain/failures/index.js';
 import { HostLoop, type BurstStep, type FetchedItem, type FollowUp, type HostStep } from './host-loop.js';
+import { afterFailedParse } from './host-outcomes.js';
 import type { HostQueueSnapshot } from './host-queue.js';
 import { parseInputOf, type FetchedResult } from '../contracts/fetch-followup.js';
 import { DEFAULT_TASK_QUEUE, HOST_SEARCH_ATTRIBUTE, SEARCH_ATTRIBUTES, hostStatusQuery, pauseHostSignal, resumeHostSignal, setHostDelaySignal, wakeHostSignal } from '../contracts/messages.js';
@@ -81,6 +82,9 @@ const burstActivities = proxyActivities<Activities>({
   heartbeatTimeout: '60s',
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 4 },
 });
+
+/** What parseDocument throws, once and non-retryable, for a page over its parse budget (src/parse/parse-budget.ts). */
+const PARSE_BUDGET_EXCEEDED: FetchFailureType = 'ParseBudgetExceeded';
 
 const parseActivities = proxyActivities<Activities>({
   startToCloseTimeout: '60s',
@@ -227,7 +231,7 @@ function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void) {
     );
   }
 
-  /** A burst's bodies in one parseBatch; any it could not parse (or all, if it failed) go to parseDocument one by one. */
+  /** A burst's bodies in one parseBatch; any it could not parse (or all, if it failed) go to parseDocument one by one, or are settled if over the parse budget. */
   async function parseTogether(batch: FetchedItem[]): Promise<void> {
     if (batch.length === 0) return;
     if (batch.length === 1) return parse(batch[0]!.item, batch[0]!.fetched);
@@ -240,7 +244,7 @@ function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void) {
     } finally {
       loop.parsesEnded(batch.length);
     }
-    await Promise.all(batch.filter((_, index) => outcomes[index]?.ok !== true).map(({ item, fetched }) => parse(item, fetched)));
+    await followUp(batch.map(({ item, fetched }, index) => (outcomes[index]?.ok === true ? undefined : afterFailedParse(item, fetched, outcomes[index]))));
   }
 
   async function parse(item: HostWorkItem, fetched: FetchedResult): Promise<void> {
@@ -249,7 +253,14 @@ function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void) {
       await parseActivities.parseDocument(parseInputOf(item, fetched));
     } catch (error) {
       const message = error instanceof ActivityFailure && error.cause ? error.cause.message : String(error);
-      await settle(item, { kind: 'failed', failureType: 'ParseFailed', message, stage: 'parse', attempts: POISON_ATTEMPT_LIMIT });
+      // A page over the parse budget failed once, not retried: recorded as that, not as poison.
+      const overBudget = error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === PARSE_BUDGET_EXCEEDED;
+      await settle(
+        item,
+        overBudget
+          ? { kind: 'failed', failureType: PARSE_BUDGET_EXCEEDED, message, stage: 'parse', attempts: 1 }
+          : { kind: 'failed', failureType: 'ParseFailed', message, stage: 'parse', attempts: POISON_ATTEMPT_LIMIT },
+      );
     } finally {
       loop.parsesEnded(1);
     }

@@ -28,7 +28,7 @@ export interface Harness {
   /** Environment for a `crawler` child process that must use this harness's services. */
   childEnv: NodeJS.ProcessEnv;
   /** An in-process worker; `wrapActivities` injects faults. */
-  startWorker(options?: Pick<CrawlerWorkerOptions, 'wrapActivities'>): Promise<CrawlerWorker>;
+  startWorker(options?: Pick<CrawlerWorkerOptions, 'wrapActivities' | 'htmlParsing'>): Promise<CrawlerWorker>;
   stopWorker(): Promise<void>;
   startCrawl(input: { crawlId: string; seeds: string[]; config?: Partial<CrawlConfig> }): Promise<{ result: () => Promise<CrawlSummary> }>;
   runCrawl(input: { crawlId: string; seeds: string[]; config?: Partial<CrawlConfig> }): Promise<CrawlSummary>;

@@ -5,7 +5,7 @@ import { dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCom
 import { connectServices } from '../services.js';
 
 export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concurrent-activities N] [--max-cached-workflows N] [--max-database-connections N] [--role all|workflows|activities] [--log-format text|json]
-                      [--metrics-port N] [--metrics-host ADDR] [--data-dir DIR]
+                      [--metrics-port N] [--metrics-host ADDR] [--parse-threads N] [--parse-timeout-ms MS] [--data-dir DIR]
 
 Runs a worker against the configured services (TEMPORAL_ADDRESS, DATABASE_URL, S3_* or the local
 stack of the data folder) until SIGINT or SIGTERM. Run more of them to scale out.
@@ -15,6 +15,10 @@ holds one while it waits for the process's event loop, so a busy worker may need
 
 --role workflows|activities splits a worker in two processes: workflow activations run on a
 process's main thread, so in an 'all' worker a host's next step waits behind page parsing.
+
+--parse-threads N: worker threads that parse pages over 64 KiB, off the event loop that runs
+workflow tasks and heartbeats (default the cores less one, at least 1). --parse-timeout-ms MS: a
+page whose parse runs longer ends its thread and is recorded as ParseBudgetExceeded (default 15000).
 
 --metrics-port N: serve Prometheus metrics at http://127.0.0.1:N/metrics (ours and the Temporal
 SDK's worker metrics; 0 picks a free port, printed at start); --metrics-host ADDR binds elsewhere.
@@ -31,7 +35,7 @@ function roleOption(value: string | undefined): WorkerRole {
 export async function workerCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(
     argv,
-    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, 'max-database-connections': { type: 'string' }, role: { type: 'string' }, 'log-format': { type: 'string' }, 'metrics-port': { type: 'string' }, 'metrics-host': { type: 'string' } },
+    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, 'max-database-connections': { type: 'string' }, role: { type: 'string' }, 'log-format': { type: 'string' }, 'metrics-port': { type: 'string' }, 'metrics-host': { type: 'string' }, 'parse-threads': { type: 'string' }, 'parse-timeout-ms': { type: 'string' } },
     workerUsage,
   );
   const role = roleOption(values.role);
@@ -41,6 +45,8 @@ export async function workerCommand(argv: string[]): Promise<number> {
   const maxConcurrentActivities = integerOption('max-concurrent-activities', values['max-concurrent-activities'], 1);
   const maxCachedWorkflows = integerOption('max-cached-workflows', values['max-cached-workflows'], 0);
   const maxDatabaseConnections = integerOption('max-database-connections', values['max-database-connections'], 1);
+  const parseThreads = integerOption('parse-threads', values['parse-threads'], 1);
+  const parseTimeoutMs = integerOption('parse-timeout-ms', values['parse-timeout-ms'], 1);
   const endpoints = await connectServices({ dataDir, start: false });
   const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
   const worker = await createCrawlerWorker({
@@ -56,6 +62,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     ...(maxConcurrentActivities !== undefined ? { maxConcurrentActivities } : {}),
     ...(maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {}),
     ...(maxDatabaseConnections !== undefined ? { maxDatabaseConnections } : {}),
+    htmlParsing: { ...(parseThreads !== undefined ? { parseThreads } : {}), ...(parseTimeoutMs !== undefined ? { parseTimeoutMs } : {}) },
   });
   const stop = (): void => void worker.shutdown();
   process.once('SIGINT', stop);

@@ -180,6 +180,9 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
     hostEffect: 'none',
     countsTowardPoison: false,
   },
+  ParseBudgetExceeded: terminal(
+    'The fetched page nests deeper than 1,000 elements or holds more than 250,000, or its parse in a worker thread ran past 15 s: a hostile or broken page that would pin the worker. Recorded once at the parse stage, never retried, not counted toward the poison budget (the same bytes fail the same way).',
+  ),
   PoisonUrl: terminal(
     '5 counted failures at one stage since its last success, across crawls: dead-lettered with its history (state dead, outcome its last failure). Back only by crawler dead-letters requeue.',
   ),

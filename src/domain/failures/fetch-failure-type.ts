@@ -31,6 +31,7 @@ export const FETCH_FAILURE_TYPES = [
   'TooManyRedirects', // more hops than the redirect limit
   'InvalidUrl', // not a fetchable http(s) URL
   'HostCircuitOpen', // the host's circuit breaker is open: no request sent
+  'ParseBudgetExceeded', // the fetched page nests deeper or holds more elements than the parser is given
   'PoisonUrl', // the URL failed POISON_ATTEMPT_LIMIT times at one stage: dead-lettered
 ] as const;
 

@@ -68,7 +68,8 @@ export async function analyzePage(deps: ActivityDeps, context: CrawlContext, inp
   // Crawls stored before changeFields existed have none.
   const changeFields = config.changeFields ?? {};
   const listingPage = isListingPage(config, input.url);
-  const document = extractHtmlDocument(decoded.text, input.finalUrl, { productToken: token, changeFields, listingEntries: listingPage });
+  const extractOptions = { productToken: token, changeFields, listingEntries: listingPage };
+  const document = deps.extractHtml ? await deps.extractHtml(decoded.text, input.finalUrl, extractOptions) : extractHtmlDocument(decoded.text, input.finalUrl, extractOptions);
   const xRobotsTag = fetch?.xRobotsTag;
   const directives = robotsDirectives(document.metaRobots, xRobotsTag, token);
 

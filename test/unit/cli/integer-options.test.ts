@@ -100,6 +100,8 @@ describe('other commands refuse a bad number before reaching any service', () =>
   it.each([
     ['worker --max-cached-workflows', () => workerCommand(['--max-cached-workflows=-0', '--data-dir', join(root, 'worker')]), '--max-cached-workflows expects a decimal integer from 0 to'],
     ['worker --max-database-connections', () => workerCommand(['--max-database-connections', '', '--data-dir', join(root, 'worker')]), '--max-database-connections expects a decimal integer from 1 to'],
+    ['worker --parse-threads', () => workerCommand(['--parse-threads', '0', '--data-dir', join(root, 'worker')]), '--parse-threads expects a decimal integer from 1 to'],
+    ['worker --parse-timeout-ms', () => workerCommand(['--parse-timeout-ms', '15s', '--data-dir', join(root, 'worker')]), '--parse-timeout-ms expects a decimal integer from 1 to'],
     ['dead-letters --limit', () => deadLettersCommand(['list', '--limit', '1e3', '--data-dir', join(root, 'dead')]), '--limit expects a decimal integer from 1 to'],
     ['host-delay --ms', () => controlCommand('host-delay', ['--host', 'example.com', '--ms', '0x10', '--data-dir', join(root, 'control')]), '--ms expects a decimal integer from 0 to 86400000'],
     ['bodies prune --older-than', () => bodiesCommand(['prune', '--older-than', '0x10', '--data-dir', join(root, 'bodies')]), '--older-than expects a decimal number >= 0'],

@@ -406,6 +406,26 @@ describe('HostLoop: bursts report', () => {
     expect(followUps.map((one) => one.kind === 'settle' && one.outcome.kind)).toEqual(['not-modified', 'failed']);
     expect(loop.state.queue.map((one) => one.url)).toEqual([items[2]!.url]);
   });
+
+  it('settles a page over its parse budget once, and sends a page whose parse failed otherwise to parseDocument', () => {
+    const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
+    const loop = loadedLoop(items);
+    const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
+    loop.burstReturned();
+    loop.burstClaimTaken([]);
+    const result: FetchBurstResult = {
+      outcomes: [
+        { kind: 'done', result: fetched(T0, T0 + 10), parsed: { ok: false, error: 'too deep', failureType: 'ParseBudgetExceeded' } },
+        { kind: 'done', result: fetched(T0 + 110, T0 + 120), parsed: { ok: false, error: 'store down' } },
+      ],
+      politeness: { ...loop.state.politenessAt(T0), inFlight: 0, nextFetchAtMs: T0 + 220 },
+      requestsStarted: 2,
+    };
+    expect(loop.burstReported(burst, result, T0 + 120)).toEqual([
+      { kind: 'settle', item: items[0], outcome: { kind: 'failed', failureType: 'ParseBudgetExceeded', message: 'too deep', stage: 'parse', attempts: 1 } },
+      { kind: 'parse', item: items[1], fetched: result.outcomes[1]!.kind === 'done' && result.outcomes[1]!.result },
+    ]);
+  });
 });
 
 describe('HostLoop: continue-as-new', () => {

@@ -1,0 +1,88 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { extractHtmlDocument } from '../../../src/parse/html-document.js';
+import { HtmlParsePool, HtmlParsePoolError } from '../../../src/parse/html-parse-pool.js';
+import { ParseBudgetError } from '../../../src/parse/parse-budget.js';
+
+const options = { productToken: 'durablecrawler' };
+
+/** A flat page of `blocks` link blocks: 3 elements each, about 40 characters. */
+function flatPage(blocks: number): string {
+  return `<html><head><title>Flat</title></head><body>${'<div><a href="/x">y</a> text</div>'.repeat(blocks)}</body></html>`;
+}
+
+/** The longest the event loop stayed away while `work` ran, in ms. */
+async function worstLoopLagMs(work: Promise<unknown>): Promise<number> {
+  let worstMs = 0;
+  let lastMs = performance.now();
+  const ticker = setInterval(() => {
+    const nowMs = performance.now();
+    worstMs = Math.max(worstMs, nowMs - lastMs);
+    lastMs = nowMs;
+  }, 5);
+  try {
+    await work.catch(() => undefined);
+  } finally {
+    clearInterval(ticker);
+  }
+  return worstMs;
+}
+
+async function budgetErrorOf(work: Promise<unknown>): Promise<ParseBudgetError> {
+  const error = await work.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  if (error instanceof ParseBudgetError) return error;
+  throw new Error(`expected a ParseBudgetError, got ${String(error)}`);
+}
+
+describe('HtmlParsePool', () => {
+  const pool = new HtmlParsePool({ parseThreads: 1, parseTimeoutMs: 1000, inThreadMaxChars: 1024 });
+  afterAll(() => pool.close());
+
+  it('parses a large page in a thread into the same document as in-thread', async () => {
+    const html = flatPage(2000);
+    expect(await pool.extract(html, 'https://example.com/', options)).toEqual(extractHtmlDocument(html, 'https://example.com/', options));
+  });
+
+  it('sends a page over the depth budget back as ParseBudgetError with its code', async () => {
+    const error = await budgetErrorOf(pool.extract('<div>'.repeat(50_000), 'https://example.com/deep', options));
+    expect(error.code).toBe('PARSE_BUDGET_DEPTH');
+    expect(error.url).toBe('https://example.com/deep');
+  });
+
+  it('ends a parse past its time budget without pinning the event loop, then parses the next page on a fresh thread', async () => {
+    // 900,000 elements (the element budget lifted): several seconds of tree building, far past 1 s.
+    const slow = pool.extract(flatPage(300_000), 'https://example.com/slow', { ...options, budget: { maxElements: 1_000_000 } });
+    const startedAtMs = performance.now();
+    const lagMs = await worstLoopLagMs(slow);
+    expect((await budgetErrorOf(slow)).code).toBe('PARSE_BUDGET_TIME');
+    expect(performance.now() - startedAtMs).toBeLessThan(2500);
+    expect(lagMs).toBeLessThan(200);
+    const next = await pool.extract(flatPage(100), 'https://example.com/next', options);
+    expect(next.title).toBe('Flat');
+  });
+
+  it('parses small pages on the calling thread, and fails them the same way', async () => {
+    const closed = new HtmlParsePool({ inThreadMaxChars: 1024 });
+    await closed.close();
+    expect((await closed.extract(flatPage(5), 'https://example.com/small', options)).title).toBe('Flat');
+    await expect(closed.extract(flatPage(100), 'https://example.com/large', options)).rejects.toMatchObject({ code: 'PARSE_POOL_CLOSED' });
+  });
+
+  it('fails the waiting pages, and does not restart forever, when a thread cannot start', async () => {
+    const broken = new HtmlParsePool({ inThreadMaxChars: 0, threadEntry: new URL('data:text/javascript,throw new Error("no parser here")') });
+    try {
+      const pages = [1, 2].map((n) => broken.extract(flatPage(10), `https://example.com/${n}`, options));
+      for (const page of pages) await expect(page).rejects.toMatchObject({ code: 'PARSE_THREAD_FAILED', message: expect.stringContaining('no parser here') });
+      await expect(broken.extract(flatPage(10), 'https://example.com/3', options)).rejects.toMatchObject({ code: 'PARSE_THREAD_FAILED' });
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('refuses options that are not whole numbers in range, with a stable code', () => {
+    expect(() => new HtmlParsePool({ parseThreads: 0 })).toThrow(HtmlParsePoolError);
+    expect(() => new HtmlParsePool({ parseTimeoutMs: 1.5 })).toThrow(/PARSE_POOL_OPTION_INVALID: parseTimeoutMs/);
+  });
+});
