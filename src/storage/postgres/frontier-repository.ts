@@ -41,13 +41,21 @@ export interface ClaimedCrawlSettings {
 /** A canonical URL's identity row (`urls`), shared by every crawl. */
 export type UrlIdentity = Pick<NewFrontierEntry, 'fingerprint' | 'url' | 'canonicalizationVersion' | 'host' | 'origin'>;
 
-/** Records URL identities, once per fingerprint, in key order (concurrent callers never deadlock). */
+/**
+ * Records URL identities, once per fingerprint, in key order (concurrent callers never deadlock).
+ * Rows already there are skipped before the insert, not by its conflict check: that check waits
+ * for any transaction that has updated the row (a parse batch recording its page's fetch), and
+ * two batches each waiting for the other's fetched page deadlocked (bench, 2026-12-04).
+ */
 export async function recordUrlIdentities(db: Queryable, identities: readonly UrlIdentity[]): Promise<void> {
   if (identities.length === 0) return;
   const unique = [...new Map(identities.map((identity) => [identity.fingerprint, identity])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
   await db.query(
     `INSERT INTO urls (fingerprint, url, canonicalization_version, host, origin)
-     SELECT * FROM unnest($1::bytea[], $2::text[], $3::smallint[], $4::text[], $5::text[])
+     SELECT v.fingerprint, v.url, v.canonicalization_version, v.host, v.origin
+     FROM unnest($1::bytea[], $2::text[], $3::smallint[], $4::text[], $5::text[]) WITH ORDINALITY AS v(fingerprint, url, canonicalization_version, host, origin, ord)
+     WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.fingerprint = v.fingerprint)
+     ORDER BY v.ord
      ON CONFLICT (fingerprint) DO NOTHING`,
     [
       unique.map((identity) => fingerprintToBytes(identity.fingerprint)),
@@ -125,14 +133,16 @@ export async function insertFrontierEntries(
             e.discovered_from, e.anchor_text, e.redirect_hops,
             COALESCE((SELECT array_agg(decode(c, 'hex')) FROM unnest(string_to_array(e.chain, ',')) AS c WHERE c <> ''), '{}'),
             e.demotion
-     FROM unnest($2::bytea[], $3::text[], $4::text[], $5::text[], $6::int[], $7::real[], $8::smallint[], $9::text[],
-                 $10::bytea[], $11::text[], $12::int[], $13::text[], $14::jsonb[])
-          AS e(fingerprint, url, host, origin, depth, priority, tier, purpose, discovered_from, anchor_text, redirect_hops, chain, demotion)
-     WHERE NOT EXISTS (SELECT 1 FROM frontier x WHERE x.crawl_id = $1 AND x.fingerprint = e.fingerprint)
-       AND ($16::boolean OR (SELECT kind FROM crawls WHERE id = $1) IS DISTINCT FROM 'recrawl'
-            OR NOT EXISTS (SELECT 1 FROM urls u WHERE u.fingerprint = e.fingerprint AND u.last_fetch_at IS NOT NULL))
-     ORDER BY e.priority DESC
-     LIMIT $15
+     FROM (SELECT * FROM unnest($2::bytea[], $3::text[], $4::text[], $5::text[], $6::int[], $7::real[], $8::smallint[], $9::text[],
+                                $10::bytea[], $11::text[], $12::int[], $13::text[], $14::jsonb[])
+                         AS e(fingerprint, url, host, origin, depth, priority, tier, purpose, discovered_from, anchor_text, redirect_hops, chain, demotion)
+           WHERE NOT EXISTS (SELECT 1 FROM frontier x WHERE x.crawl_id = $1 AND x.fingerprint = e.fingerprint)
+             AND ($16::boolean OR (SELECT kind FROM crawls WHERE id = $1) IS DISTINCT FROM 'recrawl'
+                  OR NOT EXISTS (SELECT 1 FROM urls u WHERE u.fingerprint = e.fingerprint AND u.last_fetch_at IS NOT NULL))
+           ORDER BY e.priority DESC
+           LIMIT $15) AS e
+     -- The best within the room are chosen above; they go in in key order, as every writer's do.
+     ORDER BY e.fingerprint
      ON CONFLICT (crawl_id, fingerprint) DO NOTHING
      RETURNING fingerprint`,
     [
@@ -424,6 +434,19 @@ export async function lowerFrontierDepths(
   return lowerFrontierDepthsTo(db, crawlId, fingerprints.map((fingerprint) => ({ fingerprint, depth, ...atDepth })));
 }
 
+/** lowerFrontierDepthsTo's statement: $1 crawl, $2..$5 fingerprints (in key order), depths, priorities, tiers. */
+export const LOWER_FRONTIER_DEPTHS_SQL = `UPDATE frontier f SET depth = deeper.to_depth, updated_at = now(), links_stale = f.links_stale OR f.state <> 'queued',
+          priority = CASE WHEN f.demotion IS NULL AND deeper.to_priority > f.priority THEN deeper.to_priority ELSE f.priority END,
+          tier = CASE WHEN f.demotion IS NULL AND deeper.to_priority > f.priority THEN deeper.to_tier ELSE f.tier END
+   FROM (SELECT x.fingerprint, l.depth AS to_depth, l.priority AS to_priority, l.tier AS to_tier
+           FROM unnest($2::bytea[], $3::int[], $4::real[], $5::smallint[]) AS l(fingerprint, depth, priority, tier)
+           JOIN frontier x ON x.crawl_id = $1 AND x.fingerprint = l.fingerprint AND x.depth > l.depth
+          -- The keys bound both scans whatever the planner thinks of the crawl's size (migration 0014).
+          WHERE x.fingerprint = ANY($2::bytea[])
+         ORDER BY x.fingerprint FOR UPDATE OF x) deeper
+   WHERE f.crawl_id = $1 AND f.fingerprint = deeper.fingerprint AND f.fingerprint = ANY($2::bytea[]) AND f.depth > deeper.to_depth
+   RETURNING f.fingerprint, f.state`;
+
 /**
  * Lowers each URL's depth to the one given for it where this crawl holds it deeper (a shorter path
  * from the seeds found it), locking rows in key order. A row not demoted as a trap takes the given
@@ -445,15 +468,7 @@ export async function lowerFrontierDepthsTo(
   if (shallowest.size === 0) return [];
   const sorted = [...shallowest.values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
   const result = await db.query<{ fingerprint: Buffer; state: FrontierState }>(
-    `UPDATE frontier f SET depth = deeper.to_depth, updated_at = now(), links_stale = f.links_stale OR f.state <> 'queued',
-            priority = CASE WHEN f.demotion IS NULL AND deeper.to_priority > f.priority THEN deeper.to_priority ELSE f.priority END,
-            tier = CASE WHEN f.demotion IS NULL AND deeper.to_priority > f.priority THEN deeper.to_tier ELSE f.tier END
-     FROM (SELECT x.fingerprint, l.depth AS to_depth, l.priority AS to_priority, l.tier AS to_tier
-             FROM unnest($2::bytea[], $3::int[], $4::real[], $5::smallint[]) AS l(fingerprint, depth, priority, tier)
-             JOIN frontier x ON x.crawl_id = $1 AND x.fingerprint = l.fingerprint AND x.depth > l.depth
-           ORDER BY x.fingerprint FOR UPDATE OF x) deeper
-     WHERE f.crawl_id = $1 AND f.fingerprint = deeper.fingerprint AND f.depth > deeper.to_depth
-     RETURNING f.fingerprint, f.state`,
+    LOWER_FRONTIER_DEPTHS_SQL,
     [
       crawlId,
       sorted.map((lowering) => fingerprintToBytes(lowering.fingerprint)),
