@@ -116,6 +116,18 @@ export function ratePriorFromGroup(ratesPerDay: Iterable<number>, strengthDays: 
   return { ratePerDay: count > 0 ? Math.exp(logSum / count) : fallbackRatePerDay, strengthDays };
 }
 
+/**
+ * How many days of observation a group prior weighs for a page with this history: one of the
+ * page's own mean revisit intervals (the simulation's default, about the mean revisit interval),
+ * at most `maxDays`. A fixed number of days would make the prior outweigh every page revisited
+ * faster than that: a crawl revisiting every minute would never move off the prior.
+ */
+export function revisitPriorStrengthDays(history: readonly ChangeObservation[], maxDays: number): number {
+  requireNumber('RECRAWL_PRIOR_INVALID', 'maxDays', maxDays, { min: 0 });
+  const { observations, observedDays } = summarize(history);
+  return observations > 0 ? Math.min(maxDays, observedDays / observations) : maxDays;
+}
+
 /** changes / observed time: the estimate a visit log suggests at first sight, biased low for fast pages. */
 export function naiveChangeRate(history: readonly ChangeObservation[]): number {
   const { changes, observedDays } = summarize(history);
