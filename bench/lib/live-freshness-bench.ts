@@ -13,6 +13,7 @@ import { runLiveFreshness, type LiveFreshnessRun } from '../../test/support/live
 import { freshnessWeb, startTestWeb, type FreshnessWebOptions } from '../../test/support/test-web/index.js';
 import { crawlerEnv, freshBucket, freshDatabase, type BenchStack } from './bench-stack.js';
 import { startWorker, stopWorker } from './our-crawl.js';
+import { terminateBenchWorkflows } from './temporal-figures.js';
 
 const execFileAsync = promisify(execFile);
 const CRAWLER_BIN = fileURLToPath(new URL('../../bin/crawler.js', import.meta.url));
@@ -59,6 +60,9 @@ export async function runLiveFreshnessBench(stack: BenchStack, options: LiveFres
   const freshness = freshnessWeb(options.web);
   const web = await startTestWeb(freshness.spec);
   try {
+    // Host workflows are one per host across crawls: an earlier run's, on its dead task queue, would take this run's hosts.
+    const leftovers = await terminateBenchWorkflows(client, 'bench-live-freshness-', 'left by an earlier live freshness run');
+    if (leftovers > 0) options.log(`terminated ${leftovers} workflows an earlier live freshness run left running`);
     await worker.ready;
     options.log(`web: ${freshness.pages.length} pages on ${options.web.hosts} hosts, a table day is ${options.web.secondsPerDay} s; worker log ${logFile}`);
     const run = await runLiveFreshness({
@@ -90,6 +94,7 @@ export async function runLiveFreshnessBench(stack: BenchStack, options: LiveFres
       fetchesByRateClass: byRateClass(run, freshness.pages),
     };
   } finally {
+    await terminateBenchWorkflows(client, taskQueue, 'live freshness run over').catch(() => undefined);
     await web.close();
     await stopWorker(worker.child);
     await connection.close();
