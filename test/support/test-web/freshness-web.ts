@@ -109,7 +109,8 @@ export function freshnessWeb(options: FreshnessWebOptions): FreshnessWeb {
       ...hostPages,
     );
     const specs: PageSpec[] = [
-      { path: '/', body: pageHtml(`Host ${h}`, 1_000, hostPages.map((page) => page.path), homeSeed) },
+      // A 'changing' page at rate 0: never changes, and answers with validators like every page here.
+      { path: '/', body: pageHtml(`Host ${h}`, 1_000, hostPages.map((page) => page.path), homeSeed), behavior: { kind: 'changing', ratePerDay: 0, seed: homeSeed } },
       ...hostPages.map(
         (page): PageSpec => ({
           path: page.path,
