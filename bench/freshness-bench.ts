@@ -9,7 +9,7 @@
 //   npm run bench:freshness -- --live            the same question end to end (issue 25): a live web
 //                                                scores the crawler run by a Temporal Schedule
 //   live options: --hosts N --pages-per-host N --seconds-per-day S --every-s S --budget N --run-s S
-//                 --min-host-delay-ms MS --seed N --json --record FILE --keep-stack --data-dir DIR
+//                 --min-host-delay-ms MS --min-page-bytes B --max-page-bytes B --seed N --json --record FILE --keep-stack --data-dir DIR
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -46,6 +46,8 @@ const { values } = parseArgs({
     budget: { type: 'string', default: '60' },
     'run-s': { type: 'string', default: '240' },
     'min-host-delay-ms': { type: 'string', default: '100' },
+    'min-page-bytes': { type: 'string', default: '2000' },
+    'max-page-bytes': { type: 'string', default: '120000' },
     record: { type: 'string' },
     'keep-stack': { type: 'boolean', default: false },
     'data-dir': { type: 'string' },
@@ -139,6 +141,8 @@ async function runLive(): Promise<void> {
         secondsPerDay: positiveInteger('seconds-per-day', values['seconds-per-day']),
         base: '127.91.0.1',
         seed: positiveInteger('seed', values.seed),
+        minPageBytes: positiveInteger('min-page-bytes', values['min-page-bytes']),
+        maxPageBytes: positiveInteger('max-page-bytes', values['max-page-bytes']),
       },
       everySeconds: positiveInteger('every-s', values['every-s']),
       budget: positiveInteger('budget', values.budget),
