@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
+import { optimalVisitFrequencies } from '../../src/domain/recrawl/index.js';
 import { runLiveFreshness, type LiveFreshnessRun } from '../../test/support/live-freshness.js';
 import { freshnessWeb, startTestWeb, type FreshnessWebOptions } from '../../test/support/test-web/index.js';
 import { crawlerEnv, freshBucket, freshDatabase, type BenchStack } from './bench-stack.js';
@@ -43,7 +44,7 @@ export interface LiveFreshnessBenchReport {
   policies: LiveFreshnessRun['score']['policies'];
   crawlerRatio: LiveFreshnessRun['score']['crawlerRatio'];
   /** Mean fetches per page in the window, by the page's changes per table day. */
-  fetchesByRateClass: { changesPerTableDay: string; pages: number; meanFetches: number; meanFreshness: number }[];
+  fetchesByRateClass: { changesPerTableDay: string; pages: number; meanFetches: number; meanOptimumFetches: number; meanFreshness: number }[];
 }
 
 export async function runLiveFreshnessBench(stack: BenchStack, options: LiveFreshnessBenchOptions): Promise<LiveFreshnessBenchReport> {
@@ -110,9 +111,20 @@ function byRateClass(run: LiveFreshnessRun, pages: ReturnType<typeof freshnessWe
     ['1 - 10', (r) => r >= 1 && r < 10],
     ['>= 10', (r) => r >= 10],
   ];
+  const windowDays = (run.toMs - run.fromMs) / 86_400_000;
+  const optimum = optimalVisitFrequencies(
+    pages.map((page) => page.ratePerDay),
+    run.score.policies.crawler.fetches / windowDays,
+  ).map((perDay) => perDay * windowDays);
   return bounds.map(([label, inClass]) => {
-    const members = run.score.pages.filter((_, i) => inClass(pages[i]?.changesPerTableDay ?? 0));
+    const members = run.score.pages.map((page, i) => ({ ...page, optimumFetches: optimum[i] ?? 0 })).filter((_, i) => inClass(pages[i]?.changesPerTableDay ?? 0));
     const mean = (value: (page: (typeof members)[number]) => number) => (members.length > 0 ? members.reduce((sum, page) => sum + value(page), 0) / members.length : 0);
-    return { changesPerTableDay: label, pages: members.length, meanFetches: mean((page) => page.fetches), meanFreshness: mean((page) => page.freshness) };
+    return {
+      changesPerTableDay: label,
+      pages: members.length,
+      meanFetches: mean((page) => page.fetches),
+      meanOptimumFetches: mean((page) => page.optimumFetches),
+      meanFreshness: mean((page) => page.freshness),
+    };
   });
 }
