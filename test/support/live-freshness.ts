@@ -56,7 +56,8 @@ export async function runLiveFreshness(options: LiveFreshnessOptions): Promise<L
   const seeds = freshness.homePaths.map(({ host, path }) => web.url(host, path));
   await crawler(['crawl', ...seeds, '--no-worker', '--json', '--crawl-id', `${scheduleId}-discovery`, '--max-depth', '1', ...common]);
   const discoverySeconds = (Date.now() - discoveryStarted) / 1000;
-  const pagesFetched = new Set(web.log().filter((entry) => entry.status === 200 && !entry.path.endsWith('.txt')).map((entry) => `${entry.host}${entry.path}`)).size;
+  const scored = new Set(freshness.pages.map((page) => `${page.host}${page.path}`));
+  const pagesFetched = new Set(web.log().filter((entry) => entry.status === 200 && scored.has(`${entry.host}${entry.path}`)).map((entry) => `${entry.host}${entry.path}`)).size;
   say(`discovery crawl: ${pagesFetched} pages in ${discoverySeconds.toFixed(1)} s`);
 
   await crawler([
