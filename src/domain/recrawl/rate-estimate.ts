@@ -42,11 +42,16 @@ export interface RateEstimateOptions {
    * intervals and keeps it finite when every visit saw a change. Default 0.5.
    */
   pseudoUnchangedVisits: number;
-  /** Upper bound on any estimate, per day. Default 10_000 (a change every ~9 seconds). */
+  /**
+   * Upper bound on any estimate, per day. Default 1_000_000 (a change every ~0.09 seconds). The
+   * censored estimate cannot exceed about ln(2n + 1) / the shortest interval anyway, so the bound
+   * binds only when revisits come seconds apart (compressed time); there a lower one (10,000, a
+   * change every 9 s) made pages changing every second look like pages changing every few revisits.
+   */
   maxRatePerDay: number;
 }
 
-export const DEFAULT_RATE_ESTIMATE_OPTIONS: Readonly<RateEstimateOptions> = Object.freeze({ pseudoUnchangedVisits: 0.5, maxRatePerDay: 10_000 });
+export const DEFAULT_RATE_ESTIMATE_OPTIONS: Readonly<RateEstimateOptions> = Object.freeze({ pseudoUnchangedVisits: 0.5, maxRatePerDay: 1_000_000 });
 
 /**
  * Change rate of a page from its visit history (001), under a Poisson change model.
