@@ -60,7 +60,7 @@ export interface OurCrawlRun {
 }
 
 /** The worker's output goes to a log file, so --json stdout stays one JSON object. */
-function startWorker(env: NodeJS.ProcessEnv, args: string[], nodeArgs: string[], logFile: string): { child: ChildProcess; ready: Promise<void> } {
+export function startWorker(env: NodeJS.ProcessEnv, args: string[], nodeArgs: string[], logFile: string): { child: ChildProcess; ready: Promise<void> } {
   const child = spawn(process.execPath, [...nodeArgs, CRAWLER_BIN, 'worker', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const file = createWriteStream(logFile);
   child.stdout?.pipe(file, { end: false });
@@ -97,7 +97,7 @@ function workerLogFigures(file: string): WorkerLogFigures {
   };
 }
 
-async function stopWorker(child: ChildProcess): Promise<void> {
+export async function stopWorker(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGINT');

@@ -45,9 +45,21 @@ const MIN_DUE_POOL = 1000;
 /** Candidates read per reserved re-estimation or verification visit. */
 const RESERVED_POOL_PER_VISIT = 4;
 const DEFAULT_TOMBSTONE_SHARE = 0.1;
+/**
+ * Share of the recrawl pool reserved for probes: a page whose last visits all found a change is
+ * revisited one cycle after its last visit, the shortest interval a cycle can look at. Without
+ * it, a page changing every few minutes and one changing daily look alike to a crawl that
+ * revisits daily (a visit sees at most one change), and the cycles keep buying the first, which
+ * no affordable revisit keeps fresh (the live freshness benchmark: 10-28% of the budget).
+ */
+const PROBE_SHARE = 0.05;
+/** Recrawl pool (visits) below which a cycle plans no probe. */
+const MIN_POOL_FOR_PROBES = 10;
+/** Changed visits in a row that make a page censored, eligible for a probe. */
+const PROBE_STREAK = 2;
 
 /** Frontier purposes of a cycle's URLs: the purpose a fetch was made for stays on its frontier row. */
-export type RecrawlPurpose = 'recrawl' | 'reestimation' | 'verification' | 'tombstone';
+export type RecrawlPurpose = 'recrawl' | 'reestimation' | 'verification' | 'probe' | 'tombstone';
 
 export function createRecrawlActivities(deps: ActivityDeps) {
   async function planRecrawl(input: PlanRecrawlInput): Promise<PlanRecrawlResult> {
@@ -97,17 +109,22 @@ export function createRecrawlActivities(deps: ActivityDeps) {
     const cycleDays = settings.everyMs / MS_PER_DAY;
     const visitsPerCycle = Math.max(1, split.recrawl + split.reestimation + split.verification);
     const intervalDays = Math.max(cycleDays, ((await recrawlableUrlCount(deps.pool)) / visitsPerCycle) * cycleDays);
+    const recrawlPool = Math.max(0, split.recrawl - tombstoneRows.length);
+    // At least one probe a cycle once the pool is large enough to spare it: a small budget still learns.
+    const probe = recrawlPool >= MIN_POOL_FOR_PROBES ? Math.max(1, Math.floor(recrawlPool * PROBE_SHARE)) : 0;
     const plan = planRecrawlCycle(
       candidates,
-      { recrawl: Math.max(0, split.recrawl - tombstoneRows.length), reestimation: split.reestimation, verification: split.verification },
+      { recrawl: recrawlPool - probe, reestimation: split.reestimation, verification: split.verification, probe },
       intervalDays,
       Math.random,
+      { probeStreak: PROBE_STREAK, minProbeDays: cycleDays },
     );
 
     const rows = new Map(pool.map((row) => [row.fingerprint, row]));
     const chosen: { row: RecrawlUrlRow; purpose: RecrawlPurpose }[] = [
       ...plan.verification.map((id) => ({ row: rows.get(id)!, purpose: 'verification' as const })),
       ...plan.reestimation.map((id) => ({ row: rows.get(id)!, purpose: 'reestimation' as const })),
+      ...(plan.probe ?? []).map((id) => ({ row: rows.get(id)!, purpose: 'probe' as const })),
       ...plan.recrawl.map((id) => ({ row: rows.get(id)!, purpose: 'recrawl' as const })),
       ...tombstoneRows.map((row) => ({ row, purpose: 'tombstone' as const })),
     ];
@@ -115,6 +132,7 @@ export function createRecrawlActivities(deps: ActivityDeps) {
       recrawl: plan.recrawl.length,
       reestimation: plan.reestimation.length,
       verification: plan.verification.length,
+      probe: plan.probe?.length ?? 0,
       tombstone: tombstoneRows.length,
       total: chosen.length,
     };

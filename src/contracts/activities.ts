@@ -395,6 +395,8 @@ export interface RecrawlPlanCounts {
   recrawl: number;
   reestimation: number;
   verification: number;
+  /** Short revisits of censored pages, taken from the recrawl share (absent in plans made before probes). */
+  probe?: number;
   tombstone: number;
   total: number;
 }

@@ -21,7 +21,7 @@ Recrawl cycles on a Temporal Schedule. Each action starts a recrawl-cycle workfl
 most N visits on the stored URLs that buy the most freshness (value x freshness gain / cost), with
 shares reserved for discovery, re-estimation and verification (docs/storage-and-recrawl.md). A
 worker (\`crawler worker\`) on the task queue runs them. DURATION is a number with s, m, h or d
-(90s, 15m, 1h, 1d). ID defaults to 'recrawl'.
+(90s, 15m, 1h, 1d; at least 5s). ID defaults to 'recrawl'.
 
 Before planning, a cycle reads the sitemaps robots.txt declared for the origins it may revisit, at
 most --signal-budget fetches (default max(10, N/10); 0 skips it): a trusted sitemap lastmod newer
@@ -67,14 +67,20 @@ const options = {
 type Values = ReturnType<typeof parseCommandArgs<typeof options>>['values'];
 
 const DEFAULT_SCHEDULE_ID = 'recrawl';
+/** Shortest --every: a cycle plans, sweeps signals and starts a crawl, a few seconds on a small web. */
+export const MIN_EVERY_MS = 5_000;
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** "90s", "15m", "1h", "1.5d" in milliseconds; at least one minute (a cycle needs time to run). */
+/**
+ * "10s", "15m", "1h", "1.5d" in milliseconds; at least MIN_EVERY_MS. Seconds serve compressed-time
+ * runs (the live freshness benchmark, its e2e test); a cycle still running when the next is due
+ * makes that one skip (overlap SKIP), so a short interval never stacks cycles.
+ */
 export function parseEveryMs(text: string): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$/.exec(text);
   if (!match) throw new CliError(`--every expects a duration like 15m, 1h or 1d, got '${text}'`, 2);
   const ms = Math.round(Number(match[1]) * UNIT_MS[match[2]!]!);
-  if (ms < 60_000) throw new CliError(`--every must be at least 1m, got '${text}'`, 2);
+  if (ms < MIN_EVERY_MS) throw new CliError(`--every must be at least ${MIN_EVERY_MS / 1000}s, got '${text}'`, 2);
   return ms;
 }
 
@@ -276,7 +282,8 @@ async function create(client: Client, input: CreateInput): Promise<void> {
     policies: {
       overlap: input.overlap,
       // A cycle missed while the server was down is not worth running late: the next one plans afresh.
-      catchupWindow: Math.min(input.everyMs, 3_600_000),
+      // (The server holds every catch-up window to at least 10 s.)
+      catchupWindow: Math.max(10_000, Math.min(input.everyMs, 3_600_000)),
     },
     state: { paused: input.paused, ...(input.paused ? { note: 'created paused from the crawler CLI' } : {}) },
   });

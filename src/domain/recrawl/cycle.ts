@@ -48,7 +48,7 @@ export interface RecrawlPlan {
  * 2. re-estimation: of the rest, pages believed static (rate <= staticRateThresholdPerDay),
  *    longest since visit first, then lowest rate;
  * 3. probe (when budgeted): of the rest, censored pages (changeStreak >= probeStreak) last
- *    visited at least minProbeDays ago, most recently visited first;
+ *    visited at least minProbeDays ago and not signalled unchanged, most recently visited first;
  * 4. recrawl: of the rest, the highest recrawlPriority (ties by id), skipping visits that buy
  *    nothing (priority 0). A reserved share that finds too few candidates goes to recrawl.
  */
@@ -86,7 +86,8 @@ export function planRecrawlCycle(
   );
   for (const id of reestimation) taken.add(id);
 
-  const censored = candidates.filter((c) => !taken.has(c.id) && (c.changeStreak ?? 0) >= probeStreak && c.daysSinceVisit >= minProbeDays);
+  // A trusted signal that the copy is unchanged answers what the probe would ask.
+  const censored = candidates.filter((c) => !taken.has(c.id) && (c.changeStreak ?? 0) >= probeStreak && c.daysSinceVisit >= minProbeDays && c.cheapSignal !== 'unchanged');
   const probe = topK(censored, probeBudget, (a, b) => a.daysSinceVisit - b.daysSinceVisit || compareIds(a.id, b.id)).map((c) => c.id);
   for (const id of probe) taken.add(id);
 

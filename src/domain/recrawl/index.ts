@@ -7,6 +7,7 @@ export {
   estimateChangeRate,
   naiveChangeRate,
   ratePriorFromGroup,
+  revisitPriorStrengthDays,
   choGarciaMolinaRate,
   DEFAULT_RATE_PRIOR,
   DEFAULT_RATE_ESTIMATE_OPTIONS,

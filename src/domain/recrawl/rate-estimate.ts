@@ -42,11 +42,16 @@ export interface RateEstimateOptions {
    * intervals and keeps it finite when every visit saw a change. Default 0.5.
    */
   pseudoUnchangedVisits: number;
-  /** Upper bound on any estimate, per day. Default 10_000 (a change every ~9 seconds). */
+  /**
+   * Upper bound on any estimate, per day. Default 1_000_000 (a change every ~0.09 seconds). The
+   * censored estimate cannot exceed about ln(2n + 1) / the shortest interval anyway, so the bound
+   * binds only when revisits come seconds apart (compressed time); there a lower one (10,000, a
+   * change every 9 s) made pages changing every second look like pages changing every few revisits.
+   */
   maxRatePerDay: number;
 }
 
-export const DEFAULT_RATE_ESTIMATE_OPTIONS: Readonly<RateEstimateOptions> = Object.freeze({ pseudoUnchangedVisits: 0.5, maxRatePerDay: 10_000 });
+export const DEFAULT_RATE_ESTIMATE_OPTIONS: Readonly<RateEstimateOptions> = Object.freeze({ pseudoUnchangedVisits: 0.5, maxRatePerDay: 1_000_000 });
 
 /**
  * Change rate of a page from its visit history (001), under a Poisson change model.
@@ -114,6 +119,18 @@ export function ratePriorFromGroup(ratesPerDay: Iterable<number>, strengthDays: 
     count += 1;
   }
   return { ratePerDay: count > 0 ? Math.exp(logSum / count) : fallbackRatePerDay, strengthDays };
+}
+
+/**
+ * How many days of observation a group prior weighs for a page with this history: one of the
+ * page's own mean revisit intervals (the simulation's default, about the mean revisit interval),
+ * at most `maxDays`. A fixed number of days would make the prior outweigh every page revisited
+ * faster than that: a crawl revisiting every minute would never move off the prior.
+ */
+export function revisitPriorStrengthDays(history: readonly ChangeObservation[], maxDays: number): number {
+  requireNumber('RECRAWL_PRIOR_INVALID', 'maxDays', maxDays, { min: 0 });
+  const { observations, observedDays } = summarize(history);
+  return observations > 0 ? Math.min(maxDays, observedDays / observations) : maxDays;
 }
 
 /** changes / observed time: the estimate a visit log suggests at first sight, biased low for fast pages. */

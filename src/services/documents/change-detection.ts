@@ -10,6 +10,7 @@ import {
   nextRecrawlDelayDays,
   observeVisit,
   ratePriorFromGroup,
+  revisitPriorStrengthDays,
   claimConfirmed,
   claimsOf,
   SIGNAL_SOURCES,
@@ -40,8 +41,9 @@ const PRIOR_GROUP_LIMIT = 500;
 const PRIOR_TTL_MS = 5 * 60_000;
 const PRIOR_CACHE_MAX_HOSTS = 10_000;
 /**
- * The prior counts as this many days of observation (001: smooth toward similar pages so three
- * visits do not give extreme rates). A week, as DEFAULT_RATE_PRIOR, about the mean revisit interval.
+ * The prior counts as at most this many days of observation (001: smooth toward similar pages so
+ * three visits do not give extreme rates): one of the page's mean revisit intervals, capped at a
+ * week, as DEFAULT_RATE_PRIOR (revisitPriorStrengthDays).
  */
 export const PRIOR_STRENGTH_DAYS = DEFAULT_RATE_PRIOR.strengthDays;
 
@@ -93,8 +95,8 @@ export async function recordVisit(client: PoolClient, report: VisitReport, locke
   let rateMethod: string;
   if (observed.observation) {
     const prior = await hostPrior(client, locked.host, report.fingerprint);
-    const history = await recentObservations(client, report.fingerprint, OBSERVATION_WINDOW - 1);
-    const estimate = estimateChangeRate([...history, observed.observation], prior);
+    const history = [...(await recentObservations(client, report.fingerprint, OBSERVATION_WINDOW - 1)), observed.observation];
+    const estimate = estimateChangeRate(history, { ...prior, strengthDays: revisitPriorStrengthDays(history, PRIOR_STRENGTH_DAYS) });
     ratePerDay = estimate.ratePerDay;
     rateMethod = estimate.method;
   } else if (locked.rateMethod !== null && locked.rateMethod !== 'prior' && locked.ratePerDay !== null) {

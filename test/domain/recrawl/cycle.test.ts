@@ -64,6 +64,14 @@ describe('planRecrawlCycle', () => {
     expect(planRecrawlCycle(candidates, none, 1, seededRandom(1))).not.toHaveProperty('probe');
   });
 
+  it('does not probe a page a trusted signal says is unchanged', () => {
+    const candidates = [
+      candidate('signalled', { changeStreak: 3, daysSinceVisit: 0.05, cheapSignal: 'unchanged' }),
+      candidate('unsignalled', { changeStreak: 3, daysSinceVisit: 0.5 }),
+    ];
+    expect(planRecrawlCycle(candidates, { ...none, probe: 2 }, 1, seededRandom(1)).probe).toEqual(['unsignalled']);
+  });
+
   it('never plans an id twice and never exceeds the total budget', () => {
     const arbCandidate = fc.record({
       ratePerDay: fc.double({ min: 0, max: 100, noNaN: true }),

@@ -5,6 +5,7 @@ import {
   estimateChangeRate,
   naiveChangeRate,
   ratePriorFromGroup,
+  revisitPriorStrengthDays,
   type ChangeObservation,
 } from '../../../src/domain/recrawl/index.js';
 import { seededRandom } from '../../../src/domain/random.js';
@@ -117,6 +118,23 @@ describe('choGarciaMolinaRate and naiveChangeRate', () => {
     expect(choGarciaMolinaRate(10, 0, 1)).toBe(-Math.log(1));
     expect(naiveChangeRate([{ intervalDays: 2, changed: true }, { intervalDays: 3, changed: false }])).toBeCloseTo(0.2, 12);
     expect(naiveChangeRate([])).toBe(0);
+  });
+});
+
+describe('revisitPriorStrengthDays', () => {
+  it('weighs the prior as one mean revisit interval of the page, at most the cap', () => {
+    const minute = 1 / 1440;
+    expect(revisitPriorStrengthDays([{ intervalDays: minute, changed: true }, { intervalDays: 3 * minute, changed: false }], 7)).toBeCloseTo(2 * minute, 15);
+    expect(revisitPriorStrengthDays([{ intervalDays: 30, changed: false }], 7)).toBe(7);
+    expect(revisitPriorStrengthDays([], 7)).toBe(7);
+  });
+
+  it('lets a page revisited every minute move off the prior within a few visits', () => {
+    const minute = 1 / 1440;
+    const history = Array.from({ length: 6 }, () => ({ intervalDays: minute, changed: true }));
+    const prior = { ratePerDay: 1 / 7, strengthDays: revisitPriorStrengthDays(history, 7) };
+    // Fixed at a week, the prior would hold the estimate near 1/7 per day; one interval's weight lets the history speak.
+    expect(estimateChangeRate(history, prior).ratePerDay).toBeGreaterThan(1000);
   });
 });
 

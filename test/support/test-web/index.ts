@@ -26,4 +26,14 @@ export {
   type RequestOverlap,
 } from './politeness.js';
 export { ChangeTimeline, type ChangeProcessOptions } from './changing.js';
+export { freshnessWeb, FRESHNESS_WEB_RATE_MIX, type FreshnessPage, type FreshnessRateClass, type FreshnessWeb, type FreshnessWebOptions } from './freshness-web.js';
+export {
+  scoreFreshness,
+  FRESHNESS_POLICY_NAMES,
+  type FreshnessPolicyName,
+  type FreshnessScore,
+  type FreshnessScoreInput,
+  type PageFreshness,
+  type PolicyScore,
+} from './freshness-score.js';
 export { renderHtmlPage, relativeHref, type HtmlPageOptions, type PageLink } from './html.js';
