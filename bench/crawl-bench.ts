@@ -17,6 +17,7 @@
 //   npm run bench -- --scenario cli            the `crawler crawl` CLI as a user runs it (cold, then warm) beside
 //                                              Crawlee (in memory and persistent) on webs of several shapes (bench/lib/cli-webs.ts)
 //            --webs base,pages-2kb,...  (cli: which webs; default all)  --rounds N (cli: warm rounds per web)
+//            --first-web-rounds N (cli: more rounds for the first web, whose ratio the target is)
 //   npm run bench -- --print report.json       the tables of a report saved with --json
 // See bench/README.md for what each figure means.
 import { join } from 'node:path';
@@ -86,6 +87,7 @@ const BENCH_OPTIONS = {
   'worker-heap-mb': { type: 'string' },
   print: { type: 'string' },
   webs: { type: 'string' },
+  'first-web-rounds': { type: 'string' },
 } as const;
 
 function parseBenchArgs() {
@@ -165,6 +167,7 @@ async function runCliBench(): Promise<void> {
     webs,
     delayMs,
     rounds,
+    ...(values['first-web-rounds'] === undefined ? {} : { firstWebRounds: positiveInteger('first-web-rounds', values['first-web-rounds'])! }),
     dataDir: values['data-dir'] ?? join(projectRoot(), '.test-data', 'bench-cli'),
     keepStack: values['keep-stack'] === true,
     timeoutMs,
