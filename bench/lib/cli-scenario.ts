@@ -235,6 +235,7 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
               [],
             );
             rmSync(join(logDir, `crawlee-storage-${label}`), { recursive: true, force: true });
+            rmSync(join(logDir, `crawlee-storage-${label}.options.json`), { force: true });
             const pages = run.result.pagesHandled;
             figures = {
               crawler,
@@ -267,6 +268,8 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
         await web.close();
       }
       webs.push(webReport(shape, web.ready.pages, web.ready.expected, ceiling, runs));
+      // What is measured so far survives a later web's failure.
+      writeFileSync(join(logDir, 'cli-report.partial.json'), JSON.stringify({ scenario: 'cli', delayMs, rounds: options.rounds, webs }));
     }
   } finally {
     await services?.connection.close().catch(() => undefined);

@@ -7,6 +7,7 @@
 //               measured from the previous request's start), keyed by hostname, so each loopback
 //               host gets the delay. The fair comparison with our crawler.
 // Both obey robots.txt for our product token and follow links to every host.
+import { readFileSync } from 'node:fs';
 import { CheerioCrawler, Configuration, log, type IRequestList, type IRequestManager, type Request, type RequestProvider } from 'crawlee';
 
 export interface CrawleeChildOptions {
@@ -59,7 +60,7 @@ class PerHostDelayCheerioCrawler extends CheerioCrawler {
   }
 }
 
-const options = JSON.parse(process.env['BENCH_CRAWLEE_OPTIONS'] ?? '{}') as CrawleeChildOptions;
+const options = JSON.parse(readFileSync(process.env['BENCH_CRAWLEE_OPTIONS_FILE'] ?? '', 'utf8')) as CrawleeChildOptions;
 log.setLevel(log.LEVELS.ERROR);
 const config = new Configuration({ persistStorage: options.persistStorage === true, purgeOnStart: true });
 let handled = 0;

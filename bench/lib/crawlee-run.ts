@@ -1,6 +1,8 @@
 // Parent side of crawlee-child.ts: runs Crawlee on the benchmark's web in a child process and
 // samples its memory and CPU like every other process of the run.
 import { fork } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CrawleeChildOptions, CrawleeChildResult } from './crawlee-child.js';
 import { ReapedChildrenCpu } from './child-cpu.js';
@@ -19,12 +21,17 @@ export interface CrawleeRun {
 }
 
 export async function runCrawlee(options: CrawleeChildOptions, storageDir: string, alsoTrack: readonly TrackedProcess[]): Promise<CrawleeRun> {
+  // Beside the storage folder, which Crawlee purges on start.
+  mkdirSync(dirname(storageDir), { recursive: true });
+  const optionsFile = `${storageDir}.options.json`;
+  writeFileSync(optionsFile, JSON.stringify(options));
   const cpu = new ReapedChildrenCpu();
   const forkedAt = performance.now();
   const child = fork(RUN_TS, [CHILD], {
     env: {
       ...process.env,
-      BENCH_CRAWLEE_OPTIONS: JSON.stringify(options),
+      // A file, not the variable itself: 10,000 seeds are past the kernel's limit on one environment string (E2BIG).
+      BENCH_CRAWLEE_OPTIONS_FILE: optionsFile,
       CRAWLEE_STORAGE_DIR: storageDir,
       CRAWLEE_PERSIST_STORAGE: options.persistStorage === true ? 'true' : 'false',
     },
