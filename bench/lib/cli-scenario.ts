@@ -305,6 +305,11 @@ function webReport(shape: CliWeb, pagesGenerated: number, expectedReachable: num
   };
 }
 
+/** A ratio as the table shows it: blank where it was not measured (NaN, or null once saved as JSON). */
+function shown(value: number | null | undefined): string {
+  return typeof value === 'number' && Number.isFinite(value) ? String(value) : '';
+}
+
 /** The scenario's tables. */
 export function printCliReport(report: CliScenarioReport): void {
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -319,7 +324,7 @@ export function printCliReport(report: CliScenarioReport): void {
     const oursViolations = web.runs.filter((r) => r.crawler.startsWith('ours')).reduce((n, r) => n + r.politenessViolations, 0);
     const crawleeViolations = web.runs.filter((r) => r.crawler.startsWith('crawlee')).reduce((n, r) => n + r.politenessViolations, 0);
     out(
-      `| ${web.name} (${web.varies}) | ${web.hosts} x ${web.expectedReachable} | ${web.medianRatioToMemory} | ${web.ratioToPersistent} | ${web.coldRatioToMemory ?? ''} | ${median?.pagesPerSecond ?? ''} | ${median?.politenessCeilingShare ?? ''} | ${cpu} | ${crawlee?.cpuMsPerPage['crawlee'] ?? ''} | ${median?.historyEventsPerPage ?? ''} | ${median?.statementsPerPage ?? ''} | ${oursViolations} / ${crawleeViolations} |`,
+      `| ${web.name} (${web.varies}) | ${web.hosts} x ${web.expectedReachable} | ${shown(web.medianRatioToMemory)} | ${shown(web.ratioToPersistent)} | ${shown(web.coldRatioToMemory)} | ${median?.pagesPerSecond ?? ''} | ${median?.politenessCeilingShare ?? ''} | ${cpu} | ${crawlee?.cpuMsPerPage['crawlee'] ?? ''} | ${median?.historyEventsPerPage ?? ''} | ${median?.statementsPerPage ?? ''} | ${oursViolations} / ${crawleeViolations} |`,
     );
   }
   out('\nEvery run:\n');
