@@ -5,6 +5,7 @@ import * as cheerio from 'cheerio';
 import { extractHtmlDocument } from '../src/parse/html-document.js';
 import { HtmlParsePool } from '../src/parse/html-parse-pool.js';
 import { measureDocumentShape, treeDepthOf } from '../src/parse/parse-budget.js';
+import { worstLoopLagMs } from '../test/support/loop-lag.js';
 
 const OPTIONS = { productToken: 'durablecrawler' };
 const wide = (blocks: number): string => `<html><head><title>W</title></head><body>${'<div><a href="/ok.html">ok</a> text</div>'.repeat(blocks)}</body></html>`;
@@ -50,23 +51,6 @@ for (const [name, html, reps, loadAlone] of pages) {
   const depth = shape.maxElementDepth > 1000 ? '> 1000' : String(shape.maxElementDepth);
   const cells = [name, (html.length / 1024).toFixed(0), depth, shape.elements, scanMs.toFixed(2), loadMs, walkMs, extractMs.toFixed(1), outcome];
   console.log(cells.join(' | '));
-}
-
-/** The longest the event loop stayed away while `work` ran, in ms. */
-async function worstLoopLagMs(work: () => Promise<unknown>): Promise<number> {
-  let worstMs = 0;
-  let lastMs = performance.now();
-  const ticker = setInterval(() => {
-    const nowMs = performance.now();
-    worstMs = Math.max(worstMs, nowMs - lastMs);
-    lastMs = nowMs;
-  }, 5);
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  await work().catch(() => undefined);
-  // One more tick, so a loop blocked by `work` itself is measured.
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  clearInterval(ticker);
-  return worstMs;
 }
 
 const heavy = wide(80_000);

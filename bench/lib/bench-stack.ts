@@ -21,7 +21,8 @@ export function defaultBenchDataDir(): string {
   return join(projectRoot(), '.test-data', 'bench');
 }
 
-async function adminQuery<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
+/** One statement on a connection of its own, closed after. */
+export async function adminQuery<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

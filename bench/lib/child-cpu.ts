@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 const CLOCK_TICKS_PER_SECOND = 100;
 
 /** utime, stime, cutime, cstime of one process in clock ticks; undefined when it is gone. */
-function statTicks(pid: number | 'self'): { own: number; reaped: number } | undefined {
+export function statTicks(pid: number | 'self'): { own: number; reaped: number } | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -3,10 +3,11 @@
 // finds running (warm). Timed from spawn to exit, the way a user's shell times it; each line of
 // its stderr is stamped so the report can say where a cold start spends its seconds.
 import { spawn } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CrawlSummary } from '../../src/contracts/status.js';
 import { ReapedChildrenCpu } from './child-cpu.js';
+import { statusKb } from './proc-sampler.js';
 
 const CRAWLER_BIN = fileURLToPath(new URL('../../bin/crawler.js', import.meta.url));
 
@@ -47,14 +48,6 @@ export interface CliCrawlRun {
   stderrTail: string;
   /** Stderr lines that came before the crawl started, each with its offset from spawn in seconds. */
   startupLines: { atSeconds: number; line: string }[];
-}
-
-function readStatus(pid: number | undefined): string {
-  try {
-    return pid === undefined ? '' : readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return '';
-  }
 }
 
 export async function runCliCrawl(options: CliCrawlOptions): Promise<CliCrawlRun> {
@@ -108,8 +101,7 @@ export async function runCliCrawl(options: CliCrawlOptions): Promise<CliCrawlRun
   });
   let peakRssKb = 0;
   const memory = setInterval(() => {
-    const match = /^VmHWM:\s+(\d+) kB/m.exec(readStatus(child.pid));
-    if (match) peakRssKb = Math.max(peakRssKb, Number(match[1]));
+    if (child.pid !== undefined) peakRssKb = Math.max(peakRssKb, statusKb(child.pid, 'VmHWM'));
   }, 500);
   let timedOut = false;
   const timer = setTimeout(() => {

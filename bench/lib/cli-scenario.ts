@@ -5,11 +5,10 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import pg from 'pg';
 import { DEFAULT_USER_AGENT } from '../../src/config/crawl-config.js';
 import { stackStatus, stopStack, type StackEndpoints } from '../../src/stack/index.js';
 import { PRODUCT_TOKEN } from '../../test/support/test-web/index.js';
-import { prepareBenchStack } from './bench-stack.js';
+import { adminQuery, prepareBenchStack } from './bench-stack.js';
 import { childrenOf, serviceCpuSeconds } from './child-cpu.js';
 import { runCliCrawl, type CliCrawlRun } from './cli-crawl.js';
 import type { CliWeb } from './cli-webs.js';
@@ -109,18 +108,8 @@ async function servicesCpu(dataDir: string): Promise<Record<string, number>> {
   };
 }
 
-async function databaseQuery<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 async function statementCalls(url: string): Promise<number> {
-  const rows = await databaseQuery<{ calls: string | null }>(
+  const rows = await adminQuery<{ calls: string | null }>(
     url,
     'SELECT sum(calls)::text AS calls FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())',
   );
@@ -136,7 +125,7 @@ async function historyEventsSince(client: Client, sinceIso: string): Promise<num
 async function connectServices(dataDir: string, log: (line: string) => void): Promise<Services> {
   // The CLI left the stack running; pg_stat_statements costs one restart of it, once per data folder.
   const stack = await prepareBenchStack({ dataDir, fresh: false, log });
-  if (stack.statementStats) await databaseQuery(stack.endpoints.postgres.url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  if (stack.statementStats) await adminQuery(stack.endpoints.postgres.url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const connection = await Connection.connect({ address: stack.endpoints.temporal.address });
   return { endpoints: stack.endpoints, connection, temporal: new Client({ connection, namespace: stack.endpoints.temporal.namespace }) };
 }
@@ -178,7 +167,7 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
           if (crawler === 'ours-cold' || crawler === 'ours-warm') {
             const cold = crawler === 'ours-cold';
             const cpuBefore = cold ? { Temporal: 0, Postgres: 0, MinIO: 0 } : await servicesCpu(options.dataDir);
-            if (services && !cold) await databaseQuery(services.endpoints.postgres.url, 'SELECT pg_stat_statements_reset()').catch(() => undefined);
+            if (services && !cold) await adminQuery(services.endpoints.postgres.url, 'SELECT pg_stat_statements_reset()').catch(() => undefined);
             const startedIso = new Date(Date.now() - 1000).toISOString();
             log(`cli ${shape.name}: ours (${cold ? 'cold: the CLI starts the stack' : 'warm stack'}), round ${runRound}`);
             const run = await runCliCrawl({

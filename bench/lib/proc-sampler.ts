@@ -1,6 +1,7 @@
 // Memory and CPU of the processes a benchmark run uses, read from /proc (Linux): peak resident
 // set size sampled over the run, the kernel's own high-water mark, and CPU seconds spent.
 import { readdirSync, readFileSync } from 'node:fs';
+import { statTicks } from './child-cpu.js';
 
 export interface TrackedProcess {
   /** What the report calls it: 'worker', 'test web', 'Temporal', 'Postgres', 'MinIO', 'crawlee'. */
@@ -36,7 +37,8 @@ function readText(path: string): string | undefined {
   }
 }
 
-function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+/** A /proc/<pid>/status size field in kB; 0 when the process is gone. */
+export function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readText(`/proc/${pid}/status`) ?? '');
   return match ? Number(match[1]) : 0;
 }
@@ -48,11 +50,7 @@ function pssKb(pid: number): number {
 
 /** utime + stime of one process, in clock ticks (reaped children are not added: they are tracked themselves). */
 function cpuTicks(pid: number): number {
-  const stat = readText(`/proc/${pid}/stat`);
-  if (stat === undefined) return 0;
-  // The command name may hold spaces and parentheses: fields start after the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return [11, 12].reduce((total, index) => total + Number(fields[index] ?? 0), 0);
+  return statTicks(pid)?.own ?? 0;
 }
 
 /** pid -> parent pid for every process now alive. */

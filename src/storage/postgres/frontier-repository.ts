@@ -42,10 +42,10 @@ export interface ClaimedCrawlSettings {
 export type UrlIdentity = Pick<NewFrontierEntry, 'fingerprint' | 'url' | 'canonicalizationVersion' | 'host' | 'origin'>;
 
 /**
- * Records URL identities, once per fingerprint, in key order (concurrent callers never deadlock).
- * Rows already there are skipped before the insert, not by its conflict check: that check waits
- * for any transaction that has updated the row (a parse batch recording its page's fetch), and
- * two batches each waiting for the other's fetched page deadlocked (bench, 2026-12-04).
+ * Records URL identities, once per fingerprint, in key order. Rows already there are skipped
+ * before the insert, not by its conflict check, which waits for any transaction that has updated
+ * the row (a parse batch recording its page's fetch). Two batches inserting the same new URLs can
+ * still deadlock through their other statements; the page recorder tries such a batch again whole.
  */
 export async function recordUrlIdentities(db: Queryable, identities: readonly UrlIdentity[]): Promise<void> {
   if (identities.length === 0) return;
