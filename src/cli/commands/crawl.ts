@@ -13,7 +13,7 @@ import { CliError } from '../cli-error.js';
 import { isTransientClientError, retryThroughOutages } from '../client-outages.js';
 import { flagOfConfigField } from '../config-flags.js';
 import { connectServices, temporalUiLink } from '../services.js';
-import { ServiceWatch, objectStoreProbe, postgresProbe } from '../service-watch.js';
+import { ServiceWatch, describeOutage, objectStoreProbe, postgresProbe } from '../service-watch.js';
 import { SEEDS_IN_WORKFLOW_INPUT, checkSeedsFile, seedBatches } from '../seeds-file.js';
 import { connectDatabase } from '../client.js';
 import { registerSeedBatch } from '../../services/frontier/seed-registration.js';
@@ -184,7 +184,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   const services = new ServiceWatch({ Postgres: postgresProbe(endpoints.postgres.url), 'object store': objectStoreProbe(endpoints.s3) }, (outages) =>
     progress.note(
       'services',
-      outages.length === 0 ? undefined : outages.map((outage) => `${outage.service} unreachable since ${new Date(outage.sinceMs).toISOString()} (${redactCredentials(outage.error)}), the crawl waits for it`).join('; '),
+      outages.length === 0 ? undefined : outages.map((outage) => describeOutage({ ...outage, error: redactCredentials(outage.error) })).join('; '),
     ),
   );
   services.start();
