@@ -35,7 +35,10 @@ export function changeFieldSelectorProblem(selector: string): string | undefined
 /**
  * Each field's text: the text of every element its selector matches, in document order, each
  * whitespace-collapsed, joined by a newline, at most MAX_CHANGE_FIELD_CHARS. A field that matches
- * nothing is ''. Call it before page chrome is removed: a price may sit in a form or a header.
+ * nothing is ''. `$` is the page's tree with its chrome (a price may sit in a form or a header) and
+ * without scripts and styles. The tree is htmlparser2's, as Crawlee's CheerioCrawler reads pages:
+ * it holds the elements the markup has, so a `tbody` a browser's devtools show but the markup
+ * omits is not there.
  */
 export function extractChangeFields($: CheerioAPI, selectors: Readonly<Record<string, string>>): Record<string, string> {
   const fields: Record<string, string> = {};

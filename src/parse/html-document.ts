@@ -7,7 +7,8 @@ import * as cheerio from 'cheerio';
 import { resolveHref } from '../domain/url/index.js';
 import { extractChangeFields } from './change-fields.js';
 import { extractListingEntries, type ListingEntry } from './listing-entries.js';
-import { checkParseBudget, checkTreeDepth, type ParseBudgetOptions } from './parse-budget.js';
+import { readHtmlOnce } from './html-single-pass.js';
+import type { ParseBudgetOptions } from './parse-budget.js';
 
 export interface ExtractedLink {
   /** The attribute as written. */
@@ -29,7 +30,10 @@ export interface ExtractedDocument {
   /** Directives from <meta name="robots"> and <meta name="{our token}">, lower-cased. */
   metaRobots: string | null;
   canonicalHint: string | null;
-  /** Visible main text: scripts, styles and page chrome (nav, header, footer, aside) removed. */
+  /**
+   * Visible main text: the document's text without its title, scripts, styles, noscript, templates
+   * and page chrome (nav, header, footer, aside, form, iframe, svg), whitespace collapsed.
+   */
   mainText: string;
   /** Text of each configured change field (see extractChangeFields); {} when none are configured. */
   changeFields: Record<string, string>;
@@ -46,67 +50,50 @@ export interface ExtractOptions {
   changeFields?: Readonly<Record<string, string>>;
   /** Read the page's entries as a listing page (CrawlConfig.listingPages). Default false. */
   listingEntries?: boolean;
-  /** Depth and size limits checked before the tree is built (parse-budget.ts). Default its defaults. */
+  /** Depth and size limits, enforced as the document is parsed (parse-budget.ts). Default its defaults. */
   budget?: ParseBudgetOptions;
 }
 
-/** Markup whose text is never shown: removed before anything reads text. */
-const NON_TEXT = 'script, style, noscript, template';
-/** Page chrome: not the main text, but a configured field may live there (a price in a form). */
-const CHROME = 'nav, header, footer, aside, form, iframe, svg';
-
-/** Throws ParseBudgetError, before building any tree, for a document deeper or larger than its budget. */
+/**
+ * Reads the page in one parse (html-single-pass.ts). A tree for cheerio is built only for the
+ * crawl's change fields or a listing page. Throws ParseBudgetError at the first element past the
+ * budget, before the rest of the document is read.
+ */
 export function extractHtmlDocument(html: string, pageUrl: string, options: ExtractOptions): ExtractedDocument {
-  checkParseBudget(html, pageUrl, options.budget);
-  const $ = cheerio.load(html);
-  checkTreeDepth($.root()[0]!, pageUrl, options.budget);
-  const maxLinks = options.maxLinks ?? 5000;
-
-  const baseHref = $('base[href]').first().attr('href');
-  const baseUrl = (baseHref && resolveHref(baseHref, pageUrl)) || pageUrl;
-
-  const links: ExtractedLink[] = [];
-  $('a[href], area[href]').each((_, element) => {
-    if (links.length >= maxLinks) return false;
-    const node = $(element);
-    const href = (node.attr('href') ?? '').trim();
-    if (!href) return undefined;
-    const rel = (node.attr('rel') ?? '').toLowerCase().trim();
-    links.push({
-      href,
-      absoluteUrl: resolveHref(href, baseUrl),
-      anchorText: collapse(node.text()).slice(0, 500),
-      rel,
-      nofollow: rel.split(/\s+/).includes('nofollow'),
-    });
-    return undefined;
+  const changeFieldSelectors = options.changeFields && Object.keys(options.changeFields).length > 0 ? options.changeFields : undefined;
+  const { facts, tree } = readHtmlOnce(html, pageUrl, {
+    productToken: options.productToken.toLowerCase(),
+    maxLinks: options.maxLinks ?? 5000,
+    budget: options.budget,
+    buildTree: changeFieldSelectors !== undefined || options.listingEntries === true,
   });
+  const baseUrl = (facts.baseHref && resolveHref(facts.baseHref, pageUrl)) || pageUrl;
 
-  const token = options.productToken.toLowerCase();
-  const directives: string[] = [];
-  $('meta[name][content]').each((_, element) => {
-    const name = ($(element).attr('name') ?? '').toLowerCase().trim();
-    if (name === 'robots' || name === token) directives.push(($(element).attr('content') ?? '').toLowerCase().trim());
-  });
+  const links = facts.links.map(
+    (link): ExtractedLink => ({
+      href: link.href,
+      absoluteUrl: resolveHref(link.href, baseUrl),
+      anchorText: collapse(link.anchorText.join('')).slice(0, 500),
+      rel: link.rel,
+      nofollow: link.rel.split(/\s+/).includes('nofollow'),
+    }),
+  );
 
-  const canonicalHref = $('link[rel~="canonical"][href]').first().attr('href');
-  const title = collapse($('title').first().text()) || null;
-  const language = ($('html').attr('lang') ?? '').trim() || null;
-
-  $(NON_TEXT).remove();
-  const changeFields = options.changeFields ? extractChangeFields($, options.changeFields) : {};
-  const listingEntries = options.listingEntries ? extractListingEntries($, baseUrl) : [];
-  $(CHROME).remove();
-  const mainText = collapse($('body').length > 0 ? $('body').text() : $.root().text());
+  // The tree has no scripts or styles, but still its chrome: a price may sit in a form or a header, an entry in an aside.
+  const $ = tree && cheerio.load(tree);
+  const changeFields = $ && changeFieldSelectors ? extractChangeFields($, changeFieldSelectors) : {};
+  const listingEntries = $ && options.listingEntries ? extractListingEntries($, baseUrl) : [];
+  const title = collapse(facts.title.join('')) || null;
+  const language = (facts.language ?? '').trim() || null;
 
   return {
     title: title?.slice(0, 1000) ?? null,
     language: language?.slice(0, 35) ?? null,
     baseUrl,
     links,
-    metaRobots: directives.length > 0 ? directives.join(', ') : null,
-    canonicalHint: canonicalHref ? (resolveHref(canonicalHref, baseUrl) ?? null) : null,
-    mainText,
+    metaRobots: facts.robotsDirectives.length > 0 ? facts.robotsDirectives.join(', ') : null,
+    canonicalHint: facts.canonicalHref ? (resolveHref(facts.canonicalHref, baseUrl) ?? null) : null,
+    mainText: collapse(facts.mainText.join('')),
     changeFields,
     listingEntries,
   };
@@ -132,6 +119,12 @@ export function robotsDirectives(metaRobots: string | null, xRobotsTag: string |
   };
 }
 
+/**
+ * Each run of whitespace as one space, trimmed. A lone space is already its own collapse, so only
+ * longer runs and other whitespace characters are rewritten: most of a page's text is left alone.
+ */
+const WHITESPACE_TO_REWRITE = /\s{2,}|[^\S ]/g;
+
 function collapse(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return text.replace(WHITESPACE_TO_REWRITE, ' ').trim();
 }

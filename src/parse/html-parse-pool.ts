@@ -1,7 +1,7 @@
 /**
  * HTML extraction off the event loop (issue 26). The worker's main thread runs workflow tasks,
  * heartbeats and fetch timers; a 10 MiB page under the parse budget still takes seconds to load,
- * and a page that is slow in some way the pre-scan does not measure could take longer. So large
+ * and a page that is slow in some way the parse budget does not count could take longer. So large
  * documents go to a few worker threads, each parse with a wall-clock budget: a thread past it is
  * terminated and replaced, and the page fails as ParseBudgetError PARSE_BUDGET_TIME.
  */

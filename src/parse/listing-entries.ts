@@ -25,8 +25,8 @@ export interface ListingEntry {
 }
 
 /**
- * Called by extractHtmlDocument on the page it loaded, after the markup that is never shown
- * (scripts, styles) is removed and before the page chrome is: an entry may sit in an aside.
+ * Called by extractHtmlDocument on the page's tree without the markup that is never shown
+ * (scripts, styles) and with its chrome: an entry may sit in an aside.
  * @param baseUrl what the page's links resolve against: its `<base href>` when valid, else its URL.
  */
 export function extractListingEntries($: CheerioAPI, baseUrl: string, options: ListingEntryOptions = {}): ListingEntry[] {

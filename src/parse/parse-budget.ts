@@ -2,8 +2,8 @@
  * What one HTML document may cost the parser (issue 26). The tree builder's time grows with
  * nesting depth times element count (8,000 nested <div>s took 0.3 s, 50,000 took 44 s) and the
  * DOM helpers that read text recurse once per level (a RangeError from about 4,000 levels), so a
- * hostile page far under the body cap could pin a worker. A linear streaming pre-scan measures
- * the document first; one over budget is never handed to the tree builder.
+ * hostile page far under the body cap could pin a worker. The budget is enforced while the
+ * document is read (ParseBudgetGuard): the parse stops at the first element over it.
  */
 import { Parser } from 'htmlparser2';
 import type { FetchFailureType } from '../domain/failures/index.js';
@@ -55,7 +55,10 @@ export interface DocumentShape {
   elements: number;
 }
 
-/** One linear, non-recursive pass over the markup; stops counting once past either limit. */
+/**
+ * One linear, non-recursive pass over the markup; stops counting once past either limit. For
+ * benchmarks and diagnosis: extraction enforces the budget with ParseBudgetGuard as it parses.
+ */
 export function measureDocumentShape(html: string, limits: Required<ParseBudgetOptions> = { maxElementDepth: Infinity, maxElements: Infinity }): DocumentShape {
   const shape: DocumentShape = { maxElementDepth: 0, elements: 0 };
   let depth = 0;
@@ -82,45 +85,40 @@ export function measureDocumentShape(html: string, limits: Required<ParseBudgetO
   return shape;
 }
 
-/** A node of a parsed tree, structurally: elements and the document have children, text does not. */
-export interface TreeNode {
-  /** domhandler's node type ('tag', 'text', 'root', ...): present on every node, unused here. */
-  type?: string;
-  children?: readonly TreeNode[];
-}
-
 /**
- * Deepest element nesting of a built tree (the root itself not counted), walked with an explicit
- * stack: the tree builder may nest deeper than the tokenizer counted (it adds the tbody of a table).
+ * Counts elements as a parser opens and closes them, and throws ParseBudgetError at the first one
+ * past the budget: the document is never read further, so a 50,000-level page costs 1,000 levels.
+ * Fed by the parser that builds our tree, it sees exactly the tree's nesting (implied closes and
+ * void elements included).
  */
-export function treeDepthOf(root: TreeNode): number {
-  let deepest = 0;
-  const stack: Array<[TreeNode, number]> = [[root, 0]];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [node, depth] = next;
-    if (depth > deepest) deepest = depth;
-    for (const child of node.children ?? []) if (child.children !== undefined) stack.push([child, depth + 1]);
-  }
-  return deepest;
-}
+export class ParseBudgetGuard {
+  private readonly maxElementDepth: number;
+  private readonly maxElements: number;
+  private depth = 0;
+  private elements = 0;
 
-/** Throws ParseBudgetError when a built tree nests deeper than the budget: before anything recursive reads it. */
-export function checkTreeDepth(root: TreeNode, pageUrl: string, options: ParseBudgetOptions = {}): void {
-  const maxElementDepth = options.maxElementDepth ?? DEFAULT_MAX_ELEMENT_DEPTH;
-  if (treeDepthOf(root) > maxElementDepth) {
-    throw new ParseBudgetError('PARSE_BUDGET_DEPTH', pageUrl, `the parsed tree nests deeper than ${maxElementDepth} levels`);
+  constructor(
+    private readonly pageUrl: string,
+    options: ParseBudgetOptions = {},
+  ) {
+    this.maxElementDepth = options.maxElementDepth ?? DEFAULT_MAX_ELEMENT_DEPTH;
+    this.maxElements = options.maxElements ?? DEFAULT_MAX_ELEMENTS;
   }
-}
 
-/** Throws ParseBudgetError when the document is deeper or larger than the budget allows. */
-export function checkParseBudget(html: string, pageUrl: string, options: ParseBudgetOptions = {}): DocumentShape {
-  const limits = { maxElementDepth: options.maxElementDepth ?? DEFAULT_MAX_ELEMENT_DEPTH, maxElements: options.maxElements ?? DEFAULT_MAX_ELEMENTS };
-  const shape = measureDocumentShape(html, limits);
-  if (shape.maxElementDepth > limits.maxElementDepth) {
-    throw new ParseBudgetError('PARSE_BUDGET_DEPTH', pageUrl, `elements nest deeper than ${limits.maxElementDepth} levels`);
+  /** An element opened. Throws ParseBudgetError when it nests too deep or is one too many. */
+  enterElement(): void {
+    this.depth += 1;
+    this.elements += 1;
+    if (this.depth > this.maxElementDepth) {
+      throw new ParseBudgetError('PARSE_BUDGET_DEPTH', this.pageUrl, `elements nest deeper than ${this.maxElementDepth} levels`);
+    }
+    if (this.elements > this.maxElements) {
+      throw new ParseBudgetError('PARSE_BUDGET_ELEMENTS', this.pageUrl, `more than ${this.maxElements} elements`);
+    }
   }
-  if (shape.elements > limits.maxElements) {
-    throw new ParseBudgetError('PARSE_BUDGET_ELEMENTS', pageUrl, `more than ${limits.maxElements} elements`);
+
+  /** The innermost open element closed. */
+  leaveElement(): void {
+    if (this.depth > 0) this.depth -= 1;
   }
-  return shape;
 }

@@ -36,34 +36,57 @@ const B = '(?<![\\p{L}\\p{N}])';
 const E = '(?![\\p{L}\\p{N}])';
 const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec';
 
-const UUID = new RegExp(`${B}[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${E}`, 'gu');
+/**
+ * One masking pass. `mayMatch` is a necessary condition of a match, far cheaper than `pattern`
+ * (no lookbehind at every position, no long alternation): every match of `pattern` contains a
+ * match of `mayMatch`, so when it finds nothing the pass would change nothing and is skipped.
+ */
+interface MaskPass {
+  pattern: RegExp;
+  placeholder: string;
+  mayMatch?: RegExp;
+}
+
+/** A pass that replaces `source`, not starting or ending inside a word, by `placeholder`. */
+function maskPass(source: string, placeholder: string, mayMatch?: RegExp): MaskPass {
+  return { pattern: new RegExp(`${B}(?:${source})${E}`, 'gu'), placeholder, mayMatch };
+}
+
+const HAS_DIGIT = /\d/;
+/** Every date form below has a four-digit year. */
+const HAS_YEAR = /\d{4}/;
+/** The first three letters of every name in MONTHS. */
+const MONTH_PREFIXES = 'jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec';
+
+const UUID = maskPass('[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', MASK_PLACEHOLDERS.uuid, /-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-/);
 const DATES = [
   // ISO 8601 date with optional time and zone: 2024-05-01, 2024-05-01t10:30:00.123z
-  `\\d{4}-\\d{2}-\\d{2}(?:[t ]\\d{2}:\\d{2}(?::\\d{2}(?:[.,]\\d+)?)?(?:z|[+-]\\d{2}:?\\d{2})?)?`,
+  maskPass(`\\d{4}-\\d{2}-\\d{2}(?:[t ]\\d{2}:\\d{2}(?::\\d{2}(?:[.,]\\d+)?)?(?:z|[+-]\\d{2}:?\\d{2})?)?`, MASK_PLACEHOLDERS.date),
   // 2024/05/01, 2024.05.01.
-  `\\d{4}[./]\\d{1,2}[./]\\d{1,2}\\.?`,
+  maskPass(`\\d{4}[./]\\d{1,2}[./]\\d{1,2}\\.?`, MASK_PLACEHOLDERS.date),
   // 01/05/2024, 1.5.2024, 01-05-2024
-  `\\d{1,2}[./-]\\d{1,2}[./-]\\d{4}`,
+  maskPass(`\\d{1,2}[./-]\\d{1,2}[./-]\\d{4}`, MASK_PLACEHOLDERS.date),
   // 2024년 5월 1일
-  `\\d{4}\\s?년\\s?\\d{1,2}\\s?월\\s?\\d{1,2}\\s?일`,
-  // may 1, 2024 / may 1st 2024
-  `(?:${MONTHS})\\.?\\s\\d{1,2}(?:st|nd|rd|th)?,?\\s\\d{4}`,
-  // 1 may 2024 / 1st of may, 2024
-  `\\d{1,2}(?:st|nd|rd|th)?\\s(?:of\\s)?(?:${MONTHS})\\.?,?\\s\\d{4}`,
-].map((source) => new RegExp(`${B}(?:${source})${E}`, 'gu'));
+  maskPass(`\\d{4}\\s?년\\s?\\d{1,2}\\s?월\\s?\\d{1,2}\\s?일`, MASK_PLACEHOLDERS.date),
+  // may 1, 2024 / may 1st 2024 (may match: what follows the month)
+  maskPass(`(?:${MONTHS})\\.?\\s\\d{1,2}(?:st|nd|rd|th)?,?\\s\\d{4}`, MASK_PLACEHOLDERS.date, /\s\d{1,2}(?:st|nd|rd|th)?,?\s\d{4}/),
+  // 1 may 2024 / 1st of may, 2024 (may match: up to the month's first three letters)
+  maskPass(`\\d{1,2}(?:st|nd|rd|th)?\\s(?:of\\s)?(?:${MONTHS})\\.?,?\\s\\d{4}`, MASK_PLACEHOLDERS.date, new RegExp(`\\d(?:st|nd|rd|th)?\\s(?:of\\s)?(?:${MONTH_PREFIXES})`)),
+];
 const TIMES = [
   // 10:30, 10:30:15.5, 9:05 pm, 10:30 utc, 10:30 +09:00
-  `\\d{1,2}:\\d{2}(?::\\d{2}(?:[.,]\\d+)?)?(?:\\s?[ap]\\.?m\\.?)?(?:\\s?(?:utc|gmt|kst|[+-]\\d{2}:?\\d{2}))?`,
+  maskPass(`\\d{1,2}:\\d{2}(?::\\d{2}(?:[.,]\\d+)?)?(?:\\s?[ap]\\.?m\\.?)?(?:\\s?(?:utc|gmt|kst|[+-]\\d{2}:?\\d{2}))?`, MASK_PLACEHOLDERS.time),
   // 오후 3시 5분
-  `(?:오전|오후)\\s?\\d{1,2}시(?:\\s?\\d{1,2}분)?`,
-].map((source) => new RegExp(`${B}(?:${source})(?![\\p{L}\\p{N}])`, 'gu'));
+  maskPass(`(?:오전|오후)\\s?\\d{1,2}시(?:\\s?\\d{1,2}분)?`, MASK_PLACEHOLDERS.time),
+];
 const AGO = [
-  `\\d+\\s?(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\\s+ago`,
-  `\\d+\\s?(?:초|분|시간|일|주|개월|달|년)\\s?전`,
-].map((source) => new RegExp(`${B}(?:${source})${E}`, 'gu'));
-const TOKEN_RUN = /(?<![a-z0-9_+/=-])[a-z0-9_+/=-]+(?![a-z0-9_+/=-])/gu;
+  maskPass(`\\d+\\s?(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\\s+ago`, MASK_PLACEHOLDERS.ago, /\sago/),
+  maskPass(`\\d+\\s?(?:초|분|시간|일|주|개월|달|년)\\s?전`, MASK_PLACEHOLDERS.ago, /전/),
+];
 const LETTER_DIGIT = /[a-z](?=\d)|\d(?=[a-z])/g;
 const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/gu;
+/** Whitespace that collapsing rewrites: runs of two or more, and any single character but a space (a lone space is its own collapse). */
+const WHITESPACE_TO_REWRITE = /\s{2,}|[^\S ]/gu;
 
 /**
  * The text whose hash is the "normalized content hash" (000 §7.1): a change to it is a change
@@ -89,14 +112,68 @@ const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/gu;
  */
 export function normalizeTextForHash(text: string, options: Partial<NormalizeOptions> = {}): string {
   const { minDigitRun, minHexChars, minTokenChars } = resolveOptions(options);
-  let out = text.normalize('NFC').replace(INVISIBLE, '').toLowerCase().replace(/\s+/gu, ' ');
-  out = out.replace(UUID, MASK_PLACEHOLDERS.uuid);
-  for (const re of DATES) out = out.replace(re, MASK_PLACEHOLDERS.date);
-  for (const re of TIMES) out = out.replace(re, MASK_PLACEHOLDERS.time);
-  for (const re of AGO) out = out.replace(re, MASK_PLACEHOLDERS.ago);
-  out = out.replace(TOKEN_RUN, (run) => maskRun(run, minHexChars, minTokenChars));
-  out = out.replace(new RegExp(`${B}\\d{${minDigitRun},}${E}`, 'gu'), MASK_PLACEHOLDERS.number);
-  return out.replace(/\s+/gu, ' ').trim();
+  let out = text.normalize('NFC').replace(INVISIBLE, '').toLowerCase().replace(WHITESPACE_TO_REWRITE, ' ');
+  out = masked(out, UUID);
+  // Every pass after this one masks something with a digit in it; a masked text keeps no digit it did not have.
+  if (!HAS_DIGIT.test(out)) return out.trim();
+  if (HAS_YEAR.test(out)) for (const pass of DATES) out = masked(out, pass);
+  for (const pass of TIMES) out = masked(out, pass);
+  for (const pass of AGO) out = masked(out, pass);
+  out = maskTokenRuns(out, minHexChars, minTokenChars);
+  out = out.replace(digitRunPattern(minDigitRun), MASK_PLACEHOLDERS.number);
+  // Whitespace is already single spaces: no match starts or ends with whitespace, and no placeholder holds any.
+  return out.trim();
+}
+
+function masked(text: string, pass: MaskPass): string {
+  if (pass.mayMatch !== undefined && !pass.mayMatch.test(text)) return text;
+  return text.replace(pass.pattern, pass.placeholder);
+}
+
+const DIGITS = /\d/g;
+
+/**
+ * Each maximal run of token characters ([a-z0-9_+/=-]) through maskRun. Both of its masks need a
+ * digit, so only the runs around digits are looked at: a regex over every run, with a lookbehind
+ * at every position, cost more than all the other passes together.
+ */
+function maskTokenRuns(text: string, minHexChars: number, minTokenChars: number): string {
+  const minChars = Math.min(minHexChars, minTokenChars);
+  let out = '';
+  let copiedUpTo = 0;
+  DIGITS.lastIndex = 0;
+  for (let digit = DIGITS.exec(text); digit !== null; digit = DIGITS.exec(text)) {
+    let start = digit.index;
+    while (start > 0 && isTokenChar(text.charCodeAt(start - 1))) start -= 1;
+    let end = digit.index + 1;
+    while (end < text.length && isTokenChar(text.charCodeAt(end))) end += 1;
+    // The next digit is past this run, so each run is looked at once.
+    DIGITS.lastIndex = end;
+    if (end - start < minChars) continue;
+    const run = text.slice(start, end);
+    const mask = maskRun(run, minHexChars, minTokenChars);
+    if (mask === run) continue;
+    out += text.slice(copiedUpTo, start) + mask;
+    copiedUpTo = end;
+  }
+  return copiedUpTo === 0 ? text : out + text.slice(copiedUpTo);
+}
+
+/** [a-z0-9_+/=-] */
+function isTokenChar(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x5f || code === 0x2b || code === 0x2f || code === 0x3d || code === 0x2d;
+}
+
+const digitRunPatterns = new Map<number, RegExp>();
+
+/** Digit runs at least `minDigits` long, not inside a word. */
+function digitRunPattern(minDigits: number): RegExp {
+  let pattern = digitRunPatterns.get(minDigits);
+  if (pattern === undefined) {
+    pattern = new RegExp(`${B}\\d{${minDigits},}${E}`, 'gu');
+    digitRunPatterns.set(minDigits, pattern);
+  }
+  return pattern;
 }
 
 function maskRun(run: string, minHexChars: number, minTokenChars: number): string {

@@ -1,5 +1,5 @@
 import { ContentInputError } from './errors.js';
-import { hash64 } from './hash.js';
+import { hash64Halves } from './hash.js';
 
 /** Google's near-duplicate threshold for 64-bit SimHash (000 §7.2, Manku et al. 2007). */
 export const SIMHASH_MAX_DISTANCE = 3;
@@ -18,9 +18,7 @@ export function simhash64(tokens: readonly string[]): bigint {
   for (const token of tokens) frequencies.set(token, (frequencies.get(token) ?? 0) + 1);
   const votes = new Float64Array(64);
   for (const [token, weight] of frequencies) {
-    const h = hash64(token);
-    const hi = Number(h >> 32n);
-    const lo = Number(h & 0xffff_ffffn);
+    const { hi, lo } = hash64Halves(token);
     for (let bit = 0; bit < 32; bit += 1) {
       votes[bit] = (votes[bit] ?? 0) + ((lo >>> bit) & 1 ? weight : -weight);
       votes[bit + 32] = (votes[bit + 32] ?? 0) + ((hi >>> bit) & 1 ? weight : -weight);

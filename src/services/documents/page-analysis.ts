@@ -6,7 +6,6 @@
  */
 import { SHORT_DOCUMENT_CHARS, minhashSignature, normalizeTextForHash, simhash64, toSignedInt64String, tokenize } from '../../domain/content/index.js';
 import { isListingPage } from '../../config/crawl-config.js';
-import { sha256Hex } from '../../domain/hash/index.js';
 import { pageChangeKey } from '../../domain/recrawl/index.js';
 import { productTokenOf } from '../../domain/robots/index.js';
 import { decodeCharset } from '../../http/index.js';
@@ -19,9 +18,15 @@ import type { ParseDocumentInput } from '../../contracts/activities.js';
 import type { ActivityDeps } from '../deps.js';
 import type { DiscoveredUrl } from '../frontier/link-registration.js';
 import { listingEntriesOf } from './listing-reading.js';
+import { sha256HexOfText } from './text-hash.js';
 
-/** Bump when extraction changes what it produces: documents are keyed by it (000 §7.1). */
-export const PARSER_VERSION = 1;
+/**
+ * Bump when extraction changes what it produces: documents are keyed by it (000 §7.1), and a
+ * change key of another version starts a new baseline instead of reporting a change.
+ * 2: htmlparser2 instead of parse5 (issue 24): main text without <title> elements in the body,
+ * anchor text without script text, no links in <template>, U+0000 read as U+FFFD, no implied tbody.
+ */
+export const PARSER_VERSION = 2;
 
 /** What a fetch burst hands the parse of a page it fetched. */
 export interface FetchedPage {
@@ -78,7 +83,7 @@ export async function analyzePage(deps: ActivityDeps, context: CrawlContext, inp
   const simhash = tokens.length > 0 ? simhash64(tokens) : null;
   const minhash = normalized.length > 0 && normalized.length < SHORT_DOCUMENT_CHARS ? minhashSignature(normalized) : null;
   // A change is a change of the normalized main text, or of the configured fields (timestamps and tokens masked), never of the bytes (001).
-  const textHash = sha256Hex(normalized);
+  const textHash = sha256HexOfText(normalized);
   const changeKey = pageChangeKey({ parserVersion: PARSER_VERSION, normalizedHash: textHash, changeFields, fieldValues: document.changeFields });
 
   // nofollow on the page, or rel=nofollow on the link unless the crawl chose to follow those.

@@ -25,6 +25,12 @@ describe('simhash64', () => {
     expect(simhash64(['solo', 'solo', 'solo'])).toBe(simhash64(['solo']));
   });
 
+  it('writes the fingerprints stored ones were computed with (vectors of its BigInt implementation)', () => {
+    expect(simhashToHex(fingerprint(ARTICLE))).toBe('ca2ff5753898fe31');
+    expect(simhashToHex(fingerprint(KOREAN_ARTICLE))).toBe('94c18f6c1ed19edf');
+    expect(simhashToHex(simhash64(['a', 'b', 'c', 'a']))).toBe('02222158a09ac25a');
+  });
+
   it('puts the same article with new timestamps, a session token and a different ad line within k = 3', () => {
     expect(normalizeTextForHash(ARTICLE)).not.toBe(normalizeTextForHash(ARTICLE_LATER));
     expect(hammingDistance64(fingerprint(ARTICLE), fingerprint(ARTICLE_LATER))).toBeLessThanOrEqual(SIMHASH_MAX_DISTANCE);

@@ -61,6 +61,80 @@ describe('extractHtmlDocument', () => {
   });
 });
 
+describe('extractHtmlDocument on tricky markup', () => {
+  const linksOf = (html: string, maxLinks?: number) =>
+    extractHtmlDocument(html, PAGE, { productToken: 'DurableCrawler', maxLinks }).links.map(({ href, anchorText }) => [href, anchorText]);
+
+  it('reads a page without <head> or <body>: the title stays out of the main text', () => {
+    expect(extract('<title>Only a title</title><p>First</p> <p>Second</p>')).toMatchObject({ title: 'Only a title', mainText: 'First Second' });
+  });
+
+  it('counts stray text in <head>, content after </body> and a second <body>, as a browser moves them into the body', () => {
+    expect(extract('<html><head><title>T</title>stray </head><body>B</body></html>').mainText).toBe('stray B');
+    expect(extract('<html><head><title>T</title><p>Hello</html>').mainText).toBe('Hello');
+    expect(extract('<html><body><p>in</p></body></html> <p>after</p>').mainText).toBe('in after');
+    expect(extract('<body><p>one</p></body> <body><p>two</p></body>').mainText).toBe('one two');
+  });
+
+  it('leaves page chrome out of the main text wherever it sits, and keeps its links', () => {
+    const doc = extract('<main><nav><a href="/menu">Menu</a></nav><p>Text</p><form>Search <input></form><aside>Ad</aside> more<iframe>frame</iframe><svg><text>icon</text></svg></main>');
+    expect(doc.mainText).toBe('Text more');
+    expect(doc.links.map((link) => link.href)).toEqual(['/menu']);
+  });
+
+  it('gives the text of nested anchors to the innermost one', () => {
+    expect(linksOf('<a href="/outer">out <a href="/inner">in</a> side</a>')).toEqual([
+      ['/outer', 'out side'],
+      ['/inner', 'in'],
+    ]);
+  });
+
+  it('keeps script text out of anchor text, and keeps the title of an icon link', () => {
+    expect(linksOf('<a href="/x">Read<script>var s = 1</script> more</a><a href="/home"><svg><title>Home</title></svg></a>')).toEqual([
+      ['/x', 'Read more'],
+      ['/home', 'Home'],
+    ]);
+  });
+
+  it('decodes entities in text and attributes', () => {
+    const doc = extract('<title>Caf&eacute; &amp; bar</title><p>&lt;b&gt; &copy; 2024&nbsp;&#x1F600;</p><a href="/q?a=1&amp;b=2">x</a>');
+    expect(doc.title).toBe('Café & bar');
+    expect(doc.mainText).toBe('<b> © 2024 😀x');
+    expect(doc.links[0]?.absoluteUrl).toBe('https://site.example/q?a=1&b=2');
+  });
+
+  it('reads uppercase tags and attributes, and rel keywords in any case', () => {
+    const doc = extract('<HTML LANG="ko"><HEAD><TITLE>Up</TITLE><LINK REL="Canonical nofollow" HREF="/c"><META NAME="Robots" CONTENT="NoIndex"></HEAD><BODY><A HREF="/X" REL="NoFollow Next">Go</A></BODY></HTML>');
+    expect(doc).toMatchObject({ title: 'Up', language: 'ko', canonicalHint: 'https://site.example/c', metaRobots: 'noindex', mainText: 'Go' });
+    expect(doc.links).toEqual([{ href: '/X', absoluteUrl: 'https://site.example/X', anchorText: 'Go', rel: 'nofollow next', nofollow: true }]);
+  });
+
+  it('takes the first canonical link and the first <base href>, wherever they are', () => {
+    const doc = extract('<a href="x">x</a><link rel="alternate" href="/alt"><link rel="canonical" href="first"><link rel="canonical" href="second"><base href="/b/"><base href="/c/">');
+    expect(doc.canonicalHint).toBe('https://site.example/b/first');
+    expect(doc.links[0]?.absoluteUrl).toBe('https://site.example/b/x');
+  });
+
+  it('keeps the first maxLinks links in document order, and still reads the text after them', () => {
+    const many = Array.from({ length: 20 }, (_, i) => `<a href="/p${i}">${i}</a>`).join(' ');
+    const doc = extractHtmlDocument(`${many} <p>tail</p>`, PAGE, { productToken: 'DurableCrawler', maxLinks: 5 });
+    expect(doc.links.map((link) => link.href)).toEqual(['/p0', '/p1', '/p2', '/p3', '/p4']);
+    expect(doc.mainText.endsWith('19 tail')).toBe(true);
+  });
+
+  it('reads no link, title or meta tag a browser would not parse as markup (noscript, template, iframe)', () => {
+    const doc = extract('<noscript><a href="/ns">ns</a><meta name="robots" content="noindex"></noscript><template><a href="/t">t</a><title>Template</title></template><iframe><a href="/if">if</a></iframe><textarea><a href="/ta">ta</a></textarea><a href="/real">real</a>');
+    expect(doc.links.map((link) => link.href)).toEqual(['/real']);
+    expect(doc).toMatchObject({ title: null, metaRobots: null });
+  });
+
+  it('writes no NUL character (Postgres text cannot hold one)', () => {
+    const doc = extract('\u0000<title>a\u0000b</title><p>c\u0000d</p><a href="/e\u0000" rel="n\u0000">f\u0000</a>');
+    expect(JSON.stringify(doc)).not.toContain('\\u0000');
+    expect(doc.title).toBe('a\ufffdb');
+  });
+});
+
 describe('robotsDirectives', () => {
   it.each([
     [null, undefined, { noindex: false, nofollow: false }],

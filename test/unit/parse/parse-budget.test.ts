@@ -1,7 +1,6 @@
-import * as cheerio from 'cheerio';
 import { describe, expect, it } from 'vitest';
 import { extractHtmlDocument } from '../../../src/parse/html-document.js';
-import { DEFAULT_MAX_ELEMENT_DEPTH, ParseBudgetError, checkParseBudget, measureDocumentShape, treeDepthOf, type TreeNode } from '../../../src/parse/parse-budget.js';
+import { DEFAULT_MAX_ELEMENT_DEPTH, ParseBudgetError, measureDocumentShape } from '../../../src/parse/parse-budget.js';
 
 const PAGE_URL = 'https://example.com/page';
 const options = { productToken: 'durablecrawler' };
@@ -35,30 +34,32 @@ describe('measureDocumentShape', () => {
   });
 });
 
-describe('checkParseBudget', () => {
-  it('lets a page at the depth cap through, and extraction of it does not overflow the stack', () => {
+describe('extractHtmlDocument under the parse budget', () => {
+  it('lets a page at the depth cap through, and reading it with cheerio does not overflow the stack', () => {
     const html = nestedPage(DEFAULT_MAX_ELEMENT_DEPTH - 3); // html, body, a
-    expect(checkParseBudget(html, PAGE_URL).maxElementDepth).toBe(DEFAULT_MAX_ELEMENT_DEPTH);
+    expect(measureDocumentShape(html).maxElementDepth).toBe(DEFAULT_MAX_ELEMENT_DEPTH);
     const document = extractHtmlDocument(html, PAGE_URL, { ...options, changeFields: { price: 'div a' }, listingEntries: true });
     expect(document.title).toBe('Deep');
     expect(document.links.map((link) => link.absoluteUrl)).toEqual(['https://example.com/inner']);
     expect(document.mainText).toBe('inner');
+    expect(document.changeFields).toEqual({ price: 'inner' });
   });
 
   it('refuses one level more, with a stable code and the page named', () => {
-    const error = budgetErrorOf(() => checkParseBudget(nestedPage(DEFAULT_MAX_ELEMENT_DEPTH - 2), PAGE_URL));
+    const error = budgetErrorOf(() => extractHtmlDocument(nestedPage(DEFAULT_MAX_ELEMENT_DEPTH - 2), PAGE_URL, options));
     expect(error.code).toBe('PARSE_BUDGET_DEPTH');
+    expect(error.url).toBe(PAGE_URL);
     expect(error.message).toContain(PAGE_URL);
     expect(ParseBudgetError.failureType).toBe('ParseBudgetExceeded');
   });
 
   it('refuses a page with more elements than the budget', () => {
     const html = `<body>${'<span>x</span>'.repeat(101)}</body>`;
-    expect(budgetErrorOf(() => checkParseBudget(html, PAGE_URL, { maxElements: 100 })).code).toBe('PARSE_BUDGET_ELEMENTS');
-    expect(checkParseBudget(html, PAGE_URL, { maxElements: 102 }).elements).toBe(102);
+    expect(budgetErrorOf(() => extractHtmlDocument(html, PAGE_URL, { ...options, budget: { maxElements: 100 } })).code).toBe('PARSE_BUDGET_ELEMENTS');
+    expect(extractHtmlDocument(html, PAGE_URL, { ...options, budget: { maxElements: 102 } }).mainText).toBe('x'.repeat(101));
   });
 
-  it('refuses the 50,000-level page of issue 26 in well under a second, before any tree is built', () => {
+  it('refuses the 50,000-level page of issue 26 in well under a second', () => {
     const html = nestedPage(50_000);
     const startedAtMs = performance.now();
     const error = budgetErrorOf(() => extractHtmlDocument(html, PAGE_URL, options));
@@ -66,25 +67,24 @@ describe('checkParseBudget', () => {
     expect(error.code).toBe('PARSE_BUDGET_DEPTH');
     expect(elapsedMs).toBeLessThan(1000);
   });
-});
 
-describe('treeDepthOf', () => {
-  it('measures the tree the builder made, which may be deeper than the markup says (tbody)', () => {
-    expect(treeDepthOf(cheerio.load('<div><span>x</span></div>').root()[0]!)).toBe(4); // html, body, div, span
-    expect(treeDepthOf(cheerio.load('<table><tr><td>x</td></tr></table>').root()[0]!)).toBe(6); // html, body, table, tbody, tr, td
+  it('counts closes the markup leaves implied, and void elements, as closed', () => {
+    // 5,000 paragraphs, list items and cells that never close, and 5,000 <br>s: siblings, not 5,000 levels.
+    const html = `<html><body>${'<p>a<br>'.repeat(5000)}<ul>${'<li>b'.repeat(5000)}</ul><table><tr>${'<td>c'.repeat(5000)}</table></body></html>`;
+    const document = extractHtmlDocument(html, PAGE_URL, { ...options, budget: { maxElementDepth: 6, maxElements: 30_000 } });
+    expect(document.mainText).toBe(`${'a'.repeat(5000)}${'b'.repeat(5000)}${'c'.repeat(5000)}`);
   });
 
-  it('walks a tree far deeper than the call stack allows', () => {
-    let root: TreeNode = { children: [] };
-    for (let i = 0; i < 100_000; i += 1) root = { children: [root, {}] };
-    expect(treeDepthOf({ children: [root] })).toBe(100_001);
+  it('does not count markup inside scripts, styles or comments', () => {
+    const html = `<body><script>${'<div>'.repeat(5000)}</script><style>${'<div>'.repeat(5000)}</style><!-- ${'<div>'.repeat(5000)} -->text</body>`;
+    expect(extractHtmlDocument(html, PAGE_URL, { ...options, budget: { maxElementDepth: 2, maxElements: 3 } }).mainText).toBe('text');
   });
 
-  it('refuses nested tables the markup counts under the cap but the built tree nests over it', () => {
-    // 300 levels of table > tr > td: 902 elements deep in the markup, 1,202 once each table has its tbody.
+  it('builds no element the markup does not have: nested tables nest as written, without a tbody', () => {
+    // 300 levels of table > tr > td inside html and body: 902 levels; a spec tree builder would add a tbody to each (1,202).
     const html = `<html><body>${'<table><tr><td>'.repeat(300)}cell${'</td></tr></table>'.repeat(300)}</body></html>`;
-    expect(checkParseBudget(html, PAGE_URL).maxElementDepth).toBe(902);
-    expect(budgetErrorOf(() => extractHtmlDocument(html, PAGE_URL, options)).message).toContain('parsed tree');
-    expect(extractHtmlDocument(html, PAGE_URL, { ...options, budget: { maxElementDepth: 1202 } }).mainText).toBe('cell');
+    const changeFields = { innermost: 'table > tr > td:not(:has(td))', viaTbody: 'tbody td' };
+    expect(extractHtmlDocument(html, PAGE_URL, { ...options, changeFields })).toMatchObject({ mainText: 'cell', changeFields: { innermost: 'cell', viaTbody: '' } });
+    expect(budgetErrorOf(() => extractHtmlDocument(html, PAGE_URL, { ...options, budget: { maxElementDepth: 901 } })).code).toBe('PARSE_BUDGET_DEPTH');
   });
 });

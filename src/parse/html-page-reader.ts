@@ -1,0 +1,165 @@
+/**
+ * What the crawler reads from an HTML page, gathered from the parser's events in document order
+ * (a pre-order walk of the tree, without the tree): title, language, <base href>, robots meta
+ * tags, the rel=canonical link, links with their anchor text and rel, and the main text. Raw
+ * values only: URLs are resolved and texts collapsed by extractHtmlDocument. Every structure here
+ * is a flat array or a counter, so a page nested as deep as the parse budget allows costs no stack.
+ */
+
+/** Elements whose text is never shown: neither main text nor anchor text. */
+const NON_TEXT = new Set(['script', 'style', 'noscript', 'template']);
+/** Page chrome: its text is not the main text (its links still count). */
+const CHROME = new Set(['nav', 'header', 'footer', 'aside', 'form', 'iframe', 'svg']);
+/**
+ * Elements whose content a browser never parses as markup (raw text when scripting is on, or a
+ * template's inert content). htmlparser2 parses it as elements; a link, meta tag or title in it is
+ * not one a browser would see, so none is read there.
+ */
+const INERT = new Set(['noscript', 'iframe', 'noembed', 'noframes', 'template']);
+/** ASCII whitespace, which separates the keywords of a rel attribute (HTML's "set of space-separated tokens"). */
+const ASCII_WHITESPACE = /[\t\n\f\r ]+/;
+
+// What an open element changed, undone when it closes.
+const IN_NON_TEXT = 1;
+const IN_CHROME = 2;
+const IN_INERT = 4;
+const IN_TITLE = 8;
+const READING_TITLE = 16;
+const OPENS_LINK = 32;
+
+/** A link as written: an <a> or <area> with a non-empty href. */
+export interface RawLink {
+  /** The href attribute, trimmed. */
+  href: string;
+  /** The rel attribute, lower-cased and trimmed. */
+  rel: string;
+  /** Text inside the element, in pieces, not collapsed; text inside a nested link is that link's. */
+  anchorText: string[];
+}
+
+/** Everything HtmlPageReader gathered; absent values are undefined. */
+export interface RawPageFacts {
+  /** Text of the first <title>, in pieces. */
+  title: string[];
+  /** The first lang attribute of an <html> element. */
+  language: string | undefined;
+  /** The href of the first <base href>. */
+  baseHref: string | undefined;
+  /** Content of each <meta name="robots"> and <meta name="{product token}">, lower-cased and trimmed, in order. */
+  robotsDirectives: string[];
+  /** The href of the first <link> whose rel has the keyword canonical (ASCII case-insensitive). */
+  canonicalHref: string | undefined;
+  links: RawLink[];
+  /**
+   * Text outside titles, non-text elements and page chrome, in pieces. Stray text in <head> and
+   * text after </body> count, as a browser's tree builder moves them into the body.
+   */
+  mainText: string[];
+}
+
+export interface HtmlPageReaderOptions {
+  /** Our robots product token, lower-cased, for <meta name="{token}">. */
+  productToken: string;
+  /** Links kept at most; the rest of the page is still read for its text. */
+  maxLinks: number;
+}
+
+/** Fed with one document's elements and text in document order; `facts` holds what it read. */
+export class HtmlPageReader {
+  readonly facts: RawPageFacts = { title: [], language: undefined, baseHref: undefined, robotsDirectives: [], canonicalHref: undefined, links: [], mainText: [] };
+  /** What each open element changed (IN_* flags), innermost last. */
+  private readonly openFlags: number[] = [];
+  /** Links whose element is open, innermost last: text goes to the innermost. */
+  private readonly openLinks: RawLink[] = [];
+  private nonTextDepth = 0;
+  private chromeDepth = 0;
+  private inertDepth = 0;
+  private titleDepth = 0;
+  private readingTitle = false;
+  private titleSeen = false;
+
+  constructor(private readonly options: HtmlPageReaderOptions) {}
+
+  openElement(name: string, attributes: Readonly<Record<string, string>>): void {
+    let flags = 0;
+    if (this.inertDepth === 0) flags |= this.readElement(name, attributes);
+    if (NON_TEXT.has(name)) flags |= IN_NON_TEXT;
+    if (CHROME.has(name)) flags |= IN_CHROME;
+    if (INERT.has(name)) flags |= IN_INERT;
+    if (name === 'title') flags |= IN_TITLE;
+    if (flags & IN_NON_TEXT) this.nonTextDepth += 1;
+    if (flags & IN_CHROME) this.chromeDepth += 1;
+    if (flags & IN_INERT) this.inertDepth += 1;
+    if (flags & IN_TITLE) this.titleDepth += 1;
+    this.openFlags.push(flags);
+  }
+
+  /** Closes the innermost open element (the parser closes in order, implied closes included). */
+  closeElement(): void {
+    const flags = this.openFlags.pop() ?? 0;
+    if (flags & IN_NON_TEXT) this.nonTextDepth -= 1;
+    if (flags & IN_CHROME) this.chromeDepth -= 1;
+    if (flags & IN_INERT) this.inertDepth -= 1;
+    if (flags & IN_TITLE) this.titleDepth -= 1;
+    if (flags & READING_TITLE) this.readingTitle = false;
+    if (flags & OPENS_LINK) this.openLinks.pop();
+  }
+
+  text(data: string): void {
+    if (this.readingTitle) this.facts.title.push(data);
+    if (this.nonTextDepth > 0) return;
+    const link = this.openLinks[this.openLinks.length - 1];
+    if (link !== undefined) link.anchorText.push(data);
+    if (this.chromeDepth === 0 && this.titleDepth === 0) this.facts.mainText.push(data);
+  }
+
+  /** Reads an element outside inert content; returns READING_TITLE or OPENS_LINK when it starts one. */
+  private readElement(name: string, attributes: Readonly<Record<string, string>>): number {
+    const facts = this.facts;
+    switch (name) {
+      case 'a':
+      case 'area':
+        return this.openLink(attributes);
+      case 'title':
+        if (this.titleSeen) return 0;
+        this.titleSeen = true;
+        this.readingTitle = true;
+        return READING_TITLE;
+      case 'html':
+        if (facts.language === undefined) facts.language = attributes.lang;
+        return 0;
+      case 'base':
+        if (facts.baseHref === undefined) facts.baseHref = attributes.href;
+        return 0;
+      case 'meta':
+        this.readMeta(attributes);
+        return 0;
+      case 'link':
+        if (facts.canonicalHref === undefined && attributes.href !== undefined && hasRelKeyword(attributes.rel, 'canonical')) facts.canonicalHref = attributes.href;
+        return 0;
+      default:
+        return 0;
+    }
+  }
+
+  private openLink(attributes: Readonly<Record<string, string>>): number {
+    const href = attributes.href?.trim();
+    if (!href || this.facts.links.length >= this.options.maxLinks) return 0;
+    const link: RawLink = { href, rel: (attributes.rel ?? '').toLowerCase().trim(), anchorText: [] };
+    this.facts.links.push(link);
+    this.openLinks.push(link);
+    return OPENS_LINK;
+  }
+
+  private readMeta(attributes: Readonly<Record<string, string>>): void {
+    const { name, content } = attributes;
+    if (name === undefined || content === undefined) return;
+    const normalizedName = name.toLowerCase().trim();
+    if (normalizedName === 'robots' || normalizedName === this.options.productToken) this.facts.robotsDirectives.push(content.toLowerCase().trim());
+  }
+}
+
+function hasRelKeyword(rel: string | undefined, keyword: string): boolean {
+  if (rel === undefined) return false;
+  return rel.toLowerCase().split(ASCII_WHITESPACE).includes(keyword);
+}
