@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { fieldSetScheme } from '../../src/domain/recrawl/index.js';
+import { PARSER_VERSION } from '../../src/services/documents/page-analysis.js';
 import type { RecrawlCycleResult } from '../../src/workflows/recrawl-cycle-workflow.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { startTestWeb, type TestWeb, type WebSpec } from '../support/test-web/index.js';
@@ -171,9 +172,9 @@ describe('change detection on configured fields', () => {
     for (const path of ['/', '/kettle', '/teapot', '/about']) {
       const observations = await observationsOf(path);
       expect(observations.map((o) => schemeOf(o.change_key)), path).toEqual([
-        fieldSetScheme(1, PRICE_ONLY),
-        fieldSetScheme(1, PRICE_ONLY),
-        fieldSetScheme(1, PRICE_AND_NAME),
+        fieldSetScheme(PARSER_VERSION, PRICE_ONLY),
+        fieldSetScheme(PARSER_VERSION, PRICE_ONLY),
+        fieldSetScheme(PARSER_VERSION, PRICE_AND_NAME),
       ]);
       // Nothing changed on the pages since the recrawl: a baseline, not a false change.
       expect(observations[2]!.verdict, path).toBe('baseline');
