@@ -48,6 +48,8 @@ export {
 } from './cycle.js';
 export {
   optimalVisitFrequencies,
+  allocateVisitFrequencies,
+  type AllocationPage,
   uniformVisitFrequencies,
   proportionalVisitFrequencies,
   averageFreshness,
