@@ -7,9 +7,11 @@ export {
   estimateChangeRate,
   naiveChangeRate,
   ratePriorFromGroup,
-  revisitPriorStrengthDays,
+  revisitIntervalRatePerDay,
   choGarciaMolinaRate,
+  isDatedRateMethod,
   DEFAULT_RATE_PRIOR,
+  DEFAULT_RATE_LOG_SPREAD,
   DEFAULT_RATE_ESTIMATE_OPTIONS,
   type ChangeObservation,
   type RateEstimate,
@@ -31,6 +33,17 @@ export {
   type ObservedVisit,
   type RecrawlDelayOptions,
 } from './change-evidence.js';
+export {
+  versionAgeMs,
+  checkVersionAge,
+  versionDatesTrusted,
+  MIN_VERSION_DATE_ACCURACY,
+  DEFAULT_VERSION_AGE_CHECK_OPTIONS,
+  type VersionDateHeaders,
+  type VersionAgeCheck,
+  type VersionAgeCheckOptions,
+  type VersionDateTrustRecord,
+} from './version-date.js';
 export { pageChangeKey, fieldSetScheme, fieldValuesDigest, type PageChangeKeyInput } from './page-change-key.js';
 export { hostHealthScore, type HostHealthSignals } from './host-health.js';
 export {

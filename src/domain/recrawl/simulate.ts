@@ -3,7 +3,7 @@ import { planRecrawlCycle } from './cycle.js';
 import { RecrawlInputError, requireNumber } from './errors.js';
 import { optimalVisitFrequencies, proportionalVisitFrequencies, uniformVisitFrequencies } from './optimum.js';
 import { type RecrawlCandidate } from './priority.js';
-import { estimateChangeRate, ratePriorFromGroup, type ChangeObservation, type RatePrior } from './rate-estimate.js';
+import { DEFAULT_RATE_LOG_SPREAD, estimateChangeRate, ratePriorFromGroup, type ChangeObservation, type RatePrior } from './rate-estimate.js';
 
 /** A share of the simulated web changing at about one rate. */
 export interface RateClass {
@@ -41,8 +41,6 @@ export interface SchedulerSimulationOptions {
   minProbeDays: number;
   /** The freshness_gain horizon passed to recrawlPriority. Default: pages / visitsPerDay, the mean revisit interval the budget affords. */
   intervalDays?: number;
-  /** Weight of the group prior (ratePriorFromGroup over every visited page) in days of observation. Default: the mean revisit interval. */
-  priorStrengthDays?: number;
   /** Rate assumed for every page before any page has history. Default: 1 / mean revisit interval. */
   initialRatePerDay?: number;
   /** See RecrawlCycleOptions.staticRateThresholdPerDay. Default 1/30. */
@@ -232,13 +230,12 @@ function runScheduler(web: SyntheticWeb, visitsPerDay: number, options: Schedule
   const random = seededRandom(seed);
   const meanIntervalDays = web.size / visitsPerDay;
   const intervalDays = options.intervalDays ?? meanIntervalDays;
-  const strengthDays = options.priorStrengthDays ?? meanIntervalDays;
   const cycleDays = 1 / options.cyclesPerDay;
   const histories: ChangeObservation[][] = Array.from({ length: web.size }, () => []);
   const lastVisit = new Float64Array(web.size);
   const streaks = new Uint32Array(web.size);
   const estimates = new Float64Array(web.size).fill(options.initialRatePerDay ?? 1 / meanIntervalDays);
-  let prior: RatePrior = { ratePerDay: options.initialRatePerDay ?? 1 / meanIntervalDays, strengthDays };
+  let prior: RatePrior = { ratePerDay: options.initialRatePerDay ?? 1 / meanIntervalDays, logSpread: DEFAULT_RATE_LOG_SPREAD };
   const budgets = new Budgeter();
   for (let cycle = 0; cycle * cycleDays < web.toDay; cycle += 1) {
     const start = cycle * cycleDays;
@@ -277,7 +274,7 @@ function runScheduler(web: SyntheticWeb, visitsPerDay: number, options: Schedule
       streaks[i] = changed ? (streaks[i] ?? 0) + 1 : 0;
       estimates[i] = estimateChangeRate(history, prior).ratePerDay;
     });
-    prior = ratePriorFromGroup(visitedEstimates(histories, estimates), strengthDays, prior.ratePerDay);
+    prior = ratePriorFromGroup(visitedEstimates(histories, estimates), prior.ratePerDay);
   }
 }
 
