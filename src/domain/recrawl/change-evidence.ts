@@ -166,3 +166,19 @@ export function nextRecrawlDelayDays(ratePerDay: number, options: Partial<Recraw
   if (ratePerDay === 0) return maxDays;
   return Math.min(maxDays, Math.max(minDays, -Math.log1p(-dueProbability) / ratePerDay));
 }
+
+/**
+ * Days from a visit until the URL is due again under the cycle's allocation (RecrawlPlan's
+ * allottedVisitsPerDay): its allotted interval 1 / visits a day, within [minDays, maxDays]; a
+ * page allotted nothing (it changes too often for what its copy is worth, or never) is due after
+ * maxDays. It keeps the most-overdue pool of the next cycles to pages the allocation would visit:
+ * by ln 2 / rate, a page changing every second is due again at once, and forever.
+ */
+export function allottedRevisitDelayDays(visitsPerDay: number, options: Partial<RecrawlDelayOptions> = {}): number {
+  const { minDays, maxDays } = { ...DEFAULT_RECRAWL_DELAY_OPTIONS, ...options };
+  requireNumber('RECRAWL_RATE_INVALID', 'visitsPerDay', visitsPerDay, { min: 0 });
+  requireNumber('RECRAWL_OPTIONS_INVALID', 'options.minDays', minDays, { min: 0 });
+  requireNumber('RECRAWL_OPTIONS_INVALID', 'options.maxDays', maxDays, { min: minDays });
+  if (visitsPerDay === 0) return maxDays;
+  return Math.min(maxDays, Math.max(minDays, 1 / visitsPerDay));
+}

@@ -26,6 +26,7 @@ export {
   observeVisit,
   changeKey,
   nextRecrawlDelayDays,
+  allottedRevisitDelayDays,
   EMPTY_CHANGE_EVIDENCE,
   DEFAULT_RECRAWL_DELAY_OPTIONS,
   type UrlChangeEvidence,

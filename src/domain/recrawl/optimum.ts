@@ -58,13 +58,18 @@ export function allocateVisitFrequencies(pages: readonly AllocationPage[], visit
 function solveAllocation(pages: readonly AllocationPage[], visitsPerDay: number): number[] {
   const active = pages.map((page) => page.ratePerDay > 0 && page.value > 0);
   if (visitsPerDay === 0 || !active.includes(true)) return pages.map(() => 0);
+  // Each page's x = r / f at the last μ tried: the next μ is close, so Newton starts next to its root.
+  const lastX = new Float64Array(pages.length);
   const frequenciesAt = (mu: number): number[] =>
     pages.map((page, i) => {
       if (!active[i]) return 0;
       const { ratePerDay: r, value: w, unchangedCostUnits: cu, changedCostUnits: cc } = page;
       const room = w - mu * (cc - cu) * r;
       const target = (mu * cu * r) / room; // h(x) = 1 - (1 + x) e^(-x) must reach this
-      return room <= 0 || target >= 1 ? 0 : r / solveH(target);
+      if (room <= 0 || target >= 1) return 0;
+      const x = solveH(target, lastX[i]);
+      lastX[i] = x;
+      return r / x;
     });
   const excess = (logMu: number): number => frequenciesAt(Math.exp(logMu)).reduce((a, b) => a + b, 0) - visitsPerDay;
   // Σ f falls from ∞ (μ → 0) to 0 (μ = max w / (r c_c)): find μ on a log scale by regula falsi
@@ -133,23 +138,24 @@ export function averageFreshness(ratesPerDay: readonly number[], visitsPerDay: r
   return weight > 0 ? sum / weight : 1;
 }
 
-/** Inverse of h(x) = 1 - (1 + x) e^(-x) on (0, ∞) for y in (0, 1); h rises from 0 to 1. */
-function solveH(y: number): number {
+/**
+ * Inverse of h(x) = 1 - (1 + x) e^(-x) on (0, ∞) for y in (0, 1); h rises from 0 to 1. Newton's
+ * method (h'(x) = x e^(-x)) from `guess` (the solution for a nearby y, when the caller has one),
+ * inside the bracket its steps have established, bisecting when a step leaves it.
+ */
+function solveH(y: number, guess?: number): number {
   if (y <= 0) return 0;
   let lo = 0;
-  let hi = Math.max(1, Math.sqrt(2 * y) * 2);
-  while (h(hi) < y) hi *= 2;
-  // Newton on h (h'(x) = x e^(-x)) inside the bracket, bisecting whenever a step leaves it: the
-  // planner solves this for every candidate at every step of its search for μ.
-  let x = Math.min(Math.sqrt(2 * y), (lo + hi) / 2);
-  for (let i = 0; i < 200 && hi - lo > 1e-15 * hi; i += 1) {
+  let hi = Infinity;
+  let x = guess !== undefined && guess > 0 ? guess : Math.sqrt(2 * y);
+  for (let i = 0; i < 200; i += 1) {
     const value = h(x) - y;
     if (value === 0) return x;
     if (value < 0) lo = x;
     else hi = x;
     const step = x - value / (x * Math.exp(-x));
-    const next = step > lo && step < hi ? step : (lo + hi) / 2;
-    if (Math.abs(next - x) <= 1e-14 * x) return next;
+    const next = step > lo && step < hi ? step : hi === Infinity ? 2 * x + 1 : (lo + hi) / 2;
+    if (Math.abs(next - x) <= 1e-14 * x || (hi < Infinity && hi - lo <= 1e-15 * hi)) return next;
     x = next;
   }
   return x;

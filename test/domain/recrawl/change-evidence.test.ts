@@ -6,6 +6,7 @@ import {
   changeKey,
   estimateChangeRate,
   nextRecrawlDelayDays,
+  allottedRevisitDelayDays,
   observeVisit,
   type UrlChangeEvidence,
   type VisitContent,
@@ -136,5 +137,16 @@ describe('nextRecrawlDelayDays', () => {
   it('rejects bad input with a stable code', () => {
     expect(() => nextRecrawlDelayDays(-1)).toThrow(expect.objectContaining({ code: 'RECRAWL_RATE_INVALID' }));
     expect(() => nextRecrawlDelayDays(1, { dueProbability: 1 })).toThrow(expect.objectContaining({ code: 'RECRAWL_OPTIONS_INVALID' }));
+  });
+});
+
+describe('allottedRevisitDelayDays', () => {
+  it('is the allotted interval within ten minutes and thirty days, and thirty days for a page allotted nothing', () => {
+    expect(allottedRevisitDelayDays(0.25)).toBe(4);
+    expect(allottedRevisitDelayDays(1000)).toBeCloseTo(10 / 1440, 12);
+    expect(allottedRevisitDelayDays(0.001)).toBe(30);
+    expect(allottedRevisitDelayDays(0)).toBe(30);
+    expect(allottedRevisitDelayDays(0, { maxDays: 60 })).toBe(60);
+    expect(() => allottedRevisitDelayDays(-1)).toThrow(expect.objectContaining({ code: 'RECRAWL_RATE_INVALID' }));
   });
 });
