@@ -81,6 +81,7 @@ export {
 } from './simulate.js';
 export {
   signalClaim,
+  windowOnOurClock,
   signalTrustLevel,
   trustedSignal,
   claimConfirmed,
@@ -91,6 +92,7 @@ export {
   type SignalClaim,
   type SignalClaimOptions,
   type SignalReading,
+  type ServerClockReading,
   type SignalTrustRecord,
   type SignalTrustOptions,
   type SignalTrustLevel,
