@@ -41,11 +41,12 @@ const PRIOR_GROUP_LIMIT = 500;
 /**
  * A host's prior is read at most this often per process once it stands on PRIOR_SETTLED_GROUP
  * pages: it moves slowly then, and reading it scans the host's URLs (LIMIT PRIOR_GROUP_LIMIT among
- * those compared at least once). Before, it is read at every comparison: cached from a host's
- * first comparisons, it was the fallback or one page's rate for the next five minutes, which in
- * the live freshness benchmark's compressed time is the whole run.
+ * those compared at least once). Before, at most every PRIOR_UNSETTLED_TTL_MS: cached for five
+ * minutes from a host's first comparisons, it was the fallback or one page's rate for the whole
+ * of the live freshness benchmark's run (revisits seconds apart).
  */
 const PRIOR_TTL_MS = 5 * 60_000;
+const PRIOR_UNSETTLED_TTL_MS = 5_000;
 const PRIOR_SETTLED_GROUP = 20;
 const PRIOR_CACHE_MAX_HOSTS = 10_000;
 
@@ -173,20 +174,21 @@ interface GroupRates {
 }
 
 /**
- * The host's group prior (ratePriorFromGroup), its group cached per database and host for
- * PRIOR_TTL_MS once settled; `fallbackRatePerDay` when no other page of the host has an estimate.
+ * The host's group prior (ratePriorFromGroup), its group cached per database and host (for
+ * PRIOR_TTL_MS once settled); `fallbackRatePerDay` when no other page of the host has an estimate.
  */
 async function hostPrior(client: PoolClient, host: string, fingerprint: string, fallbackRatePerDay: number): Promise<RatePrior> {
   const { database, host: server, port } = client as unknown as { database?: string; host?: string; port?: number };
   const key = `${server ?? ''}:${port ?? ''}/${database ?? ''} ${host}`;
   const nowMs = Date.now();
   const cached = priors.get(key);
-  let group = cached && nowMs - cached.loadedAtMs < PRIOR_TTL_MS ? cached.group : undefined;
+  const ttlMs = (cached?.group.pages ?? 0) >= PRIOR_SETTLED_GROUP ? PRIOR_TTL_MS : PRIOR_UNSETTLED_TTL_MS;
+  let group = cached && nowMs - cached.loadedAtMs < ttlMs ? cached.group : undefined;
   if (!group) {
     const rates = await hostChangeRates(client, host, fingerprint, PRIOR_GROUP_LIMIT);
     group = { ratePerDay: rates.length > 0 ? ratePriorFromGroup(rates).ratePerDay : undefined, pages: rates.length };
     priors.delete(key);
-    if (group.pages >= PRIOR_SETTLED_GROUP) priors.set(key, { group, loadedAtMs: nowMs });
+    priors.set(key, { group, loadedAtMs: nowMs });
     if (priors.size > PRIOR_CACHE_MAX_HOSTS) priors.delete(priors.keys().next().value!);
   }
   return { ratePerDay: group.ratePerDay ?? fallbackRatePerDay, logSpread: DEFAULT_RATE_LOG_SPREAD };
