@@ -5,6 +5,7 @@
 //   npm run bench:freshness -- --json            one JSON object { scheduler, uniform, proportional, optimum }
 //   npm run bench:freshness -- --sweep           table, then the scheduler/optimum ratio over budgets and seeds
 //   options: --pages N --visits-per-day N --days N --seed N
+//            --dated                             the web dates its versions (a truthful Last-Modified)
 //
 //   npm run bench:freshness -- --live            the same question end to end (issue 25): a live web
 //                                                scores the crawler run by a Temporal Schedule
@@ -34,6 +35,7 @@ const { values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     sweep: { type: 'boolean', default: false },
+    dated: { type: 'boolean', default: false },
     pages: { type: 'string', default: '1000' },
     'visits-per-day': { type: 'string', default: '250' },
     days: { type: 'string', default: '120' },
@@ -64,6 +66,7 @@ const scenario = {
   visitsPerDay: positiveInteger('visits-per-day', values['visits-per-day']),
   days: positiveInteger('days', values.days),
   seed: positiveInteger('seed', values.seed),
+  scheduler: { datedChanges: values.dated },
 };
 
 const results = new Map<FreshnessPolicy, FreshnessSimulationResult & { ms: number }>();
@@ -96,7 +99,8 @@ function printTable(): void {
     optimum: averageFreshness(rates, optimalVisitFrequencies(rates, scenario.visitsPerDay)),
   };
   const { pages, visitsPerDay, days, seed } = scenario;
-  console.log(`Freshness simulation: ${pages} pages (001's rate mix), ${visitsPerDay} fetches/day, ${days} days (first ${days / 4} are warm-up), seed ${seed}`);
+  const dating = scenario.scheduler.datedChanges ? ', versions dated by Last-Modified' : '';
+  console.log(`Freshness simulation: ${pages} pages (001's rate mix), ${visitsPerDay} fetches/day, ${days} days (first ${days / 4} are warm-up), seed ${seed}${dating}`);
   console.log('');
   console.log('policy        freshness  changes/fetch  fetches  steady-state*  time');
   for (const policy of POLICIES) {

@@ -7,10 +7,13 @@ import { randomBytes } from 'node:crypto';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import { DEFAULT_BUDGET_SHARES, splitBudget } from '../domain/frontier/index.js';
 import {
+  allottedRevisitDelayDays,
   DEFAULT_RECRAWL_CYCLE_OPTIONS,
   DEFAULT_VALUE_TIERS,
   hostHealthScore,
+  isDatedRateMethod,
   planRecrawlCycle,
+  ratePriorFromGroup,
   recrawlCandidateOf,
   claimsOf,
   combineSignals,
@@ -32,6 +35,7 @@ import {
   recrawlableUrlCount,
   recrawlCycleFigures,
   saveRecrawlCycleSummary,
+  setAllottedNextFetches,
   type RecrawlUrlRow,
 } from '../storage/postgres/recrawl-repository.js';
 import { signalTrustOf, trustKey } from '../storage/postgres/cheap-signal-repository.js';
@@ -84,7 +88,19 @@ export function createRecrawlActivities(deps: ActivityDeps) {
     });
     const health = await healthByHost(pool.map((row) => row.host), nowMs);
     const signals = await cheapSignalsOf(pool);
+    // The mean revisit interval this budget affords, never shorter than the cycle itself: reported
+    // with the plan. The plan allocates the cycle's visits a day (recrawl slots every cycleDays).
+    const cycleDays = settings.everyMs / MS_PER_DAY;
+    const visitsPerCycle = Math.max(1, split.recrawl + split.reestimation + split.verification);
+    const intervalDays = Math.max(cycleDays, ((await recrawlableUrlCount(deps.pool)) / visitsPerCycle) * cycleDays);
     const valueTiers = settings.valueTiers ?? DEFAULT_VALUE_TIERS.map((tier) => tier.value);
+    // A page not compared yet is taken to change as its compared peers do (their geometric mean),
+    // or, with none, once per revisit interval: a fixed default (weekly) is static where cycles
+    // come seconds apart, and such pages were never planned again.
+    const defaultRatePerDay = ratePriorFromGroup(
+      pool.flatMap((row) => (row.ratePerDay === null ? [] : [row.ratePerDay])),
+      1 / intervalDays,
+    ).ratePerDay;
     const candidates: RecrawlCandidate[] = pool.map((row) =>
       recrawlCandidateOf(
         {
@@ -97,25 +113,21 @@ export function createRecrawlActivities(deps: ActivityDeps) {
           hasValidators: row.hasValidators,
           hostHealth: health.get(row.host) ?? 1,
           changeStreak: row.changeStreak,
+          rateDated: isDatedRateMethod(row.rateMethod),
           nearDuplicate: row.nearDuplicate,
         },
         nowMs,
-        { valueTiers },
+        { valueTiers, defaultRatePerDay },
       ),
     );
 
-    // The horizon a fresh copy is credited for: the revisit interval this budget affords, never
-    // shorter than the cycle itself (docs/recrawl.md: the mean revisit interval).
-    const cycleDays = settings.everyMs / MS_PER_DAY;
-    const visitsPerCycle = Math.max(1, split.recrawl + split.reestimation + split.verification);
-    const intervalDays = Math.max(cycleDays, ((await recrawlableUrlCount(deps.pool)) / visitsPerCycle) * cycleDays);
     const recrawlPool = Math.max(0, split.recrawl - tombstoneRows.length);
     // At least one probe a cycle once the pool is large enough to spare it: a small budget still learns.
     const probe = recrawlPool >= MIN_POOL_FOR_PROBES ? Math.max(1, Math.floor(recrawlPool * PROBE_SHARE)) : 0;
     const plan = planRecrawlCycle(
       candidates,
       { recrawl: recrawlPool - probe, reestimation: split.reestimation, verification: split.verification, probe },
-      intervalDays,
+      cycleDays,
       Math.random,
       { probeStreak: PROBE_STREAK, minProbeDays: cycleDays },
     );
@@ -178,6 +190,16 @@ export function createRecrawlActivities(deps: ActivityDeps) {
         plan: result,
       });
     });
+    // The most-overdue pool of later cycles follows the allocation, not ln 2 / rate: a page allotted
+    // nothing would otherwise be due at once after every visit, and fill the pool.
+    await setAllottedNextFetches(
+      deps.pool,
+      pool.flatMap((row) => {
+        const lastVisitAtMs = row.lastObservedAtMs ?? row.lastSuccessAtMs;
+        const visitsPerDay = plan.allottedVisitsPerDay.get(row.fingerprint);
+        return lastVisitAtMs === null || visitsPerDay === undefined ? [] : [{ fingerprint: row.fingerprint, nextFetchAtMs: lastVisitAtMs + allottedRevisitDelayDays(visitsPerDay) * MS_PER_DAY }];
+      }),
+    );
     return result;
   }
 

@@ -409,7 +409,7 @@ export interface PlanRecrawlResult {
   planned: RecrawlPlanCounts;
   /** URLs considered (the bounded candidate pools). */
   candidates: number;
-  /** Horizon a fresh copy is credited for: the revisit interval the budget affords, in days. */
+  /** The mean revisit interval the budget affords (known pages / visits per cycle × cycle), in days: reported beside the plan. */
   intervalDays: number;
   plannedAtMs: number;
   /** Candidates a trusted sitemap lastmod or listing summary spoke for (001's cheap signals), by what it said. */

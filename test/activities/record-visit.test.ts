@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordVisit } from '../../src/services/documents/change-detection.js';
 import { changeKey } from '../../src/domain/recrawl/index.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
+import { recordFetch } from '../../src/storage/postgres/fetch-repository.js';
 import { fingerprintToBytes, recordUrlIdentities } from '../../src/storage/postgres/frontier-repository.js';
 import { inTransaction } from '../../src/storage/postgres/pool.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
@@ -11,6 +12,8 @@ import { createHarness, type Harness } from '../support/crawler-harness.js';
 const HOST = '127.71.2.1';
 const URL_ = `http://${HOST}/page`;
 const FINGERPRINT = urlFingerprint(URL_);
+const DATED_URL = `http://${HOST}/dated`;
+const DATED = urlFingerprint(DATED_URL);
 const DAY_MS = 86_400_000;
 const T0 = Date.parse('2026-11-01T00:00:00Z');
 
@@ -37,7 +40,10 @@ describe('recordVisit', () => {
 
   beforeAll(async () => {
     harness = await createHarness('record-visit');
-    await recordUrlIdentities(harness.pool, [{ fingerprint: FINGERPRINT, url: URL_, canonicalizationVersion: 1, host: HOST, origin: `http://${HOST}` }]);
+    await recordUrlIdentities(harness.pool, [
+      { fingerprint: FINGERPRINT, url: URL_, canonicalizationVersion: 1, host: HOST, origin: `http://${HOST}` },
+      { fingerprint: DATED, url: DATED_URL, canonicalizationVersion: 1, host: HOST, origin: `http://${HOST}` },
+    ]);
   });
 
   afterAll(async () => {
@@ -63,5 +69,58 @@ describe('recordVisit', () => {
       { generation: 2, verdict: 'changed', interval_days: 1 },
     ]);
     expect(await urlRecord()).toMatchObject({ change_observations: 1, changes_observed: 1, last_observed_at: new Date(T0 + DAY_MS) });
+  });
+
+  it("dates a change by its fetch record's Last-Modified, and estimates from the version's age once the dates held", async () => {
+    const httpDate = (ms: number) => new Date(ms).toUTCString();
+    // The page changes twice an hour; the cycle looks once a day, so every look finds a change.
+    const fetchedAt = (generation: number) => T0 + (generation - 1) * DAY_MS;
+    const datedVisit = async (generation: number, lastModifiedMs: number) =>
+      inTransaction(harness.pool, async (client) => {
+        await recordFetch(client, {
+          fingerprint: DATED,
+          generation,
+          crawlId: 'record-visit',
+          url: DATED_URL,
+          finalUrl: DATED_URL,
+          fetchedAt: new Date(fetchedAt(generation)),
+          status: 200,
+          outcome: 'ok',
+          contentType: 'text/html',
+          headers: { 'last-modified': httpDate(lastModifiedMs), date: httpDate(fetchedAt(generation)) },
+          rawHash: null,
+          bodyKey: null,
+          bytes: 100,
+          wireBytes: 100,
+          timings: {},
+          redirectLocation: null,
+        });
+        return recordVisit(client, {
+          fingerprint: DATED,
+          generation,
+          crawlId: 'record-visit',
+          observedAtMs: fetchedAt(generation),
+          content: { kind: 'content', changeKey: changeKey('n', String(generation).repeat(64)) },
+        });
+      });
+    await datedVisit(1, T0 - 10 * 60_000);
+    const changes = [];
+    for (let generation = 2; generation <= 4; generation += 1) changes.push(await datedVisit(generation, fetchedAt(generation) - 30 * 60_000));
+    expect(changes.map((visit) => visit.verdict)).toEqual(['changed', 'changed', 'changed']);
+    const rows = await harness.pool.query<{ version_age_days: number | null }>('SELECT version_age_days FROM url_observations WHERE fingerprint = $1 ORDER BY generation', [
+      fingerprintToBytes(DATED),
+    ]);
+    // The baseline keeps its version's age too: ten minutes the page is known not to have changed.
+    expect(rows.rows.map((row) => row.version_age_days)).toEqual([1 / 144, 1 / 48, 1 / 48, 1 / 48]);
+    const record = (
+      await harness.pool.query<{ change_rate_method: string; version_dates_confirmed: number; version_dates_refuted: number }>(
+        'SELECT change_rate_method, version_dates_confirmed, version_dates_refuted FROM urls WHERE fingerprint = $1',
+        [fingerprintToBytes(DATED)],
+      )
+    ).rows[0];
+    expect(record).toEqual({ change_rate_method: 'dated-mle+prior', version_dates_confirmed: 3, version_dates_refuted: 0 });
+    // Three changes over an hour and 40 minutes of change-free time: 43 a day, drawn toward the
+    // host's other page; three daily looks alone would read ln(7) ≈ 1.9 a day.
+    expect(changes.at(-1)!.ratePerDay).toBeGreaterThan(20);
   });
 });

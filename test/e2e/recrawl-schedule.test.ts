@@ -148,6 +148,7 @@ describe('recrawl cycles triggered by a Temporal Schedule', () => {
         observed_days: number;
         change_rate_per_day: number;
         change_rate_method: string;
+        version_dates_confirmed: number;
         change_streak: number;
         last_observed_at: Date;
         next_fetch_at: Date;
@@ -242,7 +243,8 @@ describe('recrawl cycles triggered by a Temporal Schedule', () => {
 
   it('updates the change-rate evidence and the next due time on the URL records', async () => {
     const news = await urlRecord('/news-1');
-    expect(news).toMatchObject({ change_observations: 1, changes_observed: 1, change_streak: 1, change_rate_method: 'censored-mle+prior' });
+    // The test web dates its versions truthfully: the change is dated by its Last-Modified.
+    expect(news).toMatchObject({ change_observations: 1, changes_observed: 1, change_streak: 1, change_rate_method: 'dated-mle+prior', version_dates_confirmed: 1 });
     const still = await urlRecord('/static-1');
     expect(still).toMatchObject({ state: 'not-modified', change_observations: 1, changes_observed: 0, change_streak: 0, change_rate_method: 'censored-mle+prior' });
     for (const record of [news, still]) {

@@ -6,7 +6,11 @@ import { resolveCrawlConfig, type CrawlConfig } from '../../src/config/crawl-con
 import type { RecrawlCycleResult } from '../../src/workflows/recrawl-cycle-workflow.js';
 import type { Harness } from './crawler-harness.js';
 
-/** Runs one cycle of `budget` visits (default 20) over loopback hosts and waits for its result. */
+/**
+ * Runs one cycle of `budget` visits (default 20) over loopback hosts and waits for its result. The
+ * cycles are planned as if they came every 5 s: the tests' visits are seconds apart, and an hourly
+ * cycle's allocation gives nothing to pages seen to change seconds apart.
+ */
 export async function runSignalCycle(
   harness: Harness,
   input: { name: string; minHostDelayMs: number; config?: Partial<CrawlConfig>; budget?: number },
@@ -22,7 +26,7 @@ export async function runSignalCycle(
     taskQueue: harness.taskQueue,
     args: [
       {
-        settings: { budget: input.budget ?? 20, everyMs: 3_600_000, shares: { discovery: 0, recrawl: 1, reestimation: 0, verification: 0 } },
+        settings: { budget: input.budget ?? 20, everyMs: 5_000, shares: { discovery: 0, recrawl: 1, reestimation: 0, verification: 0 } },
         config,
         taskQueue: harness.taskQueue,
         crawlOptions: { tickIntervalMs: 500 },

@@ -25,6 +25,11 @@ export interface KnownUrlFacts {
   hostHealth: number;
   /** Recent visits in a row that saw a change. */
   changeStreak: number;
+  /**
+   * The rate estimate read the dates of changes (isDatedRateMethod): it is no censored lower
+   * bound, so a streak of changes does not make the page a probe candidate. Default false.
+   */
+  rateDated?: boolean;
   /** A member, not the representative, of a near-duplicate cluster: demoted, never dropped (000 §7.2). */
   nearDuplicate: boolean;
   /** A trusted cheap signal (trustedSignal), when one speaks for this page. */
@@ -60,7 +65,9 @@ export const DEFAULT_RECRAWL_CANDIDATE_OPTIONS: Readonly<RecrawlCandidateOptions
  * A URL record as a {@link RecrawlCandidate} (001's three inputs): value from its tier (demoted
  * when it is a near-duplicate), its own change rate, and the cost of the visit from its real bytes,
  * whether the request will be conditional (then weighted by the chance of a change: a likely 304
- * costs its headers), and its host's health. A tier past the end of `valueTiers` gets the last.
+ * costs its headers), and its host's health; with the costs of a visit that finds it unchanged
+ * and of one that finds it changed, for the cycle's allocation. A tier past the end of
+ * `valueTiers` gets the last.
  */
 export function recrawlCandidateOf(facts: KnownUrlFacts, nowMs: number, options: Partial<RecrawlCandidateOptions> = {}): RecrawlCandidate {
   const resolved = { ...DEFAULT_RECRAWL_CANDIDATE_OPTIONS, ...options };
@@ -77,23 +84,27 @@ export function recrawlCandidateOf(facts: KnownUrlFacts, nowMs: number, options:
   const value = tierValue * (facts.nearDuplicate ? nearDuplicateFactor : 1);
   const ratePerDay = facts.ratePerDay ?? defaultRatePerDay;
   const daysSinceVisit = facts.lastVisitAtMs === null ? unvisitedDays : Math.max(0, (nowMs - facts.lastVisitAtMs) / MS_PER_DAY);
-  const costUnits = visitCost(
-    {
-      expectedBytes: facts.expectedBytes ?? defaultBytes,
-      conditional: facts.hasValidators,
-      hostHealth: Math.min(1, Math.max(0, facts.hostHealth)),
-      // A signal settles what the model would guess: a conditional request to a changed page is a full fetch.
-      probabilityChanged: facts.cheapSignal === 'changed' ? 1 : facts.cheapSignal === 'unchanged' ? 0 : probabilityChanged(ratePerDay, daysSinceVisit),
-    },
-    resolved.cost,
-  );
+  const costAt = (chanceOfChange: number): number =>
+    visitCost(
+      {
+        expectedBytes: facts.expectedBytes ?? defaultBytes,
+        conditional: facts.hasValidators,
+        hostHealth: Math.min(1, Math.max(0, facts.hostHealth)),
+        probabilityChanged: chanceOfChange,
+      },
+      resolved.cost,
+    );
+  // A signal settles what the model would guess: a conditional request to a changed page is a full fetch.
+  const costUnits = costAt(facts.cheapSignal === 'changed' ? 1 : facts.cheapSignal === 'unchanged' ? 0 : probabilityChanged(ratePerDay, daysSinceVisit));
   return {
     id: facts.id,
     value,
     ratePerDay,
     daysSinceVisit,
     costUnits,
-    changeStreak: facts.changeStreak,
+    unchangedCostUnits: costAt(0),
+    changedCostUnits: costAt(1),
+    changeStreak: facts.rateDated === true ? 0 : facts.changeStreak,
     ...(facts.cheapSignal === undefined ? {} : { cheapSignal: facts.cheapSignal }),
   };
 }

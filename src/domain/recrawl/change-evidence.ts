@@ -1,5 +1,6 @@
 import { RecrawlInputError, requireNumber } from './errors.js';
 import type { ChangeObservation } from './rate-estimate.js';
+import { checkVersionAge, DEFAULT_VERSION_AGE_CHECK_OPTIONS, type VersionDateTrustRecord } from './version-date.js';
 
 const MS_PER_DAY = 86_400_000;
 
@@ -22,6 +23,8 @@ export interface UrlChangeEvidence {
   changeStreak: number;
   /** When a visit last saw a change, ms since epoch. */
   lastChangedAtMs: number | null;
+  /** Compared visits whose Last-Modified agreed (confirmed) or disagreed (refuted) with the verdict (checkVersionAge). */
+  versionDateChecks: VersionDateTrustRecord;
 }
 
 export const EMPTY_CHANGE_EVIDENCE: Readonly<UrlChangeEvidence> = Object.freeze({
@@ -32,6 +35,7 @@ export const EMPTY_CHANGE_EVIDENCE: Readonly<UrlChangeEvidence> = Object.freeze(
   observedDays: 0,
   changeStreak: 0,
   lastChangedAtMs: null,
+  versionDateChecks: Object.freeze({ confirmed: 0, refuted: 0 }),
 });
 
 /**
@@ -52,6 +56,12 @@ export interface ObservedVisit {
   verdict: 'changed' | 'unchanged' | 'baseline' | 'stale';
   /** The observation for the rate estimate, when the verdict is changed or unchanged. */
   observation?: ChangeObservation;
+  /**
+   * For a baseline with a usable Last-Modified: the fetched version's age in days (at least 0), the
+   * time before the history the page is known not to have changed once its dates are trusted
+   * (RateEstimateOptions.unchangedDaysBefore).
+   */
+  baselineVersionAgeDays?: number;
   evidence: UrlChangeEvidence;
 }
 
@@ -78,11 +88,15 @@ function schemeOf(key: string): string {
 
 /**
  * Compares a visit with the URL's previous one and returns the updated evidence. A visit sees at
- * most one change, however many happened since the previous visit: the observation records only
- * the interval and whether anything changed, and the censored estimator (estimateChangeRate)
- * corrects for what a long interval hides.
+ * most one change, however many happened since the previous visit: the observation records the
+ * interval and whether anything changed, and the estimator (estimateChangeRate) corrects for what
+ * a long interval hides. With `versionAgeMs` (the fetched version's age by its Last-Modified,
+ * versionAgeMs) a compared content visit also checks the date against the verdict, and a changed
+ * one whose date agrees carries the age (ChangeObservation.versionAgeDays): the estimate uses it
+ * once the URL's dates are trusted (versionDatesTrusted). A 304 is not checked: the server
+ * compared the validators itself.
  */
-export function observeVisit(evidence: UrlChangeEvidence, atMs: number, content: VisitContent): ObservedVisit {
+export function observeVisit(evidence: UrlChangeEvidence, atMs: number, content: VisitContent, versionAgeMs?: number): ObservedVisit {
   requireNumber('RECRAWL_OBSERVATION_INVALID', 'atMs', atMs, { min: 0 });
   const last = evidence.lastObservedAtMs;
   if (last !== null && atMs <= last) return { verdict: 'stale', evidence };
@@ -93,14 +107,18 @@ export function observeVisit(evidence: UrlChangeEvidence, atMs: number, content:
     (content.kind === 'not-modified' ||
       (evidence.lastChangeKey !== null && schemeOf(evidence.lastChangeKey) === schemeOf(content.changeKey)));
   if (!comparable) {
-    return { verdict: 'baseline', evidence: { ...evidence, lastObservedAtMs: atMs, lastChangeKey: nextKey } };
+    const baseline: ObservedVisit = { verdict: 'baseline', evidence: { ...evidence, lastObservedAtMs: atMs, lastChangeKey: nextKey } };
+    const ageKnown = content.kind === 'content' && versionAgeMs !== undefined && versionAgeMs >= -DEFAULT_VERSION_AGE_CHECK_OPTIONS.resolutionMs;
+    return ageKnown ? { ...baseline, baselineVersionAgeDays: Math.max(0, versionAgeMs) / MS_PER_DAY } : baseline;
   }
 
   const intervalDays = (atMs - last) / MS_PER_DAY;
   const changed = content.kind === 'content' && content.changeKey !== evidence.lastChangeKey;
+  const check = content.kind === 'content' ? checkVersionAge(changed ? 'changed' : 'unchanged', intervalDays, versionAgeMs) : { consistent: undefined };
+  const checks = evidence.versionDateChecks;
   return {
     verdict: changed ? 'changed' : 'unchanged',
-    observation: { intervalDays, changed },
+    observation: { intervalDays, changed, ...(check.versionAgeDays === undefined ? {} : { versionAgeDays: check.versionAgeDays }) },
     evidence: {
       lastObservedAtMs: atMs,
       lastChangeKey: nextKey,
@@ -109,6 +127,10 @@ export function observeVisit(evidence: UrlChangeEvidence, atMs: number, content:
       observedDays: evidence.observedDays + intervalDays,
       changeStreak: changed ? evidence.changeStreak + 1 : 0,
       lastChangedAtMs: changed ? atMs : evidence.lastChangedAtMs,
+      versionDateChecks:
+        check.consistent === undefined
+          ? checks
+          : { confirmed: checks.confirmed + (check.consistent ? 1 : 0), refuted: checks.refuted + (check.consistent ? 0 : 1) },
     },
   };
 }
@@ -143,4 +165,20 @@ export function nextRecrawlDelayDays(ratePerDay: number, options: Partial<Recraw
   requireNumber('RECRAWL_OPTIONS_INVALID', 'options.maxDays', maxDays, { min: minDays });
   if (ratePerDay === 0) return maxDays;
   return Math.min(maxDays, Math.max(minDays, -Math.log1p(-dueProbability) / ratePerDay));
+}
+
+/**
+ * Days from a visit until the URL is due again under the cycle's allocation (RecrawlPlan's
+ * allottedVisitsPerDay): its allotted interval 1 / visits a day, within [minDays, maxDays]; a
+ * page allotted nothing (it changes too often for what its copy is worth, or never) is due after
+ * maxDays. It keeps the most-overdue pool of the next cycles to pages the allocation would visit:
+ * by ln 2 / rate, a page changing every second is due again at once, and forever.
+ */
+export function allottedRevisitDelayDays(visitsPerDay: number, options: Partial<RecrawlDelayOptions> = {}): number {
+  const { minDays, maxDays } = { ...DEFAULT_RECRAWL_DELAY_OPTIONS, ...options };
+  requireNumber('RECRAWL_RATE_INVALID', 'visitsPerDay', visitsPerDay, { min: 0 });
+  requireNumber('RECRAWL_OPTIONS_INVALID', 'options.minDays', minDays, { min: 0 });
+  requireNumber('RECRAWL_OPTIONS_INVALID', 'options.maxDays', maxDays, { min: minDays });
+  if (visitsPerDay === 0) return maxDays;
+  return Math.min(maxDays, Math.max(minDays, 1 / visitsPerDay));
 }

@@ -27,7 +27,11 @@ export type SignalClaim = 'changed' | 'unchanged';
 
 /** Tolerances of {@link signalClaim}. */
 export interface SignalClaimOptions {
-  /** Clocks of site and crawler disagree by up to this much; a lastmod this close to the visit says nothing. Default 60,000 (a minute). */
+  /**
+   * Clocks of site and crawler disagree by up to this much; a lastmod this close to the visit says
+   * nothing. Not applied to a reading already on our clock (SignalReading.onOurClock). Default
+   * 60,000 (a minute).
+   */
   clockSkewMs: number;
   /** A lastmod further than this past the reading is a broken generator, not a claim. Default 86,400,000 (a day: time zones). */
   maxFutureMs: number;
@@ -41,6 +45,38 @@ export interface SignalReading {
   changedWithin: ChangeWindow | undefined;
   /** Fetch start of the latest reading (sitemap or listing page) that showed the page, ms since epoch. */
   readAtMs: number;
+  /**
+   * The window was moved onto our clock with the reading's Date header (windowOnOurClock), its
+   * uncertainty included: no allowance for clock skew is needed. Default false.
+   */
+  onOurClock?: boolean;
+}
+
+/** What a response's Date says about the server's clock: when it stamped the response, by both clocks. */
+export interface ServerClockReading {
+  /** The response's Date header, ms since epoch (whole seconds: the stamp is up to a second late). */
+  serverDateMs: number;
+  /** Our clock at the request's start, ms since epoch. */
+  requestStartedAtMs: number;
+  /** Our ms from the request's start to the response's first byte: the server stamped Date in between. */
+  firstByteAfterMs: number;
+}
+
+/**
+ * A change window read on the server's clock (a sitemap's lastmod), moved onto ours. The server
+ * stamped Date between our request and the first byte of its answer, in whole seconds, so its clock
+ * minus ours lies within [Date - start - firstByte, Date + 1 s - start]; the window widens by that
+ * span. A minute's allowance for clock skew (DEFAULT_SIGNAL_CLAIM_OPTIONS) hid every change within a
+ * minute of a visit, on sites whose pages change every few minutes and on the live benchmark's
+ * compressed time alike.
+ */
+export function windowOnOurClock(window: ChangeWindow, clock: ServerClockReading): ChangeWindow {
+  requireNumber('RECRAWL_OBSERVATION_INVALID', 'clock.serverDateMs', clock.serverDateMs, { min: 0 });
+  requireNumber('RECRAWL_OBSERVATION_INVALID', 'clock.requestStartedAtMs', clock.requestStartedAtMs, { min: 0 });
+  requireNumber('RECRAWL_OBSERVATION_INVALID', 'clock.firstByteAfterMs', clock.firstByteAfterMs, { min: 0 });
+  const aheadAtLeastMs = clock.serverDateMs - clock.requestStartedAtMs - clock.firstByteAfterMs;
+  const aheadAtMostMs = clock.serverDateMs + 1_000 - clock.requestStartedAtMs;
+  return { fromMs: window.fromMs - aheadAtMostMs, toMs: window.toMs - aheadAtLeastMs };
 }
 
 /**
@@ -53,8 +89,9 @@ export function signalClaim(
   lastVisitAtMs: number | undefined,
   options: Partial<SignalClaimOptions> = {},
 ): SignalClaim | undefined {
-  const { clockSkewMs, maxFutureMs } = { ...DEFAULT_SIGNAL_CLAIM_OPTIONS, ...options };
-  requireNumber('RECRAWL_OPTIONS_INVALID', 'options.clockSkewMs', clockSkewMs, { min: 0 });
+  const resolved = { ...DEFAULT_SIGNAL_CLAIM_OPTIONS, ...options };
+  const { maxFutureMs } = resolved;
+  requireNumber('RECRAWL_OPTIONS_INVALID', 'options.clockSkewMs', resolved.clockSkewMs, { min: 0 });
   requireNumber('RECRAWL_OPTIONS_INVALID', 'options.maxFutureMs', maxFutureMs, { min: 0 });
   const window = reading?.changedWithin;
   if (reading === undefined || window === undefined || lastVisitAtMs === undefined) return undefined;
@@ -62,6 +99,7 @@ export function signalClaim(
     throw new RecrawlInputError('RECRAWL_OBSERVATION_INVALID', 'reading.changedWithin', window, 'pass a window with finite fromMs <= toMs');
   }
   requireNumber('RECRAWL_OBSERVATION_INVALID', 'reading.readAtMs', reading.readAtMs, { min: 0 });
+  const clockSkewMs = reading.onOurClock === true ? 0 : resolved.clockSkewMs;
   if (window.fromMs > reading.readAtMs + maxFutureMs) return undefined;
   if (window.fromMs > lastVisitAtMs + clockSkewMs) return 'changed';
   if (reading.readAtMs >= lastVisitAtMs && window.toMs < lastVisitAtMs - clockSkewMs) return 'unchanged';

@@ -1,5 +1,6 @@
 import { RecrawlInputError, requireNumber } from './errors.js';
-import { recrawlPriority, validateCandidate, type RecrawlCandidate } from './priority.js';
+import { allocateVisitFrequencies } from './optimum.js';
+import { validateCandidate, type RecrawlCandidate } from './priority.js';
 
 /** Visits a recrawl cycle may spend, by purpose (001: reserve budget for what the scores cannot see). */
 export interface RecrawlBudget {
@@ -35,11 +36,17 @@ export const DEFAULT_RECRAWL_CYCLE_OPTIONS: Readonly<RecrawlCycleOptions> = Obje
 
 /** The ids chosen for one cycle, by purpose; no id appears twice. */
 export interface RecrawlPlan {
+  /** Most overdue against its allotted interval first. */
   recrawl: string[];
   reestimation: string[];
   verification: string[];
   /** Present (possibly empty) when the budget reserves probes. */
   probe?: string[];
+  /**
+   * Each candidate's allotted visits a day (0: none), by id: when it is next due
+   * (allottedRevisitDelayDays). Empty when the cycle has no recrawl visits to allot.
+   */
+  allottedVisitsPerDay: ReadonlyMap<string, number>;
 }
 
 /**
@@ -49,13 +56,20 @@ export interface RecrawlPlan {
  *    longest since visit first, then lowest rate;
  * 3. probe (when budgeted): of the rest, censored pages (changeStreak >= probeStreak) last
  *    visited at least minProbeDays ago and not signalled unchanged, most recently visited first;
- * 4. recrawl: of the rest, the highest recrawlPriority (ties by id), skipping visits that buy
- *    nothing (priority 0). A reserved share that finds too few candidates goes to recrawl.
+ * 4. recrawl: of the rest, by the allocation of the recrawl visits a day the budget affords
+ *    (recrawl slots every `cycleDays`) over all candidates, as the optimum allocates them
+ *    (allocateVisitFrequencies: equal marginal freshness per unit of cost; a page changing too
+ *    often for its value gets nothing): the pages most overdue against their allotted interval,
+ *    daysSinceVisit × visits a day, first (ties by id). A per-cycle greedy pick of the highest
+ *    freshness gain cannot do this: a page that changes every second offers a small gain every
+ *    cycle, and a plan with budget to spare keeps buying it. A cheap signal 'unchanged' skips the
+ *    page; 'changed' makes a page with an allotment due now at the latest. A reserved share
+ *    that finds too few candidates goes to recrawl.
  */
 export function planRecrawlCycle(
   candidates: readonly RecrawlCandidate[],
   budget: RecrawlBudget,
-  intervalDays: number,
+  cycleDays: number,
   random: () => number,
   options: Partial<RecrawlCycleOptions> = {},
 ): RecrawlPlan {
@@ -63,7 +77,7 @@ export function planRecrawlCycle(
   requireNumber('RECRAWL_OPTIONS_INVALID', 'options.staticRateThresholdPerDay', staticRateThresholdPerDay, { min: 0 });
   requireNumber('RECRAWL_OPTIONS_INVALID', 'options.probeStreak', probeStreak, { min: 1, integer: true });
   requireNumber('RECRAWL_OPTIONS_INVALID', 'options.minProbeDays', minProbeDays, { min: 0 });
-  requireNumber('RECRAWL_DAYS_INVALID', 'intervalDays', intervalDays, { min: 0 });
+  requireNumber('RECRAWL_DAYS_INVALID', 'cycleDays', cycleDays, { min: 0, minExclusive: true });
   for (const key of ['recrawl', 'reestimation', 'verification'] as const) {
     requireNumber('RECRAWL_BUDGET_INVALID', `budget.${key}`, budget[key], { min: 0, integer: true });
   }
@@ -93,15 +107,38 @@ export function planRecrawlCycle(
 
   const unused = budget.reestimation - reestimation.length + (budget.verification - verification.length) + (probeBudget - probe.length);
   const recrawlSlots = budget.recrawl + unused;
-  const scored: { id: string; priority: number }[] = [];
-  for (const c of candidates) {
-    if (taken.has(c.id)) continue;
-    const priority = recrawlPriority(c, intervalDays);
-    if (priority > 0) scored.push({ id: c.id, priority });
-  }
-  const recrawl = topK(scored, recrawlSlots, (a, b) => b.priority - a.priority || compareIds(a.id, b.id)).map((c) => c.id);
+  const allotted = recrawlSlots > 0 && candidates.length > 0 ? allotVisits(candidates, recrawlSlots / cycleDays) : [];
+  const recrawl = mostOverdue(candidates, allotted, taken, recrawlSlots);
+  const allottedVisitsPerDay = new Map(allotted.map((visitsPerDay, i) => [candidates[i]?.id ?? '', visitsPerDay]));
 
-  return budget.probe === undefined ? { recrawl, reestimation, verification } : { recrawl, reestimation, verification, probe };
+  const plan = { recrawl, reestimation, verification, allottedVisitsPerDay };
+  return budget.probe === undefined ? plan : { ...plan, probe };
+}
+
+/** Each candidate's share of `visitsPerDay`, as the optimum with costs allocates it. */
+function allotVisits(candidates: readonly RecrawlCandidate[], visitsPerDay: number): number[] {
+  return allocateVisitFrequencies(
+    candidates.map((c) => ({
+      ratePerDay: c.ratePerDay,
+      value: c.value,
+      unchangedCostUnits: c.unchangedCostUnits ?? c.costUnits,
+      changedCostUnits: Math.max(c.changedCostUnits ?? c.costUnits, c.unchangedCostUnits ?? c.costUnits),
+    })),
+    visitsPerDay,
+  );
+}
+
+/** The `slots` candidates not yet taken most overdue against their allotted visits a day. */
+function mostOverdue(candidates: readonly RecrawlCandidate[], allotted: readonly number[], taken: ReadonlySet<string>, slots: number): string[] {
+  const due: { id: string; overdue: number }[] = [];
+  candidates.forEach((c, i) => {
+    const visitsPerDay = allotted[i] ?? 0;
+    // Nothing to buy: no allotment, a copy a trusted signal vouches for, or one just taken.
+    if (taken.has(c.id) || visitsPerDay <= 0 || c.cheapSignal === 'unchanged' || (c.daysSinceVisit === 0 && c.cheapSignal !== 'changed')) return;
+    const overdue = c.daysSinceVisit * visitsPerDay;
+    due.push({ id: c.id, overdue: c.cheapSignal === 'changed' ? Math.max(1, overdue) : overdue });
+  });
+  return topK(due, slots, (a, b) => b.overdue - a.overdue || compareIds(a.id, b.id)).map((c) => c.id);
 }
 
 /** `count` distinct indices of [0, n), uniformly (Floyd's algorithm with the injected random). */

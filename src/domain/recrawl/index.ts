@@ -7,9 +7,11 @@ export {
   estimateChangeRate,
   naiveChangeRate,
   ratePriorFromGroup,
-  revisitPriorStrengthDays,
+  revisitIntervalRatePerDay,
   choGarciaMolinaRate,
+  isDatedRateMethod,
   DEFAULT_RATE_PRIOR,
+  DEFAULT_RATE_LOG_SPREAD,
   DEFAULT_RATE_ESTIMATE_OPTIONS,
   type ChangeObservation,
   type RateEstimate,
@@ -24,6 +26,7 @@ export {
   observeVisit,
   changeKey,
   nextRecrawlDelayDays,
+  allottedRevisitDelayDays,
   EMPTY_CHANGE_EVIDENCE,
   DEFAULT_RECRAWL_DELAY_OPTIONS,
   type UrlChangeEvidence,
@@ -31,6 +34,17 @@ export {
   type ObservedVisit,
   type RecrawlDelayOptions,
 } from './change-evidence.js';
+export {
+  versionAgeMs,
+  checkVersionAge,
+  versionDatesTrusted,
+  MIN_VERSION_DATE_ACCURACY,
+  DEFAULT_VERSION_AGE_CHECK_OPTIONS,
+  type VersionDateHeaders,
+  type VersionAgeCheck,
+  type VersionAgeCheckOptions,
+  type VersionDateTrustRecord,
+} from './version-date.js';
 export { pageChangeKey, fieldSetScheme, fieldValuesDigest, type PageChangeKeyInput } from './page-change-key.js';
 export { hostHealthScore, type HostHealthSignals } from './host-health.js';
 export {
@@ -48,6 +62,8 @@ export {
 } from './cycle.js';
 export {
   optimalVisitFrequencies,
+  allocateVisitFrequencies,
+  type AllocationPage,
   uniformVisitFrequencies,
   proportionalVisitFrequencies,
   averageFreshness,
@@ -65,6 +81,7 @@ export {
 } from './simulate.js';
 export {
   signalClaim,
+  windowOnOurClock,
   signalTrustLevel,
   trustedSignal,
   claimConfirmed,
@@ -75,6 +92,7 @@ export {
   type SignalClaim,
   type SignalClaimOptions,
   type SignalReading,
+  type ServerClockReading,
   type SignalTrustRecord,
   type SignalTrustOptions,
   type SignalTrustLevel,

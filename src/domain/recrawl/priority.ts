@@ -10,8 +10,15 @@ export interface RecrawlCandidate {
   ratePerDay: number;
   /** Days since the last successful visit. */
   daysSinceVisit: number;
-  /** Cost of the visit in units (visitCost: real bytes and host health). */
+  /** Cost of the visit in units (visitCost: real bytes and host health), at the page's current chance of a change. */
   costUnits: number;
+  /**
+   * Cost of a visit that finds the page unchanged (a conditional request's 304) and of one that
+   * finds it changed (a full fetch), for the cycle's allocation (allocateVisitFrequencies).
+   * Omitted: costUnits either way.
+   */
+  unchangedCostUnits?: number;
+  changedCostUnits?: number;
   /**
    * A cheap signal read without fetching the page (001): a sitemap `lastmod` or a listing page
    * summary newer than our copy says 'changed' (the copy is surely stale); a trusted one that is
@@ -47,6 +54,12 @@ export function validateCandidate(candidate: RecrawlCandidate, field: string): R
   requireNumber('RECRAWL_CANDIDATE_INVALID', `${field}.ratePerDay`, candidate.ratePerDay, { min: 0 });
   requireNumber('RECRAWL_CANDIDATE_INVALID', `${field}.daysSinceVisit`, candidate.daysSinceVisit, { min: 0 });
   requireNumber('RECRAWL_CANDIDATE_INVALID', `${field}.costUnits`, candidate.costUnits, { min: 0, minExclusive: true });
+  if (candidate.unchangedCostUnits !== undefined) {
+    requireNumber('RECRAWL_CANDIDATE_INVALID', `${field}.unchangedCostUnits`, candidate.unchangedCostUnits, { min: 0, minExclusive: true });
+  }
+  if (candidate.changedCostUnits !== undefined) {
+    requireNumber('RECRAWL_CANDIDATE_INVALID', `${field}.changedCostUnits`, candidate.changedCostUnits, { min: candidate.unchangedCostUnits ?? 0, minExclusive: candidate.unchangedCostUnits === undefined });
+  }
   if (candidate.changeStreak !== undefined) requireNumber('RECRAWL_CANDIDATE_INVALID', `${field}.changeStreak`, candidate.changeStreak, { min: 0, integer: true });
   if (candidate.cheapSignal !== undefined && candidate.cheapSignal !== 'changed' && candidate.cheapSignal !== 'unchanged') {
     throw new RecrawlInputError('RECRAWL_CANDIDATE_INVALID', `${field}.cheapSignal`, candidate.cheapSignal, "pass 'changed', 'unchanged' or leave it out");

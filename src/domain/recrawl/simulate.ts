@@ -3,7 +3,7 @@ import { planRecrawlCycle } from './cycle.js';
 import { RecrawlInputError, requireNumber } from './errors.js';
 import { optimalVisitFrequencies, proportionalVisitFrequencies, uniformVisitFrequencies } from './optimum.js';
 import { type RecrawlCandidate } from './priority.js';
-import { estimateChangeRate, ratePriorFromGroup, type ChangeObservation, type RatePrior } from './rate-estimate.js';
+import { DEFAULT_RATE_LOG_SPREAD, estimateChangeRate, ratePriorFromGroup, type ChangeObservation, type RatePrior } from './rate-estimate.js';
 
 /** A share of the simulated web changing at about one rate. */
 export interface RateClass {
@@ -39,16 +39,17 @@ export interface SchedulerSimulationOptions {
   probeStreak: number;
   /** See RecrawlCycleOptions.minProbeDays. Default 1/24. */
   minProbeDays: number;
-  /** The freshness_gain horizon passed to recrawlPriority. Default: pages / visitsPerDay, the mean revisit interval the budget affords. */
-  intervalDays?: number;
-  /** Weight of the group prior (ratePriorFromGroup over every visited page) in days of observation. Default: the mean revisit interval. */
-  priorStrengthDays?: number;
   /** Rate assumed for every page before any page has history. Default: 1 / mean revisit interval. */
   initialRatePerDay?: number;
   /** See RecrawlCycleOptions.staticRateThresholdPerDay. Default 1/30. */
   staticRateThresholdPerDay: number;
   /** Most recent observations kept per page, as the URL record would: bounds work and lets the estimate follow a page that changes its habits. Default 64. */
   historyWindow: number;
+  /**
+   * The web dates its versions truthfully (a trusted Last-Modified): each changed visit tells
+   * the version's age (ChangeObservation.versionAgeDays). Default false: changes are censored.
+   */
+  datedChanges: boolean;
 }
 
 export const DEFAULT_SCHEDULER_SIMULATION_OPTIONS: Readonly<SchedulerSimulationOptions> = Object.freeze({
@@ -60,6 +61,7 @@ export const DEFAULT_SCHEDULER_SIMULATION_OPTIONS: Readonly<SchedulerSimulationO
   minProbeDays: 1 / 24,
   staticRateThresholdPerDay: 1 / 30,
   historyWindow: 64,
+  datedChanges: false,
 });
 
 /** A freshness simulation run. */
@@ -101,10 +103,11 @@ export interface FreshnessSimulationResult {
  * - uniform / proportional / optimum: fixed intervals per page (frequencies from the true rates;
  *   random phase), as Cho & Garcia-Molina analyse them;
  * - scheduler: our recrawl machinery, blind to the true rates. Each cycle it plans with
- *   planRecrawlCycle (recrawlPriority, value 1, equal cost; reserved re-estimation,
- *   verification and probe shares) and, after each visit, re-estimates the page's rate with
- *   estimateChangeRate from the changed / unchanged outcomes it has seen, smoothed toward
- *   ratePriorFromGroup of all visited pages (the web is one group of similar pages).
+ *   planRecrawlCycle (the allocation of the cycle's visits, value 1, equal cost; reserved
+ *   re-estimation, verification and probe shares) and, after each visit, re-estimates the page's
+ *   rate with estimateChangeRate from the changed / unchanged outcomes it has seen (and, with
+ *   datedChanges, the ages of the versions it fetched), smoothed toward ratePriorFromGroup of all
+ *   visited pages (the web is one group of similar pages).
  */
 export function simulateFreshness(options: FreshnessSimulationOptions): FreshnessSimulationResult {
   const pages = requireNumber('RECRAWL_OPTIONS_INVALID', 'options.pages', options.pages, { min: 1, max: 1_000_000, integer: true });
@@ -179,6 +182,15 @@ class SyntheticWeb {
 
   /** Fetches page `i` at `t` (non-decreasing per page); returns whether the copy had gone stale. */
   visit(i: number, t: number): boolean {
+    return this.visitDated(i, t, false).changed;
+  }
+
+  /**
+   * visit(), and with `dated` the time of the latest change before `t` (what a truthful
+   * Last-Modified says): the changes in between are drawn one by one, so the page's random
+   * stream is spent differently than without.
+   */
+  visitDated(i: number, t: number, dated: boolean): { changed: boolean; lastChangeAt?: number } {
     const changeAt = this.nextChange[i] ?? Infinity;
     const changed = changeAt <= t;
     this.credit(this.lastVisit[i] ?? 0, Math.min(changeAt, t));
@@ -187,8 +199,19 @@ class SyntheticWeb {
       if (changed) this.changedFetches += 1;
     }
     this.lastVisit[i] = t;
-    if (changed) this.nextChange[i] = this.drawChangeAfter(i, t);
-    return changed;
+    if (!changed) return { changed };
+    if (!dated) {
+      this.nextChange[i] = this.drawChangeAfter(i, t);
+      return { changed };
+    }
+    let lastChangeAt = changeAt;
+    for (let next = this.drawChangeAfter(i, changeAt); ; next = this.drawChangeAfter(i, next)) {
+      if (next > t) {
+        this.nextChange[i] = next;
+        return { changed, lastChangeAt };
+      }
+      lastChangeAt = next;
+    }
   }
 
   result(): FreshnessSimulationResult {
@@ -231,14 +254,12 @@ function runFixedIntervals(web: SyntheticWeb, frequencies: readonly number[], se
 function runScheduler(web: SyntheticWeb, visitsPerDay: number, options: SchedulerSimulationOptions, seed: number): void {
   const random = seededRandom(seed);
   const meanIntervalDays = web.size / visitsPerDay;
-  const intervalDays = options.intervalDays ?? meanIntervalDays;
-  const strengthDays = options.priorStrengthDays ?? meanIntervalDays;
   const cycleDays = 1 / options.cyclesPerDay;
   const histories: ChangeObservation[][] = Array.from({ length: web.size }, () => []);
   const lastVisit = new Float64Array(web.size);
   const streaks = new Uint32Array(web.size);
   const estimates = new Float64Array(web.size).fill(options.initialRatePerDay ?? 1 / meanIntervalDays);
-  let prior: RatePrior = { ratePerDay: options.initialRatePerDay ?? 1 / meanIntervalDays, strengthDays };
+  let prior: RatePrior = { ratePerDay: options.initialRatePerDay ?? 1 / meanIntervalDays, logSpread: DEFAULT_RATE_LOG_SPREAD };
   const budgets = new Budgeter();
   for (let cycle = 0; cycle * cycleDays < web.toDay; cycle += 1) {
     const start = cycle * cycleDays;
@@ -254,13 +275,14 @@ function runScheduler(web: SyntheticWeb, visitsPerDay: number, options: Schedule
         ratePerDay: estimates[i] ?? 0,
         daysSinceVisit: start - (lastVisit[i] ?? 0),
         costUnits: 1,
-        changeStreak: streaks[i] ?? 0,
+        // A dated rate is no censored lower bound: nothing to probe (recrawlCandidateOf).
+        changeStreak: options.datedChanges ? 0 : (streaks[i] ?? 0),
       });
     }
     const plan = planRecrawlCycle(
       candidates,
       { recrawl: slots - verification - reestimation - probe, reestimation, verification, probe },
-      intervalDays,
+      cycleDays,
       random,
       { staticRateThresholdPerDay: options.staticRateThresholdPerDay, probeStreak: options.probeStreak, minProbeDays: options.minProbeDays },
     );
@@ -269,15 +291,16 @@ function runScheduler(web: SyntheticWeb, visitsPerDay: number, options: Schedule
       const i = Number(id);
       const t = start + ((k + 0.5) / chosen.length) * cycleDays;
       if (t > web.toDay) return;
-      const changed = web.visit(i, t);
+      const { changed, lastChangeAt } = web.visitDated(i, t, options.datedChanges);
       const history = histories[i] ?? [];
-      history.push({ intervalDays: t - (lastVisit[i] ?? 0), changed });
+      const intervalDays = t - (lastVisit[i] ?? 0);
+      history.push({ intervalDays, changed, ...(lastChangeAt === undefined ? {} : { versionAgeDays: Math.min(intervalDays, t - lastChangeAt) }) });
       if (history.length > options.historyWindow) history.shift();
       lastVisit[i] = t;
       streaks[i] = changed ? (streaks[i] ?? 0) + 1 : 0;
       estimates[i] = estimateChangeRate(history, prior).ratePerDay;
     });
-    prior = ratePriorFromGroup(visitedEstimates(histories, estimates), strengthDays, prior.ratePerDay);
+    prior = ratePriorFromGroup(visitedEstimates(histories, estimates), prior.ratePerDay);
   }
 }
 

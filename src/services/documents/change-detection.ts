@@ -5,15 +5,19 @@
  * changes nothing, and updates the URL's evidence, its change-rate estimate and its next due time.
  */
 import {
+  DEFAULT_RATE_LOG_SPREAD,
   DEFAULT_RATE_PRIOR,
   estimateChangeRate,
   nextRecrawlDelayDays,
   observeVisit,
   ratePriorFromGroup,
-  revisitPriorStrengthDays,
+  revisitIntervalRatePerDay,
+  versionAgeMs,
+  versionDatesTrusted,
   claimConfirmed,
   claimsOf,
   SIGNAL_SOURCES,
+  type ChangeObservation,
   type RatePrior,
   type VisitContent,
 } from '../../domain/recrawl/index.js';
@@ -35,17 +39,16 @@ export const OBSERVATION_WINDOW = 64;
 /** Pages of the same host whose rates make the prior. */
 const PRIOR_GROUP_LIMIT = 500;
 /**
- * A host's prior is read at most this often per process: it moves slowly, and reading it scans the
- * host's URLs (LIMIT PRIOR_GROUP_LIMIT among those compared at least once).
+ * A host's prior is read at most this often per process once it stands on PRIOR_SETTLED_GROUP
+ * pages: it moves slowly then, and reading it scans the host's URLs (LIMIT PRIOR_GROUP_LIMIT among
+ * those compared at least once). Before, at most every PRIOR_UNSETTLED_TTL_MS: cached for five
+ * minutes from a host's first comparisons, it was the fallback or one page's rate for the whole
+ * of the live freshness benchmark's run (revisits seconds apart).
  */
 const PRIOR_TTL_MS = 5 * 60_000;
+const PRIOR_UNSETTLED_TTL_MS = 5_000;
+const PRIOR_SETTLED_GROUP = 20;
 const PRIOR_CACHE_MAX_HOSTS = 10_000;
-/**
- * The prior counts as at most this many days of observation (001: smooth toward similar pages so
- * three visits do not give extreme rates): one of the page's mean revisit intervals, capped at a
- * week, as DEFAULT_RATE_PRIOR (revisitPriorStrengthDays).
- */
-export const PRIOR_STRENGTH_DAYS = DEFAULT_RATE_PRIOR.strengthDays;
 
 export interface VisitReport {
   fingerprint: string;
@@ -74,7 +77,8 @@ export async function recordVisit(client: PoolClient, report: VisitReport, locke
   if (!locked) return { verdict: 'unknown-url' };
   if (locked.observed) return { verdict: 'replayed' };
 
-  const observed = observeVisit(locked.evidence, report.observedAtMs, report.content);
+  const ageMs = report.content.kind === 'content' ? versionAgeMs(locked.visitDates, report.observedAtMs) : undefined;
+  const observed = observeVisit(locked.evidence, report.observedAtMs, report.content, ageMs);
   const changeKey = report.content.kind === 'content' ? report.content.changeKey : null;
   if (observed.verdict === 'stale') {
     await insertObservation(client, {
@@ -94,9 +98,13 @@ export async function recordVisit(client: PoolClient, report: VisitReport, locke
   let ratePerDay: number;
   let rateMethod: string;
   if (observed.observation) {
-    const prior = await hostPrior(client, locked.host, report.fingerprint);
-    const history = [...(await recentObservations(client, report.fingerprint, OBSERVATION_WINDOW - 1)), observed.observation];
-    const estimate = estimateChangeRate(history, { ...prior, strengthDays: revisitPriorStrengthDays(history, PRIOR_STRENGTH_DAYS) });
+    const recent = await recentObservations(client, report.fingerprint, OBSERVATION_WINDOW - 1);
+    const recorded = [...recent.history, observed.observation];
+    // The versions' ages count once this URL's dates have held up against its verdicts.
+    const trusted = versionDatesTrusted(observed.evidence.versionDateChecks);
+    const history = trusted ? recorded : recorded.map(withoutVersionAge);
+    const prior = await hostPrior(client, locked.host, report.fingerprint, revisitIntervalRatePerDay(history));
+    const estimate = estimateChangeRate(history, prior, { unchangedDaysBefore: trusted ? (recent.baselineVersionAgeDays ?? 0) : 0 });
     ratePerDay = estimate.ratePerDay;
     rateMethod = estimate.method;
   } else if (locked.rateMethod !== null && locked.rateMethod !== 'prior' && locked.ratePerDay !== null) {
@@ -123,6 +131,7 @@ export async function recordVisit(client: PoolClient, report: VisitReport, locke
       intervalDays: observed.observation?.intervalDays ?? null,
       changeKey,
       ratePerDay,
+      versionAgeDays: observed.observation?.versionAgeDays ?? observed.baselineVersionAgeDays ?? null,
     },
     {
       fingerprint: report.fingerprint,
@@ -152,18 +161,35 @@ async function checkSignalClaims(client: PoolClient, locked: LockedUrlEvidence, 
   }
 }
 
-const priors = new Map<string, { prior: RatePrior; loadedAtMs: number }>();
+function withoutVersionAge({ intervalDays, changed }: ChangeObservation): ChangeObservation {
+  return { intervalDays, changed };
+}
 
-/** The host's group prior, cached per database and host for PRIOR_TTL_MS. */
-async function hostPrior(client: PoolClient, host: string, fingerprint: string): Promise<RatePrior> {
+const priors = new Map<string, { group: GroupRates; loadedAtMs: number }>();
+
+/** The geometric mean rate of a host's compared pages, and how many it stands on. */
+interface GroupRates {
+  ratePerDay: number | undefined;
+  pages: number;
+}
+
+/**
+ * The host's group prior (ratePriorFromGroup), its group cached per database and host (for
+ * PRIOR_TTL_MS once settled); `fallbackRatePerDay` when no other page of the host has an estimate.
+ */
+async function hostPrior(client: PoolClient, host: string, fingerprint: string, fallbackRatePerDay: number): Promise<RatePrior> {
   const { database, host: server, port } = client as unknown as { database?: string; host?: string; port?: number };
   const key = `${server ?? ''}:${port ?? ''}/${database ?? ''} ${host}`;
   const nowMs = Date.now();
   const cached = priors.get(key);
-  if (cached && nowMs - cached.loadedAtMs < PRIOR_TTL_MS) return cached.prior;
-  const prior = ratePriorFromGroup(await hostChangeRates(client, host, fingerprint, PRIOR_GROUP_LIMIT), PRIOR_STRENGTH_DAYS);
-  priors.delete(key);
-  priors.set(key, { prior, loadedAtMs: nowMs });
-  if (priors.size > PRIOR_CACHE_MAX_HOSTS) priors.delete(priors.keys().next().value!);
-  return prior;
+  const ttlMs = (cached?.group.pages ?? 0) >= PRIOR_SETTLED_GROUP ? PRIOR_TTL_MS : PRIOR_UNSETTLED_TTL_MS;
+  let group = cached && nowMs - cached.loadedAtMs < ttlMs ? cached.group : undefined;
+  if (!group) {
+    const rates = await hostChangeRates(client, host, fingerprint, PRIOR_GROUP_LIMIT);
+    group = { ratePerDay: rates.length > 0 ? ratePriorFromGroup(rates).ratePerDay : undefined, pages: rates.length };
+    priors.delete(key);
+    priors.set(key, { group, loadedAtMs: nowMs });
+    if (priors.size > PRIOR_CACHE_MAX_HOSTS) priors.delete(priors.keys().next().value!);
+  }
+  return { ratePerDay: group.ratePerDay ?? fallbackRatePerDay, logSpread: DEFAULT_RATE_LOG_SPREAD };
 }

@@ -5,12 +5,14 @@
  * One transaction, keyed like any parse by (fingerprint, generation, parser version).
  */
 import { gunzipSync } from 'node:zlib';
+import { parseHttpDate } from '../../domain/politeness/index.js';
+import { windowOnOurClock, type ServerClockReading } from '../../domain/recrawl/index.js';
 import { SITEMAP_MAX_UNCOMPRESSED_BYTES, SITEMAP_REFUSALS, type SitemapReading } from '../../domain/sitemap/index.js';
 import { tryCanonicalizeUrl, urlFingerprint, type CanonicalUrl } from '../../domain/url/index.js';
 import { decodeCharset } from '../../http/index.js';
 import { readSitemapDocument } from '../../parse/sitemap-document.js';
 import { recordDocument } from '../../storage/postgres/document-repository.js';
-import { getFetch } from '../../storage/postgres/fetch-repository.js';
+import { getFetch, type FetchRecord } from '../../storage/postgres/fetch-repository.js';
 import { registerFrontierEntries, settleFrontierEntry, type NewFrontierEntry } from '../../storage/postgres/frontier-repository.js';
 import { inTransaction } from '../../storage/postgres/pool.js';
 import { applySitemapLastmods, getSitemap, recordSitemapReading, upsertSitemaps, type ListedUrl } from '../../storage/postgres/sitemap-repository.js';
@@ -36,14 +38,15 @@ export async function readFetchedSitemap(deps: ActivityDeps, context: CrawlConte
   // The reader's refusals, and this reading's own (URLs without a canonical form, nested indexes).
   const refused: Record<string, number> = { ...reading.refused };
 
+  // The lastmods are on the site's clock: its Date header moves them onto ours.
+  const clock = serverClockOf(fetch);
   const listed: ListedUrl[] = [];
   for (const entry of reading.urls) {
     const canonical = canonicalOf(entry.loc, context, refused);
     if (!canonical) continue;
-    listed.push({
-      fingerprint: urlFingerprint(canonical.url),
-      ...(entry.lastmodMs === undefined ? {} : { lastmodFromMs: entry.lastmodMs, lastmodToMs: entry.lastmodToMs ?? entry.lastmodMs }),
-    });
+    const window = entry.lastmodMs === undefined ? undefined : { fromMs: entry.lastmodMs, toMs: entry.lastmodToMs ?? entry.lastmodMs };
+    const ours = window && clock ? windowOnOurClock(window, clock) : window;
+    listed.push({ fingerprint: urlFingerprint(canonical.url), ...(ours === undefined ? {} : { lastmodFromMs: ours.fromMs, lastmodToMs: ours.toMs }) });
   }
   const children: NewFrontierEntry[] = [];
   if (reading.sitemaps.length > 0 && input.depth >= MAX_SITEMAP_DEPTH) {
@@ -74,7 +77,7 @@ export async function readFetchedSitemap(deps: ActivityDeps, context: CrawlConte
     await upsertSitemaps(client, children.map((child) => ({ fingerprint: child.fingerprint, url: child.url, declaredBy, parent: input.fingerprint })));
     // The sweep's discovery budget bounds how many sitemaps one index can add.
     const registered = await registerFrontierEntries(client, input.crawlId, children, { respectDiscoveryBudget: true, shardKey: input.fingerprint });
-    const knownUrls = await applySitemapLastmods(client, readAtMs, listed);
+    const knownUrls = await applySitemapLastmods(client, readAtMs, listed, clock !== undefined);
     const figures = { format: reading.format, urls: listed.length, knownUrls, sitemaps: children.length, refused: withoutZeros(refused), truncated: reading.truncated };
     await recordDocument(client, {
       fingerprint: input.fingerprint,
@@ -133,4 +136,15 @@ function canonicalOf(loc: string, context: CrawlContext, refused: Record<string,
   const reason = `invalid-url:${canonical.error.code}`;
   refused[reason] = (refused[reason] ?? 0) + 1;
   return undefined;
+}
+
+/** When the sitemap's server stamped its response, by its clock and ours; undefined without a usable Date. */
+function serverClockOf(fetch: FetchRecord | undefined): ServerClockReading | undefined {
+  const date = fetch?.headers['date'];
+  if (!fetch || !date) return undefined;
+  const requestStartedAtMs = fetch.fetchedAt.getTime();
+  const serverDateMs = parseHttpDate(date, requestStartedAtMs);
+  const firstByteAfterMs = fetch.timings['firstByteMs'];
+  if (serverDateMs === undefined || firstByteAfterMs === undefined || !(firstByteAfterMs >= 0)) return undefined;
+  return { serverDateMs, requestStartedAtMs, firstByteAfterMs };
 }

@@ -9,12 +9,14 @@ import type { Pool, PoolClient } from './pool.js';
 type Queryable = Pool | PoolClient;
 
 /** The columns {@link pageSignalsOf} reads, for a SELECT list on `urls`. */
-export const SIGNAL_COLUMNS = 'sitemap_lastmod_from, sitemap_lastmod_to, sitemap_read_at, listing_digest, listing_read_at, listing_digest_at_visit';
+export const SIGNAL_COLUMNS =
+  'sitemap_lastmod_from, sitemap_lastmod_to, sitemap_read_at, sitemap_lastmod_on_our_clock, listing_digest, listing_read_at, listing_digest_at_visit';
 
 export interface SignalColumns {
   sitemap_lastmod_from: Date | null;
   sitemap_lastmod_to: Date | null;
   sitemap_read_at: Date | null;
+  sitemap_lastmod_on_our_clock: boolean;
   listing_digest: Buffer | null;
   listing_read_at: Date | null;
   listing_digest_at_visit: Buffer | null;
@@ -25,7 +27,11 @@ export function pageSignalsOf(row: SignalColumns): PageSignals {
   if (row.sitemap_read_at !== null) {
     const from = row.sitemap_lastmod_from;
     const to = row.sitemap_lastmod_to ?? from;
-    signals.sitemap = { readAtMs: row.sitemap_read_at.getTime(), changedWithin: from === null || to === null ? undefined : { fromMs: from.getTime(), toMs: to.getTime() } };
+    signals.sitemap = {
+      readAtMs: row.sitemap_read_at.getTime(),
+      changedWithin: from === null || to === null ? undefined : { fromMs: from.getTime(), toMs: to.getTime() },
+      ...(row.sitemap_lastmod_on_our_clock ? { onOurClock: true } : {}),
+    };
   }
   if (row.listing_digest !== null && row.listing_read_at !== null) {
     signals.listing = {

@@ -3,7 +3,7 @@
  * these inside one transaction that first locks the URL row, so two reports about one URL never
  * interleave.
  */
-import type { ChangeObservation, PageSignals, UrlChangeEvidence } from '../../domain/recrawl/index.js';
+import type { ChangeObservation, PageSignals, UrlChangeEvidence, VersionDateHeaders } from '../../domain/recrawl/index.js';
 import { pageSignalsOf, SIGNAL_COLUMNS, type SignalColumns } from './cheap-signal-repository.js';
 import { fingerprintToBytes } from './frontier-repository.js';
 import type { PoolClient } from './pool.js';
@@ -20,6 +20,8 @@ export interface LockedUrlEvidence {
   rateMethod: string | null;
   /** This visit (fingerprint, generation) is recorded already: a replay. */
   observed: boolean;
+  /** The dating headers of this visit's fetch record (Last-Modified, Date); empty when it has none. */
+  visitDates: VersionDateHeaders;
 }
 
 export interface EvidenceRow extends SignalColumns {
@@ -34,7 +36,11 @@ export interface EvidenceRow extends SignalColumns {
   last_changed_at: Date | null;
   change_rate_per_day: number | null;
   change_rate_method: string | null;
+  version_dates_confirmed: number;
+  version_dates_refuted: number;
   observed: boolean;
+  visit_last_modified: string | null;
+  visit_date: string | null;
 }
 
 /**
@@ -53,15 +59,18 @@ export async function lockUrlEvidence(client: PoolClient, fingerprint: string, g
 /**
  * lockUrlEvidence's statement for several visits, as a part of a composed one (composeStatement): a
  * row per known URL (with its fingerprint), rows locked in fingerprint order; read each with
- * lockedEvidenceOf. Its parameters are the visits' fingerprints ($1) and generations ($2).
+ * lockedEvidenceOf. Its parameters are the visits' fingerprints ($1) and generations ($2). The
+ * visit's own fetch record (written before its visit is recorded) gives its dating headers.
  */
 export function lockUrlEvidencesPart(name: string, visits: readonly { fingerprint: string; generation: number }[]): StatementPart {
   return {
     name,
     sql: `SELECT u.fingerprint, host, origin, ${SIGNAL_COLUMNS}, last_observed_at, last_change_key, change_observations, changes_observed, observed_days,
-            change_streak, last_changed_at, change_rate_per_day, change_rate_method,
-            EXISTS (SELECT 1 FROM url_observations o WHERE o.fingerprint = u.fingerprint AND o.generation = v.generation) AS observed
+            change_streak, last_changed_at, change_rate_per_day, change_rate_method, version_dates_confirmed, version_dates_refuted,
+            EXISTS (SELECT 1 FROM url_observations o WHERE o.fingerprint = u.fingerprint AND o.generation = v.generation) AS observed,
+            f.headers->>'last-modified' AS visit_last_modified, f.headers->>'date' AS visit_date
      FROM unnest($1::bytea[], $2::int[]) AS v(fingerprint, generation) JOIN urls u ON u.fingerprint = v.fingerprint
+     LEFT JOIN fetches f ON f.fingerprint = v.fingerprint AND f.generation = v.generation
      ORDER BY u.fingerprint FOR UPDATE OF u`,
     params: [visits.map((visit) => fingerprintToBytes(visit.fingerprint)), visits.map((visit) => visit.generation)],
   };
@@ -82,22 +91,49 @@ export function lockedEvidenceOf(row: EvidenceRow | undefined): LockedUrlEvidenc
       observedDays: row.observed_days,
       changeStreak: row.change_streak,
       lastChangedAtMs: row.last_changed_at?.getTime() ?? null,
+      versionDateChecks: { confirmed: row.version_dates_confirmed, refuted: row.version_dates_refuted },
     },
     ratePerDay: row.change_rate_per_day,
     rateMethod: row.change_rate_method,
     observed: row.observed,
+    visitDates: { lastModified: row.visit_last_modified, date: row.visit_date },
   };
 }
 
-/** The URL's most recent compared visits, oldest first: the window the rate is estimated from. */
-export async function recentObservations(client: PoolClient, fingerprint: string, limit: number): Promise<ChangeObservation[]> {
-  const result = await client.query<{ interval_days: number; verdict: string }>(
-    `SELECT interval_days, verdict FROM url_observations
-     WHERE fingerprint = $1 AND verdict IN ('changed', 'unchanged') AND interval_days > 0
+/** A URL's recent evidence for its rate estimate. */
+export interface RecentObservations {
+  /** The most recent compared visits, oldest first, with the versions' ages where dated. */
+  history: ChangeObservation[];
+  /**
+   * The version age of the URL's first visit (its baseline) when that visit is older than every
+   * compared one in the window: the time before the history known not to have changed. Null
+   * otherwise (a later baseline, after a parser upgrade, overlaps visits already counted).
+   */
+  baselineVersionAgeDays: number | null;
+}
+
+/** The URL's most recent observations, `limit` at most: the window the rate is estimated from. */
+export async function recentObservations(client: PoolClient, fingerprint: string, limit: number): Promise<RecentObservations> {
+  const result = await client.query<{ interval_days: number | null; verdict: string; version_age_days: number | null }>(
+    `SELECT interval_days, verdict, version_age_days FROM url_observations
+     WHERE fingerprint = $1 AND (verdict IN ('changed', 'unchanged') AND interval_days > 0 OR verdict = 'baseline')
      ORDER BY generation DESC LIMIT $2`,
     [fingerprintToBytes(fingerprint), limit],
   );
-  return result.rows.reverse().map((row) => ({ intervalDays: row.interval_days, changed: row.verdict === 'changed' }));
+  const rows = result.rows.reverse();
+  const first = rows[0];
+  const history = rows.flatMap((row) =>
+    row.verdict === 'baseline' || row.interval_days === null
+      ? []
+      : [
+          {
+            intervalDays: row.interval_days,
+            changed: row.verdict === 'changed',
+            ...(row.version_age_days === null ? {} : { versionAgeDays: Math.min(row.version_age_days, row.interval_days) }),
+          },
+        ],
+  );
+  return { history, baselineVersionAgeDays: first?.verdict === 'baseline' ? first.version_age_days : null };
 }
 
 /** Rate estimates of other pages of the host that have been compared at least once (the group for the prior). */
@@ -121,6 +157,8 @@ export interface ObservationRow {
   intervalDays: number | null;
   changeKey: string | null;
   ratePerDay: number | null;
+  /** A changed visit's version age by its Last-Modified, when the date agreed with the verdict. */
+  versionAgeDays?: number | null;
 }
 
 /** Records one visit's observation once per (fingerprint, generation); returns whether this call did. */
@@ -138,11 +176,22 @@ export interface SavedUrlEvidence {
   normalizedHash?: string | null;
 }
 
-const INSERT_OBSERVATION_SQL = `INSERT INTO url_observations (fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+const INSERT_OBSERVATION_SQL = `INSERT INTO url_observations (fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day, version_age_days)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
 
 function insertObservationParams(row: ObservationRow): unknown[] {
-  return [fingerprintToBytes(row.fingerprint), row.generation, row.crawlId, row.observedAt, row.verdict, row.source, row.intervalDays, row.changeKey, row.ratePerDay];
+  return [
+    fingerprintToBytes(row.fingerprint),
+    row.generation,
+    row.crawlId,
+    row.observedAt,
+    row.verdict,
+    row.source,
+    row.intervalDays,
+    row.changeKey,
+    row.ratePerDay,
+    row.versionAgeDays ?? null,
+  ];
 }
 
 /**
@@ -177,6 +226,9 @@ export async function recordObservation(client: PoolClient, row: ObservationRow,
       saved.rateMethod,
       saved.nextFetchAt.toISOString(),
       saved.normalizedHash ? Buffer.from(saved.normalizedHash, 'hex') : null,
+      row.versionAgeDays ?? null,
+      evidence.versionDateChecks.confirmed,
+      evidence.versionDateChecks.refuted,
     ],
   ]);
 }
@@ -186,16 +238,18 @@ const OBSERVATION_ROWS: RowStatement = {
   sql: `WITH v AS (
        SELECT * FROM unnest($1::bytea[], $2::int[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::float8[], $8::text[], $9::float8[],
                             $10::timestamptz[], $11::text[], $12::int[], $13::int[], $14::float8[], $15::int[], $16::timestamptz[], $17::float8[],
-                            $18::text[], $19::timestamptz[], $20::bytea[]) WITH ORDINALITY
+                            $18::text[], $19::timestamptz[], $20::bytea[], $21::float8[], $22::int[], $23::int[]) WITH ORDINALITY
          AS v(fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day,
               last_observed_at, last_change_key, change_observations, changes_observed, observed_days, change_streak, last_changed_at,
-              change_rate_per_day, change_rate_method, next_fetch_at, normalized_hash, i)),
+              change_rate_per_day, change_rate_method, next_fetch_at, normalized_hash, version_age_days, version_dates_confirmed,
+              version_dates_refuted, i)),
      observation AS (
-       INSERT INTO url_observations (fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day)
-       SELECT fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day FROM v ORDER BY i)
+       INSERT INTO url_observations (fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day, version_age_days)
+       SELECT fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day, version_age_days FROM v ORDER BY i)
      UPDATE urls u SET last_observed_at = v.last_observed_at, last_change_key = v.last_change_key, change_observations = v.change_observations,
        changes_observed = v.changes_observed, observed_days = v.observed_days, change_streak = v.change_streak, last_changed_at = v.last_changed_at,
        change_rate_per_day = v.change_rate_per_day, change_rate_method = v.change_rate_method, next_fetch_at = v.next_fetch_at,
+       version_dates_confirmed = v.version_dates_confirmed, version_dates_refuted = v.version_dates_refuted,
        last_normalized_hash = COALESCE(v.normalized_hash, u.last_normalized_hash),
        -- The listing entry current at this visit: a later, different entry says the item changed since.
        listing_digest_at_visit = u.listing_digest

@@ -19,6 +19,8 @@ export interface RecrawlUrlRow {
   state: string;
   valueTier: number;
   ratePerDay: number | null;
+  /** How the estimate was made (RateEstimateMethod); null before the first. */
+  rateMethod: string | null;
   lastObservedAtMs: number | null;
   lastSuccessAtMs: number | null;
   lastBytes: number | null;
@@ -39,6 +41,7 @@ interface UrlRow extends SignalColumns {
   state: string;
   value_tier: number;
   change_rate_per_day: number | null;
+  change_rate_method: string | null;
   change_observations: number;
   last_observed_at: Date | null;
   last_success_at: Date | null;
@@ -50,7 +53,7 @@ interface UrlRow extends SignalColumns {
   next_fetch_at: Date | null;
 }
 
-const URL_COLUMNS = `fingerprint, url, host, origin, canonicalization_version, state, value_tier, change_rate_per_day, change_observations,
+const URL_COLUMNS = `fingerprint, url, host, origin, canonicalization_version, state, value_tier, change_rate_per_day, change_rate_method, change_observations,
   last_observed_at, last_success_at, last_bytes, etag, last_modified, change_streak, near_duplicate_of, next_fetch_at, ${SIGNAL_COLUMNS}`;
 
 const toRow = (row: UrlRow): RecrawlUrlRow => ({
@@ -63,6 +66,7 @@ const toRow = (row: UrlRow): RecrawlUrlRow => ({
   valueTier: row.value_tier,
   // Before its first comparison a page has only the prior: let the planner choose it.
   ratePerDay: row.change_observations > 0 ? row.change_rate_per_day : null,
+  rateMethod: row.change_rate_method,
   lastObservedAtMs: row.last_observed_at?.getTime() ?? null,
   lastSuccessAtMs: row.last_success_at?.getTime() ?? null,
   lastBytes: row.last_bytes === null ? null : Number(row.last_bytes),
@@ -119,6 +123,24 @@ export async function recrawlCandidatePool(db: Queryable, limits: CandidatePoolL
     [limits.due, limits.staticRatePerDay, limits.static, fingerprintToBytes(limits.sampleStart), limits.sample, limits.signalled],
   );
   return result.rows.map(toRow);
+}
+
+/**
+ * Sets when URLs are next due, as a cycle's allocation allots it (epoch ms). A row another
+ * transaction holds is skipped, not waited for: its visit is being recorded, which sets the time
+ * anyway, and the plan never waits on (or deadlocks with) the pages of running crawls.
+ */
+export async function setAllottedNextFetches(db: Queryable, entries: readonly { fingerprint: string; nextFetchAtMs: number }[]): Promise<number> {
+  if (entries.length === 0) return 0;
+  const result = await db.query(
+    `WITH v AS (SELECT * FROM unnest($1::bytea[], $2::float8[]) AS v(fingerprint, next_fetch_ms)),
+     free AS (SELECT fingerprint FROM urls WHERE fingerprint = ANY($1::bytea[]) ORDER BY fingerprint FOR UPDATE SKIP LOCKED)
+     UPDATE urls u SET next_fetch_at = to_timestamp(v.next_fetch_ms / 1000.0)
+     FROM v JOIN free ON free.fingerprint = v.fingerprint
+     WHERE u.fingerprint = v.fingerprint`,
+    [entries.map((entry) => fingerprintToBytes(entry.fingerprint)), entries.map((entry) => entry.nextFetchAtMs)],
+  );
+  return result.rowCount ?? 0;
 }
 
 /** 404/410 tombstones whose long recheck interval has passed, longest overdue first. */

@@ -117,9 +117,10 @@ export interface ListedUrl {
 /**
  * Gives the URL records the sitemap knows of their lastmod windows, as read at `readAtMs`; URLs
  * without a record are left alone (the reading counts them). A reading older than the one a
- * record holds changes nothing. Returns how many listed URLs have a record.
+ * record holds changes nothing. `onOurClock`: the windows were moved onto our clock
+ * (windowOnOurClock). Returns how many listed URLs have a record.
  */
-export async function applySitemapLastmods(db: Queryable, readAtMs: number, listed: readonly ListedUrl[]): Promise<number> {
+export async function applySitemapLastmods(db: Queryable, readAtMs: number, listed: readonly ListedUrl[], onOurClock = false): Promise<number> {
   if (listed.length === 0) return 0;
   const unique = [...new Map(listed.map((entry) => [entry.fingerprint, entry])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
   const result = await db.query<{ known: number }>(
@@ -129,7 +130,8 @@ export async function applySitemapLastmods(db: Queryable, readAtMs: number, list
        UPDATE urls u SET
          sitemap_lastmod_from = CASE WHEN e.from_ms IS NULL THEN NULL ELSE to_timestamp(e.from_ms / 1000.0) END,
          sitemap_lastmod_to = CASE WHEN e.to_ms IS NULL THEN NULL ELSE to_timestamp(e.to_ms / 1000.0) END,
-         sitemap_read_at = to_timestamp($1 / 1000.0)
+         sitemap_read_at = to_timestamp($1 / 1000.0),
+         sitemap_lastmod_on_our_clock = $5
        FROM listed e
        WHERE u.fingerprint = e.fingerprint AND (u.sitemap_read_at IS NULL OR u.sitemap_read_at <= to_timestamp($1 / 1000.0))
        RETURNING 1)
@@ -139,6 +141,7 @@ export async function applySitemapLastmods(db: Queryable, readAtMs: number, list
       unique.map((entry) => fingerprintToBytes(entry.fingerprint)),
       unique.map((entry) => entry.lastmodFromMs ?? null),
       unique.map((entry) => entry.lastmodToMs ?? null),
+      onOurClock,
     ],
   );
   return result.rows[0]?.known ?? 0;

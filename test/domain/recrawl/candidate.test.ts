@@ -25,7 +25,7 @@ const facts = (over: Partial<KnownUrlFacts> = {}): KnownUrlFacts => ({
 
 describe('recrawlCandidateOf', () => {
   it('takes value from the tier, rate from the record and days since the last visit', () => {
-    expect(recrawlCandidateOf(facts(), NOW)).toEqual({ id: 'a', value: 1, ratePerDay: 0.5, daysSinceVisit: 2, costUnits: 1, changeStreak: 0 });
+    expect(recrawlCandidateOf(facts(), NOW)).toEqual({ id: 'a', value: 1, ratePerDay: 0.5, daysSinceVisit: 2, costUnits: 1, unchangedCostUnits: 1, changedCostUnits: 1, changeStreak: 0 });
     expect(recrawlCandidateOf(facts({ valueTier: 0 }), NOW).value).toBe(16);
     expect(recrawlCandidateOf(facts({ valueTier: 9 }), NOW).value).toBe(0.25);
     expect(recrawlCandidateOf(facts({ valueTier: 1 }), NOW, { valueTiers: [3, 2] }).value).toBe(2);
@@ -44,6 +44,19 @@ describe('recrawlCandidateOf', () => {
     const p = 1 - Math.exp(-0.5 * 2);
     expect(conditional.costUnits).toBeCloseTo(visitCost({ expectedBytes: 100_000, conditional: true, hostHealth: 1, probabilityChanged: p }), 12);
     expect(recrawlCandidateOf(facts({ hostHealth: 0 }), NOW).costUnits).toBeCloseTo(5 * plain.costUnits, 12);
+  });
+
+  it('prices the visit that finds the page unchanged (a 304) and the one that finds it changed, for the allocation', () => {
+    const conditional = recrawlCandidateOf(facts({ hasValidators: true, expectedBytes: 500_000 }), NOW);
+    expect(conditional.unchangedCostUnits).toBeCloseTo(visitCost({ expectedBytes: 500_000, conditional: true, hostHealth: 1, probabilityChanged: 0 }), 12);
+    expect(conditional.changedCostUnits).toBeCloseTo(5, 12);
+    const plain = recrawlCandidateOf(facts({ expectedBytes: 500_000 }), NOW);
+    expect(plain.unchangedCostUnits).toBeCloseTo(5, 12);
+  });
+
+  it('keeps a streak of changes from making a page with a dated rate a probe candidate', () => {
+    expect(recrawlCandidateOf(facts({ changeStreak: 4 }), NOW).changeStreak).toBe(4);
+    expect(recrawlCandidateOf(facts({ changeStreak: 4, rateDated: true }), NOW).changeStreak).toBe(0);
   });
 
   it('assumes the default prior and a month for a page with no history', () => {

@@ -6,6 +6,7 @@ import {
   changeKey,
   estimateChangeRate,
   nextRecrawlDelayDays,
+  allottedRevisitDelayDays,
   observeVisit,
   type UrlChangeEvidence,
   type VisitContent,
@@ -66,6 +67,22 @@ describe('observeVisit', () => {
     expect(evidence).toMatchObject({ observations: 4, changes: 3, observedDays: 4 });
   });
 
+  it("dates a change by the version's age when its Last-Modified falls after the previous visit, and keeps the record of checks", () => {
+    const first = observeVisit(EMPTY_CHANGE_EVIDENCE, 0, key('a'), 3 * DAY);
+    expect(first.baselineVersionAgeDays).toBe(3);
+    const changed = observeVisit(first.evidence, 2 * DAY, key('b'), DAY / 4);
+    expect(changed.observation).toEqual({ intervalDays: 2, changed: true, versionAgeDays: 0.25 });
+    expect(changed.evidence.versionDateChecks).toEqual({ confirmed: 1, refuted: 0 });
+    // A date that did not move although the content did: not dated, and held against the URL.
+    const stuck = observeVisit(changed.evidence, 3 * DAY, key('c'), DAY + DAY / 4);
+    expect(stuck.observation).toEqual({ intervalDays: 1, changed: true });
+    expect(stuck.evidence.versionDateChecks).toEqual({ confirmed: 1, refuted: 1 });
+    // A 304 is the server's own comparison: nothing to check.
+    expect(observeVisit(stuck.evidence, 4 * DAY, { kind: 'not-modified' }, 0).evidence.versionDateChecks).toEqual({ confirmed: 1, refuted: 1 });
+    // Without a date there is nothing to check either.
+    expect(observeVisit(stuck.evidence, 4 * DAY, key('c')).evidence.versionDateChecks).toEqual({ confirmed: 1, refuted: 1 });
+  });
+
   it('accumulates evidence that matches the observations it produced (property)', () => {
     fc.assert(
       fc.property(fc.array(fc.record({ gapMs: fc.integer({ min: 1, max: 30 * DAY }), content: fc.integer({ min: 0, max: 3 }), notModified: fc.boolean() }), { minLength: 1, maxLength: 40 }), (visits) => {
@@ -120,5 +137,16 @@ describe('nextRecrawlDelayDays', () => {
   it('rejects bad input with a stable code', () => {
     expect(() => nextRecrawlDelayDays(-1)).toThrow(expect.objectContaining({ code: 'RECRAWL_RATE_INVALID' }));
     expect(() => nextRecrawlDelayDays(1, { dueProbability: 1 })).toThrow(expect.objectContaining({ code: 'RECRAWL_OPTIONS_INVALID' }));
+  });
+});
+
+describe('allottedRevisitDelayDays', () => {
+  it('is the allotted interval within ten minutes and thirty days, and thirty days for a page allotted nothing', () => {
+    expect(allottedRevisitDelayDays(0.25)).toBe(4);
+    expect(allottedRevisitDelayDays(1000)).toBeCloseTo(10 / 1440, 12);
+    expect(allottedRevisitDelayDays(0.001)).toBe(30);
+    expect(allottedRevisitDelayDays(0)).toBe(30);
+    expect(allottedRevisitDelayDays(0, { maxDays: 60 })).toBe(60);
+    expect(() => allottedRevisitDelayDays(-1)).toThrow(expect.objectContaining({ code: 'RECRAWL_RATE_INVALID' }));
   });
 });

@@ -8,6 +8,7 @@ import {
   signalClaim,
   signalTrustLevel,
   trustedSignal,
+  windowOnOurClock,
 } from '../../../src/domain/recrawl/index.js';
 
 const MIN = 60_000;
@@ -50,6 +51,30 @@ describe('signalClaim', () => {
     expect(() => signalClaim({ changedWithin: { fromMs: VISIT, toMs: VISIT - 1 }, readAtMs: VISIT }, VISIT)).toThrow(/reading\.changedWithin/);
     expect(() => signalClaim({ changedWithin: at(VISIT), readAtMs: VISIT }, VISIT, { clockSkewMs: -1 })).toThrow(RecrawlInputError);
     expect(() => signalClaim({ changedWithin: at(VISIT), readAtMs: Number.NaN }, VISIT)).toThrow(/readAtMs/);
+  });
+});
+
+describe('windowOnOurClock', () => {
+  it("moves a lastmod onto our clock by the response's Date, widened by what the Date leaves open", () => {
+    // The site's clock runs 90 s ahead; it stamped Date (floored to the second) 40 ms into a 120 ms wait.
+    const requestStartedAtMs = VISIT + HOUR;
+    const serverDateMs = Math.floor((requestStartedAtMs + 40 + 90_000) / 1000) * 1000;
+    const moved = windowOnOurClock(at(VISIT + 90_000 + 5_000), { serverDateMs, requestStartedAtMs, firstByteAfterMs: 120 });
+    // The true change, 5 s after the visit on our clock, lies in the window; the window is under 1.2 s wide.
+    expect(moved.fromMs).toBeLessThanOrEqual(VISIT + 5_000);
+    expect(moved.toMs).toBeGreaterThanOrEqual(VISIT + 5_000);
+    expect(moved.toMs - moved.fromMs).toBeLessThanOrEqual(1_120);
+  });
+
+  it('lets a reading on our clock claim a change seconds after the visit, which the skew allowance hides', () => {
+    const reading = { changedWithin: { fromMs: VISIT + 4_000, toMs: VISIT + 5_000 }, readAtMs: VISIT + MIN };
+    expect(signalClaim(reading, VISIT)).toBeUndefined();
+    expect(signalClaim({ ...reading, onOurClock: true }, VISIT)).toBe('changed');
+    const before = { changedWithin: { fromMs: VISIT - 5_000, toMs: VISIT - 4_000 }, readAtMs: VISIT + MIN };
+    expect(signalClaim(before, VISIT)).toBeUndefined();
+    expect(signalClaim({ ...before, onOurClock: true }, VISIT)).toBe('unchanged');
+    // A window that straddles the visit still says nothing.
+    expect(signalClaim({ changedWithin: { fromMs: VISIT - 500, toMs: VISIT + 500 }, readAtMs: VISIT + MIN, onOurClock: true }, VISIT)).toBeUndefined();
   });
 });
 

@@ -1,24 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { planRecrawlCycle, recrawlPriority, type RecrawlCandidate } from '../../../src/domain/recrawl/index.js';
+import { allocateVisitFrequencies, planRecrawlCycle, type RecrawlCandidate } from '../../../src/domain/recrawl/index.js';
 import { seededRandom } from '../../../src/domain/random.js';
 
 const candidate = (id: string, over: Partial<RecrawlCandidate> = {}): RecrawlCandidate => ({ id, value: 1, ratePerDay: 0.5, daysSinceVisit: 2, costUnits: 1, ...over });
 const none = { recrawl: 0, reestimation: 0, verification: 0 };
 
 describe('planRecrawlCycle', () => {
-  it('spends the recrawl budget on the highest priorities, best first', () => {
+  it('allocates the recrawl visits as the optimum does and takes the pages most overdue against their allotted interval first', () => {
     const candidates = [
-      candidate('fast', { ratePerDay: 96 }),
-      candidate('daily', { ratePerDay: 1 }),
-      candidate('weekly', { ratePerDay: 1 / 7 }),
-      candidate('daily-critical', { ratePerDay: 1, value: 16 }),
-      candidate('daily-expensive', { ratePerDay: 1, costUnits: 50 }),
+      candidate('every-minute', { ratePerDay: 1440, daysSinceVisit: 30 }),
+      candidate('daily', { ratePerDay: 1, daysSinceVisit: 1 }),
+      candidate('daily-just-seen', { ratePerDay: 1, daysSinceVisit: 0.1 }),
+      candidate('weekly', { ratePerDay: 1 / 7, daysSinceVisit: 9 }),
+      candidate('daily-critical', { ratePerDay: 1, value: 16, daysSinceVisit: 0.5 }),
+      candidate('daily-expensive', { ratePerDay: 1, costUnits: 50, daysSinceVisit: 1 }),
     ];
+    // 3 visits a cycle, a cycle a day: the pages share 3 visits a day.
     const plan = planRecrawlCycle(candidates, { ...none, recrawl: 3 }, 1, seededRandom(1));
-    const expected = [...candidates].sort((a, b) => recrawlPriority(b, 1) - recrawlPriority(a, 1)).slice(0, 3).map((c) => c.id);
+    const allotted = allocateVisitFrequencies(
+      candidates.map((c) => ({ ratePerDay: c.ratePerDay, value: c.value, unchangedCostUnits: c.costUnits, changedCostUnits: c.costUnits })),
+      3,
+    );
+    const expected = candidates
+      .map((c, i) => ({ id: c.id, overdue: c.daysSinceVisit * (allotted[i] ?? 0) }))
+      .filter((c) => c.overdue > 0)
+      .sort((a, b) => b.overdue - a.overdue)
+      .slice(0, 3)
+      .map((c) => c.id);
     expect(plan.recrawl).toEqual(expected);
-    expect(plan.recrawl[0]).toBe('daily-critical');
+    expect([...plan.allottedVisitsPerDay.values()]).toEqual(allotted);
+    expect(plan.allottedVisitsPerDay.get('every-minute')).toBe(0);
+    // Unvisited for a month, the page changing every minute still gets nothing: no visit keeps it fresh.
+    expect(plan.recrawl).not.toContain('every-minute');
+    expect(plan.recrawl).toContain('daily-critical');
     expect(plan.recrawl).not.toContain('daily-expensive');
   });
 
@@ -27,6 +42,11 @@ describe('planRecrawlCycle', () => {
     const plan = planRecrawlCycle(candidates, { recrawl: 1, reestimation: 5, verification: 0 }, 1, seededRandom(1));
     expect(plan.reestimation).toEqual([]); // nothing believed static
     expect(plan.recrawl.sort()).toEqual(['a', 'b']);
+  });
+
+  it('makes a page a trusted signal says changed due at once', () => {
+    const candidates = [candidate('overdue', { daysSinceVisit: 4 }), candidate('signalled', { daysSinceVisit: 0.01, cheapSignal: 'changed' }), candidate('quiet', { daysSinceVisit: 0.02 })];
+    expect(planRecrawlCycle(candidates, { ...none, recrawl: 2 }, 1, seededRandom(1)).recrawl).toEqual(['overdue', 'signalled']);
   });
 
   it('re-estimates pages believed static, longest since visit first', () => {

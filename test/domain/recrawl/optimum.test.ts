@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
   DEFAULT_RATE_MIX,
+  allocateVisitFrequencies,
   averageFreshness,
   expectedFreshness,
   optimalVisitFrequencies,
@@ -76,5 +77,61 @@ describe('optimalVisitFrequencies', () => {
     expect(() => optimalVisitFrequencies([], 1)).toThrow(expect.objectContaining({ code: 'RECRAWL_RATE_INVALID' }));
     expect(() => optimalVisitFrequencies([1], -1)).toThrow(expect.objectContaining({ code: 'RECRAWL_BUDGET_INVALID' }));
     expect(() => optimalVisitFrequencies([1, 2], 1, [1])).toThrow(expect.objectContaining({ field: 'weights.length' }));
+  });
+});
+
+describe('allocateVisitFrequencies', () => {
+  const page = (ratePerDay: number, over: { value?: number; unchangedCostUnits?: number; changedCostUnits?: number } = {}) => ({
+    ratePerDay,
+    value: 1,
+    unchangedCostUnits: 1,
+    changedCostUnits: 1,
+    ...over,
+  });
+
+  it('is the optimum when every visit costs the same, and spends exactly the budget', () => {
+    const rates = MIXED_WEB.slice(0, 200);
+    const weights = rates.map((_, i) => [1, 4, 0.25][i % 3] ?? 1);
+    const allocated = allocateVisitFrequencies(
+      rates.map((r, i) => page(r, { value: weights[i] ?? 1, unchangedCostUnits: 0.3, changedCostUnits: 0.3 })),
+      60,
+    );
+    const optimum = optimalVisitFrequencies(rates, 60, weights);
+    allocated.forEach((f, i) => expect(f).toBeCloseTo(optimum[i] ?? 0, 6));
+    expect(sum(allocated)).toBeCloseTo(60, 9);
+  });
+
+  it('equalizes marginal freshness per unit of marginal cost across the pages it visits', () => {
+    const pages = [page(0.05, { changedCostUnits: 5 }), page(0.3), page(0.3, { changedCostUnits: 8 }), page(1, { value: 4, changedCostUnits: 2 }), page(2)];
+    const f = allocateVisitFrequencies(pages, 3);
+    const costPerDay = (p: (typeof pages)[number], fi: number) => (fi > 0 ? fi * (p.unchangedCostUnits + (p.changedCostUnits - p.unchangedCostUnits) * -Math.expm1(-p.ratePerDay / fi)) : 0);
+    const ratios = pages.flatMap((p, i) => {
+      const fi = f[i] ?? 0;
+      if (fi <= 0) return [];
+      const d = 1e-6;
+      const gain = p.value * (expectedFreshness(p.ratePerDay, fi + d) - expectedFreshness(p.ratePerDay, fi - d));
+      return [gain / (costPerDay(p, fi + d) - costPerDay(p, fi - d))];
+    });
+    expect(ratios.length).toBeGreaterThan(2);
+    for (const ratio of ratios) expect(ratio).toBeCloseTo(ratios[0] ?? 0, 4);
+  });
+
+  it('gives a page kept fresh by cheap 304s more looks than one that costs a full fetch each time', () => {
+    const [cheapLooks, fullFetches] = allocateVisitFrequencies([page(0.2, { unchangedCostUnits: 0.1, changedCostUnits: 1 }), page(0.2, { unchangedCostUnits: 1, changedCostUnits: 1 })], 1);
+    expect(cheapLooks).toBeGreaterThan(fullFetches ?? Infinity);
+  });
+
+  it('gives nothing to a page that changes too often for what its copy is worth, nor to one that never changes', () => {
+    const f = allocateVisitFrequencies([page(500), page(1), page(0.1), page(0)], 2);
+    expect(f[0]).toBe(0);
+    expect(f[3]).toBe(0);
+    expect(f[1]).toBeGreaterThan(0);
+    expect(f[2]).toBeGreaterThan(0);
+  });
+
+  it('rejects costs it cannot price with codes', () => {
+    expect(() => allocateVisitFrequencies([page(1, { unchangedCostUnits: 0 })], 1)).toThrow(expect.objectContaining({ code: 'RECRAWL_COST_INPUT_INVALID', field: 'pages[0].unchangedCostUnits' }));
+    expect(() => allocateVisitFrequencies([page(1, { unchangedCostUnits: 2, changedCostUnits: 1 })], 1)).toThrow(expect.objectContaining({ field: 'pages[0].changedCostUnits' }));
+    expect(() => allocateVisitFrequencies([], 1)).toThrow(expect.objectContaining({ code: 'RECRAWL_RATE_INVALID' }));
   });
 });
