@@ -20,13 +20,17 @@ import type { CrawlStatus, CrawlSummary } from '../../src/contracts/status.js';
  * held at hosts to return. At 150 ms the hosts once fetched all they held first (CI, stop 15).
  */
 const DELAY_MS = 400;
-const generated = generateWeb({ hosts: 4, pagesPerHost: 25, linksPerPage: 3, crossHostLinkRatio: 0.2, seed: 23, base: '127.62.0.1', robots: 'none', seedHosts: 4 });
+// 50 pages a host is 20 s of fetching: the pause comes after the visibility searches, which on a
+// loaded machine took long enough that 25 pages a host (10 s) were all fetched before it.
+const generated = generateWeb({ hosts: 4, pagesPerHost: 50, linksPerPage: 3, crossHostLinkRatio: 0.2, seed: 23, base: '127.62.0.1', robots: 'none', seedHosts: 4 });
 /** A host only addSeeds brings into the crawl. */
 const added = flatWeb({ base: '127.62.1.1', hosts: 1, pagesPerHost: 2 });
 /** The CLI crawl's hosts. */
 // More URLs than the default in-flight limit (200): hosts that fetch in bursts claim ahead, and
-// work must still be queued, never claimed, when the crawl is stopped.
-const cliWeb = flatWeb({ base: '127.62.2.1', hosts: 3, pagesPerHost: 100 });
+// work must still be queued, never claimed, when the crawl is stopped. 300 pages a host is a
+// minute of fetching at 200 ms: the stop arrives 25-35 s in (each CLI process takes seconds to
+// start), and at 100 pages a host the crawl had sometimes fetched everything by then.
+const cliWeb = flatWeb({ base: '127.62.2.1', hosts: 3, pagesPerHost: 300 });
 
 const pageRequests = (log: readonly RequestLogEntry[], hosts: readonly string[]): RequestLogEntry[] =>
   log.filter((entry) => entry.path !== '/robots.txt' && hosts.includes(entry.host));
