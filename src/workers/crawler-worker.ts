@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
-import { jsonLogLine, type LogFormat } from './log-format.js';
+import { jsonLogLine, textLogLine, type LogFormat } from './log-format.js';
+import { digestSlowTaskWarnings } from './slow-task-digest.js';
 import { PrometheusCrawlMetrics, startMetricsServer } from './prometheus-metrics.js';
 import { findFreePorts } from '../stack/free-port.js';
 import { createActivities, type CrawlerActivities } from '../activities/index.js';
@@ -78,7 +79,7 @@ function installRuntime(logLevel: LogLevel, logFormat: LogFormat, sdkMetricsAddr
   runtimeInstalled = true;
   try {
     Runtime.install({
-      logger: logFormat === 'json' ? new DefaultLogger(logLevel, (entry) => void process.stderr.write(`${jsonLogLine(entry)}\n`)) : new DefaultLogger(logLevel),
+      logger: new DefaultLogger(logLevel, digestSlowTaskWarnings((entry) => void process.stderr.write(`${logFormat === 'json' ? jsonLogLine(entry) : textLogLine(entry)}\n`))),
       telemetryOptions: {
         // Core's own logs (gRPC retry warnings while Temporal is down) go through the same logger, to
         // stderr: printed by core directly, they went to stdout, before `--json`'s summary. With

@@ -2,10 +2,17 @@
  * How a worker process writes its log: human-readable (Temporal's DefaultLogger) or one JSON object
  * per line for a log pipeline, with the crawl, host and workflow it concerns where known.
  */
+import { format } from 'node:util';
 import type { LogEntry } from '@temporalio/worker';
 
 export type LogFormat = 'text' | 'json';
 export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
+
+/** One text line for a log entry, as Temporal's DefaultLogger prints it: time, [level], message, metadata. */
+export function textLogLine(entry: LogEntry): string {
+  const time = new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString();
+  return entry.meta === undefined ? `${time} [${entry.level}] ${entry.message}` : `${time} [${entry.level}] ${entry.message} ${format(entry.meta)}`;
+}
 
 /** One JSON line for a log entry: time, level, message, then its metadata, with crawlId and host drawn from a workflow id. */
 export function jsonLogLine(entry: LogEntry): string {
