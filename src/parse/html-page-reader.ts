@@ -6,8 +6,8 @@
  * is a flat array or a counter, so a page nested as deep as the parse budget allows costs no stack.
  */
 
-/** Elements whose text is never shown: neither main text nor anchor text. */
-const NON_TEXT = new Set(['script', 'style', 'noscript', 'template']);
+/** Elements whose text is never shown: neither main text nor anchor text, nor in the tree a selector reads. */
+export const NON_TEXT_ELEMENTS: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'template']);
 /** Page chrome: its text is not the main text (its links still count). */
 const CHROME = new Set(['nav', 'header', 'footer', 'aside', 'form', 'iframe', 'svg']);
 /**
@@ -83,7 +83,7 @@ export class HtmlPageReader {
   openElement(name: string, attributes: Readonly<Record<string, string>>): void {
     let flags = 0;
     if (this.inertDepth === 0) flags |= this.readElement(name, attributes);
-    if (NON_TEXT.has(name)) flags |= IN_NON_TEXT;
+    if (NON_TEXT_ELEMENTS.has(name)) flags |= IN_NON_TEXT;
     if (CHROME.has(name)) flags |= IN_CHROME;
     if (INERT.has(name)) flags |= IN_INERT;
     if (name === 'title') flags |= IN_TITLE;

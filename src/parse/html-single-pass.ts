@@ -4,11 +4,8 @@
  * a DOM tree for cheerio. No pre-scan, no second pass over the markup, no recursion.
  */
 import { DomHandler, Parser, type Handler } from 'htmlparser2';
-import { HtmlPageReader, type HtmlPageReaderOptions, type RawPageFacts } from './html-page-reader.js';
+import { HtmlPageReader, NON_TEXT_ELEMENTS, type HtmlPageReaderOptions, type RawPageFacts } from './html-page-reader.js';
 import { ParseBudgetGuard, type ParseBudgetOptions } from './parse-budget.js';
-
-/** A tree without these: their text is never shown, so no selector's text may include it. */
-const NOT_IN_TREE = new Set(['script', 'style', 'noscript', 'template']);
 
 export interface SinglePassOptions extends HtmlPageReaderOptions {
   /** Depth and size limits, enforced as the document is read. Default parse-budget.ts's defaults. */
@@ -59,7 +56,7 @@ function withoutNul(html: string): string {
   return html.includes('\u0000') ? html.replaceAll('\u0000', '\ufffd') : html;
 }
 
-/** A domhandler tree of the shown document: the subtrees of NOT_IN_TREE elements are never built. */
+/** A domhandler tree of the shown document: the subtrees of NON_TEXT_ELEMENTS are never built, so no selector's text includes theirs. */
 class ShownTreeBuilder {
   private readonly dom = new DomHandler();
   /** Open elements inside a skipped subtree, the skipped element included. */
@@ -70,7 +67,7 @@ class ShownTreeBuilder {
   }
 
   open(name: string, attributes: Record<string, string>): void {
-    if (this.skippedDepth > 0 || NOT_IN_TREE.has(name)) this.skippedDepth += 1;
+    if (this.skippedDepth > 0 || NON_TEXT_ELEMENTS.has(name)) this.skippedDepth += 1;
     else this.dom.onopentag(name, attributes);
   }
 

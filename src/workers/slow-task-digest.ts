@@ -40,7 +40,7 @@ export function digestSlowTaskWarnings(write: LogFunction, options: SlowTaskDige
         level: entry.level,
         timestampNanos: entry.timestampNanos,
         message: `${SLOW_TASK_CODE} a ${typeof workflowType === 'string' ? workflowType : 'workflow'} task${took} (Temporal warns over 5 s): the worker is short of CPU, or host workflows' claims wait on Postgres; later ones are counted, one line a minute at most`,
-        meta: { workflowType, workflowTaskDurationMs: Number.isFinite(durationMs) ? durationMs : undefined },
+        meta: { ...(typeof workflowType === 'string' ? { workflowType } : {}), ...(Number.isFinite(durationMs) ? { workflowTaskDurationMs: durationMs } : {}) },
       });
       return;
     }
