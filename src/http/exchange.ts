@@ -63,6 +63,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   fail(reason: Error): void {
     if (this.failure !== undefined) return;
     this.failure = reason;
+    this.detachSocketListener();
     this.rejectFailed(reason);
     if (!this.headSettled) {
       this.headSettled = true;
@@ -75,6 +76,23 @@ export class Exchange implements Dispatcher.DispatchHandler {
   /** The socket the request went out on (from socket-facts), so a failure can close exactly it. */
   attachSocket(socket: Socket): void {
     this.socket = socket;
+    // Before undici's own 'end' listener: it asserts its parser is not paused, and a server that
+    // closes after the body (HTTP/1.0 style) while our reader lags crashed the process
+    // (nodejs/undici#5360, fixed in undici 8 only). Every byte has arrived by then, so the
+    // parser is resumed and no longer paused: backpressure has nothing left to hold back.
+    socket.prependOnceListener('end', this.onSocketEnd);
+  }
+
+  private socketEnded = false;
+
+  private readonly onSocketEnd = (): void => {
+    this.socketEnded = true;
+    if (!this.complete && this.failure === undefined) this.controller?.resume();
+  };
+
+  /** A reused socket outlives this exchange: its listener must not. */
+  private detachSocketListener(): void {
+    this.socket?.removeListener('end', this.onSocketEnd);
   }
 
   private abortRequest(reason: Error): void {
@@ -118,15 +136,17 @@ export class Exchange implements Dispatcher.DispatchHandler {
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     const body = this.bodyStream;
     if (body === undefined || body.destroyed) return;
-    if (!body.push(chunk)) controller.pause();
+    if (!body.push(chunk) && !this.socketEnded) controller.pause();
   }
 
   onResponseEnd(): void {
     this.complete = true;
+    this.detachSocketListener();
     this.bodyStream?.push(null);
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.detachSocketListener();
     const reason = this.failure ?? error;
     if (this.failure === undefined) this.rejectFailed(reason);
     this.failure = reason;

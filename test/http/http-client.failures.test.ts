@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { HttpClient, HttpFetchError, DnsLookupError, type FetchRequest } from '../../src/http/index.js';
+import { HttpClient, HttpFetchError, DnsLookupError, type BodySink, type FetchRequest } from '../../src/http/index.js';
 import { CollectingSink, closedPort, startHttpServer, startTcpServer, type LocalServer } from './support/local-servers.js';
 
 const TLS = {
@@ -201,5 +201,36 @@ describe('HttpClient DNS failures', () => {
   it('dns-not-found for a reserved .invalid name through the system resolver', async () => {
     const { error } = await failure(clientFor(), { url: 'http://no-such-host.invalid/' });
     expect(error.code).toBe('dns-not-found');
+  });
+});
+
+describe('a server that closes the connection after a body the reader has not caught up with', () => {
+  // Python's http.server and other HTTP/1.0-style servers send the body and then FIN. With the
+  // reader behind, undici's parser is paused by backpressure when the FIN comes, and undici 7
+  // asserted it was not (nodejs/undici#5360): an uncatchable crash of the whole process.
+  it('reads the whole body and ends the request normally', async () => {
+    const body = Buffer.alloc(512 * 1024, 0x62);
+    const server = await serve(
+      startTcpServer((socket) => {
+        socket.once('data', () => {
+          socket.write(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+          socket.end(body);
+        });
+      }),
+    );
+    const sink = new CollectingSink();
+    // A reader slower than loopback: undici is paused by a full buffer when the FIN arrives.
+    const slowSink: BodySink = {
+      write: async (chunk) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        sink.write(chunk);
+      },
+      end: () => sink.end(),
+      abort: (reason) => sink.abort(reason),
+    };
+    const result = await clientFor().fetch({ url: server.url }, () => slowSink);
+    expect(result.head.status).toBe(200);
+    expect(sink.bytes).toBe(body.length);
+    expect(sink.ended).toBe(true);
   });
 });
