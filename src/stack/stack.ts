@@ -10,6 +10,7 @@ import {
   generatePostgresPassword,
   initPostgresCluster,
   postgresAnswers,
+  postgresClientUrl,
   postgresDatabase,
   postgresPaths,
   postgresUrl,
@@ -289,7 +290,7 @@ async function ensurePostgres(ctx: Context): Promise<StackEndpoints['postgres']>
     ctx.log('Postgres trusted loopback connections: it now asks for the password in stack.json (scram-sha-256)');
   }
   await ensurePostgresDatabase(adminUrl, postgresDatabase);
-  return { url: postgresUrl(port, postgresDatabase, password), managed: true };
+  return { url: postgresClientUrl(port, paths.socketDir, postgresDatabase, password), managed: true };
 }
 
 async function ensureS3(ctx: Context): Promise<StackEndpoints['s3']> {

@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { minioArgs } from '../../../src/stack/minio-server.js';
-import { crawlerPgHba, crawlerPostgresConf, generatePostgresPassword, postgresUrl } from '../../../src/stack/postgres-cluster.js';
+import { crawlerPgHba, crawlerPostgresConf, generatePostgresPassword, postgresClientUrl, postgresUrl } from '../../../src/stack/postgres-cluster.js';
 import { temporalDevServerArgs } from '../../../src/stack/temporal-dev-server.js';
 
 /** The values following each occurrence of a flag. */
@@ -72,6 +77,32 @@ describe('Postgres configuration', () => {
     expect(postgresUrl(5555, 'postgres')).toBe('postgres://crawler@127.0.0.1:5555/postgres');
     expect(postgresUrl(5555, 'crawler', 'a/b@c')).toBe('postgres://crawler:a%2Fb%40c@127.0.0.1:5555/crawler');
     expect(new URL(postgresUrl(5555, 'crawler', 'a/b@c')).password).toBe('a%2Fb%40c');
+  });
+
+  it("connects the crawler over the cluster's Unix socket when it is there, over loopback TCP when not", async () => {
+    const socketDir = mkdtempSync(join(tmpdir(), 'pg-socket-'));
+    try {
+      expect(postgresClientUrl(5555, socketDir, 'crawler', 'pw')).toBe('postgres://crawler:pw@127.0.0.1:5555/crawler');
+      const server = createServer();
+      await new Promise<void>((resolve) => server.listen(join(socketDir, '.s.PGSQL.5555'), resolve));
+      try {
+        const url = postgresClientUrl(5555, socketDir, 'crawler', 'pw');
+        expect(url).toBe(`postgres://crawler:pw@127.0.0.1:5555/crawler?host=${encodeURIComponent(socketDir)}`);
+        // What pg connects to: the socket folder, with the same port, user, password and database.
+        const client = new pg.Client({ connectionString: url }) as pg.Client & { connectionParameters: Record<string, unknown> };
+        expect(client.connectionParameters).toMatchObject({ host: socketDir, port: 5555, user: 'crawler', database: 'crawler' });
+        // Another port's socket is not this cluster's.
+        expect(postgresClientUrl(5556, socketDir)).toBe('postgres://crawler@127.0.0.1:5556/crawler');
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    } finally {
+      rmSync(socketDir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps loopback TCP when the socket path is too long for a Unix socket', () => {
+    expect(postgresClientUrl(5555, `/${'d'.repeat(120)}`)).toBe('postgres://crawler@127.0.0.1:5555/crawler');
   });
 
   it('generates a long URL-safe password, a new one each time', () => {
