@@ -24,7 +24,10 @@ const admin = new pg.Client({ connectionString: stack.postgres.url });
 await admin.connect();
 await admin.query(`CREATE DATABASE ${database}`);
 await admin.end();
-const databaseUrl = stack.postgres.url.replace(/\/[^/]*$/, `/${database}`);
+// The same server and connection (its socket folder included), another database.
+const databaseUrlOf = new URL(stack.postgres.url);
+databaseUrlOf.pathname = `/${database}`;
+const databaseUrl = databaseUrlOf.href;
 
 const HOST = '127.29.1.1';
 const items = [1, 2, 3];

@@ -29,7 +29,10 @@ const admin = new pg.Client({ connectionString: stack.postgres.url });
 await admin.connect();
 await admin.query(`CREATE DATABASE ${database}`);
 await admin.end();
-const databaseUrl = stack.postgres.url.replace(/\/[^/]*$/, `/${database}`);
+// The same server and connection (its socket folder included), another database.
+const databaseUrlOf = new URL(stack.postgres.url);
+databaseUrlOf.pathname = `/${database}`;
+const databaseUrl = databaseUrlOf.href;
 
 const generated = generateWeb({ hosts: 2, pagesPerHost: 1500, linksPerPage: 4, crossHostLinkRatio: 0.2, seed: 3, base: '127.29.0.1', robots: 'some-disallow' });
 const web = await startTestWeb(generated.spec);

@@ -31,7 +31,9 @@ import {
 } from '../domain/politeness/index.js';
 import { readFetchPreflights, recordFetchedBody, type FetchedBodyRecords, type FetchPreflight } from '../storage/postgres/fetch-repository.js';
 import { claimHostWork } from '../storage/postgres/frontier-repository.js';
+import { releaseHost } from '../storage/postgres/host-repository.js';
 import type {
+  BurstClaim,
   FetchBurstInput,
   FetchBurstOutcome,
   FetchBurstResult,
@@ -336,6 +338,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     const finishingFromMs = Date.now();
     let claimedItems: HostWorkItem[] | undefined;
     let parseOutcomes: ParseBatchOutcome[] | undefined;
+    let released = false;
     try {
       parseOutcomes = parsed === undefined ? undefined : await parsed;
       await Promise.all(storing);
@@ -350,6 +353,10 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       // Claimed URLs the burst did not get to go back with the claim's.
       const untried = items.slice(input.items.length).filter((_, i) => extendedOutcomes[i]?.kind === 'not-attempted');
       if (untried.length > 0) claimedItems = [...untried.map(withoutHostDelay), ...(claimedItems ?? [])];
+      const release = input.claim?.releaseIfDone;
+      if (release !== undefined && claimedItems?.length === 0 && everyUrlEnded([...outcomes, ...extendedOutcomes], parseOutcomes, robots)) {
+        released = await timed('claiming', releaseBeside(input.host, politeness, release));
+      }
     } finally {
       clearInterval(heartbeats);
       stageMs.finishing = Date.now() - finishingFromMs;
@@ -359,6 +366,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       politeness,
       requestsStarted,
       ...(claimedItems === undefined ? {} : { claimed: claimedItems }),
+      ...(released ? { released: true as const } : {}),
       ...(parseOutcomes === undefined ? {} : { parseOutcomes }),
       ...extendedResult(),
       ...(robots.length === 0 ? {} : { robots }),
@@ -414,6 +422,17 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     );
   }
 
+  /** A failed release is reported as none, not thrown: the workflow's own claim releases the host. */
+  function releaseBeside(host: string, politeness: HostPolitenessState, settings: NonNullable<BurstClaim['releaseIfDone']>): Promise<boolean> {
+    return releaseHost(deps.pool, { host, politeness, paused: settings.paused, delayOverrideMs: settings.delayOverrideMs }).then(
+      () => true,
+      (error: unknown) => {
+        log.warn('release beside a fetch burst failed; the host workflow releases the host', { host, error: String(error) });
+        return false;
+      },
+    );
+  }
+
   /** A failed claim is reported by its absence, not thrown: the requests' outcomes must reach the workflow. */
   function claimBeside(host: string, claim: NonNullable<FetchBurstInput['claim']>, claimedBefore = false): Promise<HostWorkItem[] | undefined> {
     // Each burst gets a token of its own, so on its first try no claim has used it yet; a burst
@@ -436,6 +455,22 @@ async function firstOrTimeout(promises: readonly Promise<void>[], timeoutMs: num
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Whether the burst left the workflow nothing to do: every URL parsed or settled here, every
+ * carried body parsed, and no robots.txt found unreachable (its origin's URLs would wait for it).
+ */
+export function everyUrlEnded(
+  outcomes: readonly FetchBurstOutcome[],
+  parseOutcomes: readonly ParseBatchOutcome[] | undefined,
+  robots: readonly { refreshed: RefreshRobotsResult }[],
+): boolean {
+  return (
+    outcomes.every((outcome) => outcome.kind === 'done' && (outcome.settled === true || outcome.parsed?.ok === true)) &&
+    (parseOutcomes ?? []).every((parsed) => parsed.ok) &&
+    robots.every(({ refreshed }) => refreshed.policyKind !== 'disallow-all' && refreshed.transportFailure === undefined)
+  );
 }
 
 /** A claimed URL as the workflow holds it: the host delay is added per request. */

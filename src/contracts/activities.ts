@@ -217,6 +217,14 @@ export interface BurstClaim {
   maxItems: number;
   /** Unique per claim and stable across retries: a repeated claim returns what the first took. */
   claimToken: string;
+  /**
+   * The workflow has nothing of the host in flight besides this burst, and these are its operator
+   * settings: when every URL of the burst ended in it (parsed or settled) and its claim finds
+   * nothing, the burst releases the host as a claim with releaseIfEmpty would, saving its final
+   * politeness state, and says so (`released`). A host whose work fits one burst then ends its
+   * run without a claim of its own after the burst.
+   */
+  releaseIfDone?: { paused: boolean; delayOverrideMs: number | null };
 }
 
 /** One URL's end in a burst, in the order of the burst's items. */
@@ -246,6 +254,8 @@ export interface FetchBurstResult {
   requestsStarted: number;
   /** What the burst's claim took; absent when the claim failed (the workflow recovers it by its token). */
   claimed?: HostWorkItem[];
+  /** With claim.releaseIfDone: every URL ended in the burst, its claim found nothing, and the host is released in Postgres. */
+  released?: true;
   /** One per `parse` body, in order: parsed (and settled), or why not (the workflow hands it to parseDocument). */
   parseOutcomes?: ParseBatchOutcome[];
   /** With extendWithClaims: the URLs the burst claimed and fetched, in fetch order, with their outcomes (none not-attempted). */

@@ -60,6 +60,8 @@ export type HostStep =
   /** `report`: a long wait the workflow reports (host_waits) as it begins. */
   | { kind: 'wait'; wait: HostWait; timeoutMs?: number; report?: HostWaitReport; flush: FetchedItem[] }
   | { kind: 'claim'; input: ClaimHostWorkInput; flush: FetchedItem[] }
+  /** A burst released the host in Postgres with nothing left: the run ends as after a releasing claim. */
+  | { kind: 'released' }
   | { kind: 'settle'; item: HostWorkItem; outcome: SettleOutcome; flush: FetchedItem[] }
   | { kind: 'refresh-robots'; item: HostWorkItem; flush: FetchedItem[] }
   | { kind: 'fetch'; item: HostWorkItem; input: FetchUrlInput; flush: FetchedItem[] }
@@ -123,6 +125,8 @@ export class HostLoop {
   private fatal: unknown;
   /** A claim of the loop's own just returned URLs: the next step fetches, it does not claim again. */
   private justClaimed = false;
+  /** The last burst released the host (claim.releaseIfDone) and left nothing to do. */
+  private releasedByBurst = false;
   private readonly waitReporter: HostWaitReporter;
 
   constructor(host: string, carried: HostQueueSnapshot | undefined, options: HostLoopOptions) {
@@ -208,7 +212,7 @@ export class HostLoop {
 
   /** Whether the wait of a 'wait' step is over. */
   waitIsOver(wait: HostWait): boolean {
-    if (this.carriedParses.length > 0) return true;
+    if (this.carriedParses.length > 0 || this.releasedByBurst) return true;
     switch (wait) {
       case 'quiet':
         return this.quiet || this.fatal !== undefined;
@@ -239,6 +243,12 @@ export class HostLoop {
     // Continue-as-new between requests, never with work in flight.
     if (history.continueAsNewSuggested || history.historyLength > MAX_HISTORY_EVENTS || this.signalsThisRun > MAX_SIGNALS_PER_RUN) {
       return this.quiet ? { kind: 'continue-as-new' } : this.waitFor('quiet');
+    }
+
+    if (this.releasedByBurst) {
+      this.releasedByBurst = false;
+      // A wake since the release marked the host active again: the run goes on.
+      if (!this.woken && this.quiet && state.queue.length === 0) return { kind: 'released' };
     }
 
     if (this.woken) {
@@ -379,6 +389,11 @@ export class HostLoop {
     if (state.queue.length <= 1) {
       this.burstClaims += 1;
       claim = { maxItems: claimSize(state.policyFor(first).minDelayMs), claimToken: `${this.options.runKey}/burst-claim/${this.burstClaims}` };
+      // Nothing else of the host in flight or queued (the carried bodies ride with the burst): the
+      // burst may release the host, so a host whose work fits it needs no releasing claim after.
+      if (state.queue.length === 0 && this.pendingSettles === 0 && state.inFlight === 0 && state.pendingParses === this.carriedParses.length) {
+        claim.releaseIfDone = { paused: state.paused, delayOverrideMs: state.delayOverrideMs };
+      }
       this.claimRiding = true;
     }
     // The burst holds the host's one slot until it reports back.
@@ -515,6 +530,17 @@ export class HostLoop {
     // Parsed beside the next burst's requests, or on their own by the next step that flushes.
     this.carriedParses.push(...toParse);
     state.pendingParses += toParse.length;
+    // The release stands only if it left nothing here, and the operator changed nothing meanwhile
+    // (else the loop's own claim releases the host again, with the settings it has now).
+    const settings = burst.claim?.releaseIfDone;
+    this.releasedByBurst =
+      result.released === true &&
+      settings !== undefined &&
+      settings.paused === state.paused &&
+      settings.delayOverrideMs === state.delayOverrideMs &&
+      followUps.length === 0 &&
+      requeued.length === 0 &&
+      toParse.length === 0;
     return followUps;
   }
 

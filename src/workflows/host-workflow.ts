@@ -124,7 +124,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
   for (;;) {
     const { continueAsNewSuggested, historyLength } = workflowInfo();
     const step: HostStep = loop.next(Date.now(), { continueAsNewSuggested, historyLength });
-    if (step.kind !== 'burst' && step.kind !== 'fail' && step.kind !== 'continue-as-new') track(parseTogether(step.flush));
+    if (step.kind !== 'burst' && step.kind !== 'fail' && step.kind !== 'continue-as-new' && step.kind !== 'released') track(parseTogether(step.flush));
     switch (step.kind) {
       case 'fail':
         throw ApplicationFailure.create({ type: 'HostWorkflowFailed', message: step.message, nonRetryable: true });
@@ -135,6 +135,10 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         if (step.report) track(reportWait(step.report));
         await (step.timeoutMs === undefined ? condition(() => loop.waitIsOver(step.wait)) : condition(() => loop.waitIsOver(step.wait), step.timeoutMs));
         loop.waited(step.wait);
+        break;
+      case 'released':
+        await condition(allHandlersFinished);
+        if (!loop.wokenSinceRelease) return { host: state.host, fetches: state.fetchesThisRun, runs: state.run };
         break;
       case 'claim':
         if (loop.claimReported(await localStoreActivities.claimHostWork(step.input))) {

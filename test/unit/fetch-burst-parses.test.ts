@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ActivityDeps } from '../../src/services/deps.js';
 import type { FetchBurstInput, FetchBurstResult, FetchUrlInput, FetchUrlResult, ParseBatchInput, ParseBatchResult, ParseDocumentInput, SettleUrlInput } from '../../src/contracts/activities.js';
 import type { UrlFetcher, UrlFetchOptions } from '../../src/activities/fetch-activity.js';
-import { createFetchBurstActivities, MAX_BODIES_STORING } from '../../src/activities/fetch-burst-activity.js';
+import { createFetchBurstActivities, everyUrlEnded, MAX_BODIES_STORING } from '../../src/activities/fetch-burst-activity.js';
 import { HeldBodyBudget } from '../../src/services/fetching/held-bodies.js';
 import type { FetchedPage } from '../../src/activities/parse-activity.js';
 import type { FetchedBodyRecords } from '../../src/storage/postgres/fetch-repository.js';
@@ -260,5 +260,27 @@ describe('a fetch burst parsing its own bodies', () => {
     const sitemap = items[SITEMAP]!.url;
     expect(log).toContain(`start ${sitemap} with 1 running`);
     expect(log[log.indexOf(`start ${sitemap} with 1 running`) + 1]).toBe(`end ${sitemap}`);
+  });
+});
+
+describe('whether a burst may release its host (everyUrlEnded)', () => {
+  const fetchedPage = { kind: 'fetched', status: 200, bodyKey: 'k', rawHash: 'h', bytes: 1, contentType: 'text/html', parse: true, finalUrl: 'http://x/', startedAtMs: 0, finishedAtMs: 1 } as const;
+  const parsed = { kind: 'done', result: fetchedPage, parsed: { ok: true } } as const;
+  const settled = { kind: 'done', result: { kind: 'not-modified', status: 304, startedAtMs: 0, finishedAtMs: 1 }, settled: true } as const;
+  const rulesOk = { origin: 'http://x', refreshed: { requested: true, startedAtMs: 0, finishedAtMs: 1, status: 200, policyKind: 'rules', freshUntilMs: 9 } } as const;
+
+  it('only when every URL was parsed or settled in the burst, every carried body parsed, and robots.txt answered', () => {
+    expect(everyUrlEnded([parsed, settled], [{ ok: true }], [rulesOk])).toBe(true);
+    expect(everyUrlEnded([], undefined, [])).toBe(true);
+    // Left to the workflow: a failure, a URL not reached, a page to parse again, a settle that failed, a body carried back.
+    expect(everyUrlEnded([parsed, { kind: 'failed', failureType: 'NotFound', message: '404' }], undefined, [])).toBe(false);
+    expect(everyUrlEnded([parsed, { kind: 'not-attempted' }], undefined, [])).toBe(false);
+    expect(everyUrlEnded([{ ...parsed, parsed: { ok: false, error: 'store down' } }], undefined, [])).toBe(false);
+    expect(everyUrlEnded([{ kind: 'done', result: settled.result }], undefined, [])).toBe(false);
+    expect(everyUrlEnded([{ kind: 'done', result: fetchedPage }], undefined, [])).toBe(false);
+    expect(everyUrlEnded([parsed], [{ ok: false, error: 'x' }], [])).toBe(false);
+    // An unreachable robots.txt: the origin's URLs wait for its next refresh in the workflow.
+    expect(everyUrlEnded([parsed], undefined, [{ refreshed: { ...rulesOk.refreshed, policyKind: 'disallow-all' } }])).toBe(false);
+    expect(everyUrlEnded([parsed], undefined, [{ refreshed: { ...rulesOk.refreshed, transportFailure: 'ConnectionFailed' } as never }])).toBe(false);
   });
 });

@@ -55,6 +55,8 @@ interface ScheduledActivities {
   parses: number;
   parseBatches: ParseBatchInput[];
   claims: number;
+  /** Bursts that released the host themselves (claim.releaseIfDone), ending the run without a claim after them. */
+  releasedByBursts: number;
   /** Bursts scheduled before the host's next fetch time (their activity waited it out). */
   earlyBursts: number;
   /** URLs whose body the burst that fetched it parsed (its outcome says so). */
@@ -95,6 +97,7 @@ async function scheduledActivities(client: Client, workflowId: string): Promise<
     parses: 0,
     parseBatches: [],
     claims: 0,
+    releasedByBursts: 0,
     earlyBursts: 0,
     parsedInBursts: [],
     settledInBursts: [],
@@ -118,6 +121,7 @@ async function scheduledActivities(client: Client, workflowId: string): Promise<
         found.burstAttempts.push(tried.filter(({ outcome }) => outcome.kind !== 'not-attempted').length);
         found.extended.push((result.extended ?? []).map(({ item }) => item.url));
         found.robotsInBursts.push(...(result.robots ?? []).map(({ origin }) => origin));
+        if (result.released) found.releasedByBursts += 1;
         for (const { url, outcome } of tried) {
           if (outcome.kind === 'done' && outcome.parsed?.ok) found.parsedInBursts.push(url);
           if (outcome.kind === 'done' && outcome.settled) found.settledInBursts.push(url);
@@ -470,11 +474,13 @@ describe('a host discovered from its root, one level per claim', () => {
     expect(activities.parsedInBursts).toHaveLength(TREE_PAGES);
     expect(activities.parses + activities.parseBatches.length).toBe(0);
     expect(activities.bursts[0]!.items.map((item) => new URL(item.url).pathname)).toEqual([pagePath(0)]);
-    // A claim after the parses finds the next level at once: claims of their own are the run's
-    // first (it loads the host record) and the one that releases the host (4 when bursts claimed
-    // beside their requests, before their bodies were parsed); one more if a wake comes between.
+    // A claim after the parses finds the next level at once, and the last burst, whose claim finds
+    // nothing, releases the host: the run's one claim of its own is its first (it loads the host
+    // record); one more if a wake comes between (3 when a claim of its own released the host, 4
+    // when bursts claimed beside their requests, before their bodies were parsed).
     expect(activities.bursts.slice(0, -1).every((burst) => burst.claim !== undefined)).toBe(true);
-    expect(activities.claims).toBeLessThanOrEqual(3);
+    expect(activities.releasedByBursts).toBe(1);
+    expect(activities.claims).toBeLessThanOrEqual(2);
     // The root's burst claims and fetches the next levels itself (extendWithClaims), within the
     // extension's size and the burst's span: a level per claim, not a level per burst (was 6 bursts).
     expect(activities.extended[0]!.length).toBeGreaterThanOrEqual(2);
@@ -484,6 +490,20 @@ describe('a host discovered from its root, one level per claim', () => {
 
   it('keeps the host delay between every two requests', () => {
     expectHostDelayKept(crawled().log, TREE_DELAY_MS);
+  });
+
+  it("leaves the host released by its last burst: idle, with the burst's politeness state for the next run", async () => {
+    const { harness } = crawled();
+    const { rows } = await harness.pool.query<{ workflow_active: boolean; politeness: { nextFetchAtMs: number; inFlight: number } | null }>(
+      'SELECT workflow_active, politeness FROM hosts WHERE host = $1',
+      ['127.65.0.4'],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.workflow_active).toBe(false);
+    expect(rows[0]!.politeness).toMatchObject({ inFlight: 0 });
+    // The next run may not ask sooner than a delay after the last request (2 ms: whole-ms clocks).
+    const lastRequestAtMs = Math.max(...crawled().log.map((entry) => entry.startedAtMs));
+    expect(rows[0]!.politeness!.nextFetchAtMs).toBeGreaterThanOrEqual(lastRequestAtMs + TREE_DELAY_MS - 2);
   });
 });
 

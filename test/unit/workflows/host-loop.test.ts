@@ -428,6 +428,88 @@ describe('HostLoop: bursts report', () => {
   });
 });
 
+describe('HostLoop: a burst that releases the host', () => {
+  /** A loaded short-delay host whose burst took every queued URL; the burst's claim is taken (found nothing). */
+  function burstOfAll(count = 2) {
+    const items = Array.from({ length: count }, () => item({ minHostDelayMs: 100 }));
+    const loop = loadedLoop(items);
+    const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
+    return { loop, burst, items };
+  }
+  const parsedAll = (loop: HostLoop, released: boolean): FetchBurstResult => ({
+    outcomes: [
+      { kind: 'done', result: fetched(T0, T0 + 10), parsed: { ok: true } },
+      { kind: 'done', result: fetched(T0 + 110, T0 + 120), parsed: { ok: true } },
+    ],
+    politeness: { ...loop.state.politenessAt(T0), inFlight: 0, nextFetchAtMs: T0 + 220 },
+    requestsStarted: 2,
+    claimed: [],
+    ...(released ? { released: true as const } : {}),
+  });
+  const reported = (loop: HostLoop, burst: ReturnType<typeof burstOfAll>['burst'], result: FetchBurstResult): void => {
+    loop.burstReturned();
+    loop.burstClaimTaken(result.claimed ?? []);
+    expect(loop.burstReported(burst, result, T0 + 120)).toEqual([]);
+  };
+
+  it('lets a burst that takes the whole queue, with nothing else in flight, release the host with its operator settings', () => {
+    const { burst } = burstOfAll();
+    expect(burst.claim?.releaseIfDone).toEqual({ paused: false, delayOverrideMs: null });
+    expect(burst.input.claim?.releaseIfDone).toEqual({ paused: false, delayOverrideMs: null });
+  });
+
+  it('does not let a burst release the host while URLs stay queued or a settle is under way', () => {
+    // 21 URLs at 100 ms: a burst takes 20 and claims, one stays queued.
+    const queued = burstOfAll(21);
+    expect(queued.burst.claim).toBeDefined();
+    expect(queued.burst.claim?.releaseIfDone).toBeUndefined();
+
+    const items = [item({ minHostDelayMs: 100 })];
+    const loop = loadedLoop(items);
+    loop.settleStarted();
+    const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
+    expect(burst.claim?.releaseIfDone).toBeUndefined();
+  });
+
+  it('ends the run after a burst released the host and left nothing: no claim of its own', () => {
+    const { loop, burst } = burstOfAll();
+    reported(loop, burst, parsedAll(loop, true));
+    expect(loop.waitIsOver('idle-or-requeue')).toBe(true);
+    expectStep(loop.next(T0 + 120, SMALL_HISTORY), 'released');
+  });
+
+  it('without the release, claims to release the host itself', () => {
+    const { loop, burst } = burstOfAll();
+    reported(loop, burst, parsedAll(loop, false));
+    expect(expectStep(loop.next(T0 + 120, SMALL_HISTORY), 'claim').input.releaseIfEmpty).toBe(true);
+  });
+
+  it('goes on when woken after the release (the waker marked the host active again)', () => {
+    const { loop, burst } = burstOfAll();
+    reported(loop, burst, parsedAll(loop, true));
+    loop.wake();
+    expectStep(loop.next(T0 + 120, SMALL_HISTORY), 'claim');
+  });
+
+  it('releases again with its own claim when a pause came during the burst: the record must say paused', () => {
+    const { loop, burst } = burstOfAll();
+    loop.pause();
+    reported(loop, burst, parsedAll(loop, true));
+    const step = expectStep(loop.next(T0 + 120, SMALL_HISTORY), 'claim');
+    expect(step.input).toMatchObject({ releaseIfEmpty: true, paused: true });
+  });
+
+  it('does not end the run on a release that left a follow-up (a page to parse on its own)', () => {
+    const { loop, burst } = burstOfAll();
+    loop.burstReturned();
+    loop.burstClaimTaken([]);
+    const result = parsedAll(loop, true);
+    result.outcomes[1] = { kind: 'done', result: fetched(T0 + 110, T0 + 120), parsed: { ok: false, error: 'store down' } };
+    expect(loop.burstReported(burst, result, T0 + 120)).toHaveLength(1);
+    expect(loop.next(T0 + 120, SMALL_HISTORY).kind).not.toBe('released');
+  });
+});
+
 describe('HostLoop: continue-as-new', () => {
   it('continues as new only when nothing of the run is in flight', () => {
     const loop = loadedLoop([item(), item()]);
