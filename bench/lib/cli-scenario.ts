@@ -2,6 +2,7 @@
 // (`crawler crawl --seeds-file F --json`, the stack under its data folder), cold and then warm,
 // beside Crawlee's CheerioCrawler (in memory, and with its default persistent storage) in the
 // same invocation, on webs of several shapes. Both sides are timed from process spawn to exit.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -15,6 +16,8 @@ import type { CliWeb } from './cli-webs.js';
 import { runCrawlee } from './crawlee-run.js';
 import { quantile, ratioOf, round } from './stats.js';
 import { startWebProcess } from './web-process.js';
+// @ts-expect-error plain JavaScript beside bin/crawler.js, without type declarations
+import { compiledEntry } from '../../bin/compiled-entry.js';
 
 export interface CliScenarioOptions {
   webs: readonly CliWeb[];
@@ -134,8 +137,18 @@ function perPage(seconds: number, pages: number): number {
   return pages > 0 ? round((seconds * 1000) / pages, 2) : 0;
 }
 
+/** As the quick start does: the CLI runs dist/ while it is compiled from the current sources (bin/compiled-entry.js). */
+function buildLikeTheQuickStart(log: (line: string) => void): void {
+  if (process.env.CRAWLER_RUN_SOURCES === '1') return log('cli: CRAWLER_RUN_SOURCES=1: the CLI runs the TypeScript sources through tsx');
+  if (compiledEntry('cli/main.js') !== undefined) return;
+  log('cli: compiling the sources as the quick start does (npm run build)');
+  const { status } = spawnSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
+  if (status !== 0) throw new Error('npm run build failed: the bench measures the CLI as the quick start leaves it');
+}
+
 export async function runCliScenario(options: CliScenarioOptions): Promise<CliScenarioReport> {
   const { log, delayMs } = options;
+  buildLikeTheQuickStart(log);
   await stopStack({ dataDir: options.dataDir }).catch(() => undefined);
   rmSync(options.dataDir, { recursive: true, force: true });
   const logDir = join(options.dataDir, '..', `${options.dataDir.split('/').pop() ?? 'cli'}-logs`);

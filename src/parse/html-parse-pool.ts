@@ -52,7 +52,8 @@ export class HtmlParsePoolError extends Error {
 export const DEFAULT_PARSE_TIMEOUT_MS = 15_000;
 export const DEFAULT_IN_THREAD_MAX_CHARS = 64 * 1024;
 
-const DEFAULT_THREAD_ENTRY = new URL('./html-parse-thread.js', import.meta.url);
+// From the sources, a plain-JS shim registers tsx for the TypeScript handler; compiled (dist/), the handler is the entry.
+const DEFAULT_THREAD_ENTRY = import.meta.url.endsWith('.ts') ? new URL('./html-parse-thread.js', import.meta.url) : new URL('./html-parse-thread-handler.js', import.meta.url);
 
 interface Job {
   request: ParseThreadRequest;

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** '.ts' from the sources, '.js' compiled (dist/): the workflows are bundled from whichever this process runs. */
+const MODULE_EXTENSION = path.extname(fileURLToPath(import.meta.url));
+export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index${MODULE_EXTENSION}`, import.meta.url));
 const SRC_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 async function sourceFiles(dir: string): Promise<string[]> {
@@ -13,7 +15,7 @@ async function sourceFiles(dir: string): Promise<string[]> {
     entries.map((entry) => {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) return sourceFiles(full);
-      return Promise.resolve(entry.name.endsWith('.ts') ? [full] : []);
+      return Promise.resolve(entry.name.endsWith(MODULE_EXTENSION) ? [full] : []);
     }),
   );
   return files.flat().sort();
