@@ -35,14 +35,22 @@ export function sourcesFingerprint(sourceDir = SOURCE_DIR) {
  * undefined (also when CRAWLER_RUN_SOURCES=1). The folders are the repository's unless given.
  */
 export function compiledEntry(relativePath, { sourceDir = SOURCE_DIR, distDir = DIST_DIR } = {}) {
-  if (process.env.CRAWLER_RUN_SOURCES === '1') return undefined;
+  if (process.env.CRAWLER_RUN_SOURCES === '1' || !builtFromSources({ sourceDir, distDir })) return undefined;
   try {
-    if (readFileSync(join(distDir, STAMP_NAME), 'utf8').trim() !== sourcesFingerprint(sourceDir)) return undefined;
     const entry = join(distDir, relativePath);
     statSync(entry);
     return pathToFileURL(entry).href;
   } catch {
     return undefined;
+  }
+}
+
+/** Whether dist/ is stamped with the fingerprint of the sources as they are now. */
+export function builtFromSources({ sourceDir = SOURCE_DIR, distDir = DIST_DIR } = {}) {
+  try {
+    return readFileSync(join(distDir, STAMP_NAME), 'utf8').trim() === sourcesFingerprint(sourceDir);
+  } catch {
+    return false;
   }
 }
 

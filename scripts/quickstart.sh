@@ -10,8 +10,5 @@ if [[ ! -d node_modules/@temporalio/worker ]]; then
 fi
 bash scripts/install-tools.sh
 # Compiled, every later `crawler` command starts in about two thirds of the time (bin/compiled-entry.js).
-if ! node --input-type=module -e "import('./bin/compiled-entry.js').then((m) => process.exit(m.compiledEntry('cli/main.js') ? 0 : 1))"; then
-  echo "==> npm run build"
-  npm run -s build
-fi
+npm run -s build -- --if-stale
 exec node bin/run-ts.js scripts/quickstart.ts "$@"

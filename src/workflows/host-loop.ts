@@ -248,7 +248,7 @@ export class HostLoop {
     if (this.releasedByBurst) {
       this.releasedByBurst = false;
       // A wake since the release marked the host active again: the run goes on.
-      if (!this.woken && this.quiet && state.queue.length === 0) return { kind: 'released' };
+      if (!this.woken && this.idle) return { kind: 'released' };
     }
 
     if (this.woken) {

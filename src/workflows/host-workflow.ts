@@ -120,6 +120,14 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     work.catch((error: unknown) => loop.failed(error));
   };
   const { fetchOne, runBurst, followUp, parseTogether, settle } = hostEffects(loop, track);
+  /**
+   * Released in Postgres (by a claim or a burst): the run ends once its handlers finish. A wake that
+   * raced with the release is handled by this run; later ones start a new run through signal-with-start.
+   */
+  const endsAfterRelease = async (): Promise<boolean> => {
+    await condition(allHandlersFinished);
+    return !loop.wokenSinceRelease;
+  };
 
   for (;;) {
     const { continueAsNewSuggested, historyLength } = workflowInfo();
@@ -137,15 +145,11 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         loop.waited(step.wait);
         break;
       case 'released':
-        await condition(allHandlersFinished);
-        if (!loop.wokenSinceRelease) return { host: state.host, fetches: state.fetchesThisRun, runs: state.run };
+        if (await endsAfterRelease()) return { host: state.host, fetches: state.fetchesThisRun, runs: state.run };
         break;
       case 'claim':
-        if (loop.claimReported(await localStoreActivities.claimHostWork(step.input))) {
-          // Released in Postgres: a wake that raced with the release is handled by this run,
-          // later ones start a new run through signal-with-start.
-          await condition(allHandlersFinished);
-          if (!loop.wokenSinceRelease) return { host: state.host, fetches: state.fetchesThisRun, runs: state.run };
+        if (loop.claimReported(await localStoreActivities.claimHostWork(step.input)) && (await endsAfterRelease())) {
+          return { host: state.host, fetches: state.fetchesThisRun, runs: state.run };
         }
         break;
       case 'settle':
