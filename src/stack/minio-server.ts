@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import * as Minio from 'minio';
+import { request } from 'undici';
 import { spawnDetached, type DetachedProcess } from './process-supervisor.js';
 
 export interface MinioServerOptions {
@@ -76,6 +77,17 @@ export function s3Client(connection: S3Connection): Minio.Client {
     // Path-style: a loopback MinIO has no per-bucket DNS names.
     pathStyle: true,
   });
+}
+
+/**
+ * Whether MinIO says it is ready to serve (GET /minio/health/ready, 200). A starting MinIO answers
+ * requests with 503 until then; asked for a bucket, the object store client retries it and prints
+ * a warning of its own, so the stack asks this first.
+ */
+export async function minioReady(endPoint: string, port: number): Promise<boolean> {
+  const response = await request(`http://${endPoint}:${port}/minio/health/ready`, { method: 'GET', headersTimeout: 2_000, bodyTimeout: 2_000 });
+  await response.body.dump();
+  return response.statusCode === 200;
 }
 
 /** Creates the bucket when missing; returns true when it was created. A racing creator is fine. */

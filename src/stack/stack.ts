@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { bucketSettings, externalServicesFromEnv, type ExternalServices } from './external-services.js';
 import { findFreePorts, isPortOpen } from './free-port.js';
 import { startOnFreePorts } from './port-retry.js';
-import { ensureBucket, generateMinioCredentials, minioPaths, s3Client, startMinioServer } from './minio-server.js';
+import { ensureBucket, generateMinioCredentials, minioPaths, minioReady, s3Client, startMinioServer } from './minio-server.js';
 import {
   configuredPostgresPort,
   ensurePostgresDatabase,
@@ -309,6 +309,7 @@ async function ensureS3(ctx: Context): Promise<StackEndpoints['s3']> {
   const bucketReady = (record: NonNullable<StackState['minio']>): Promise<void> => {
     const client = s3Client({ endPoint: host, port: record.port, useSSL: false, ...credentials, region });
     const probe = async (): Promise<boolean> => {
+      if (!(await minioReady(host, record.port))) return false;
       if (await ensureBucket(client, bucket, region)) ctx.log(`created bucket ${bucket}`);
       return true;
     };
