@@ -6,7 +6,7 @@ import { Context } from '@temporalio/activity';
 import { FAILURE_POLICIES, POISON_ATTEMPT_LIMIT, countsTowardPoison, type FetchFailureType } from '../domain/failures/index.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import { claimHostWork as claimFromFrontier, settleFrontierEntry, type FrontierState } from '../storage/postgres/frontier-repository.js';
-import { getHostRecord, releaseHost } from '../storage/postgres/host-repository.js';
+import { releaseHost, startHostRun } from '../storage/postgres/host-repository.js';
 import { DEFERRED_OUTCOME_PREFIX } from '../storage/postgres/crawl-repository.js';
 import { attemptsSinceLastSuccess, moveToDeadLetters, recordAttempt } from '../storage/postgres/attempt-repository.js';
 import { getFetch, recordFetch, updateUrlAfterFetch } from '../storage/postgres/fetch-repository.js';
@@ -27,7 +27,9 @@ export function createHostActivities(deps: ActivityDeps) {
       // under the same token, and only the lookup returns what the first run took.
       freshToken: input.claimToken === undefined && Context.current().info.attempt === 1 && !Context.current().info.isLocal,
     });
-    const host = input.withHostRecord === false ? undefined : await getHostRecord(deps.pool, input.host);
+    const withHostRecord = input.withHostRecord !== false;
+    const record = withHostRecord || input.markRunStarted === true ? await startHostRun(deps.pool, input.host) : undefined;
+    const host = withHostRecord ? record : undefined;
     if (items.length === 0 && input.releaseIfEmpty) {
       await releaseHost(deps.pool, { host: input.host, politeness: input.politeness, paused: input.paused, delayOverrideMs: input.delayOverrideMs });
       return { items, released: true, ...(host ? { host } : {}) };

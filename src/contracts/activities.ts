@@ -113,8 +113,13 @@ export interface ClaimHostWorkInput {
   taskQueue: string;
   /** Recovers the claim a failed fetch burst made under this token; default: a token of this call. */
   claimToken?: string;
-  /** Read the host's saved record into the result: a run's first claim needs it, later ones do not. Default true. */
+  /**
+   * Read the host's saved record into the result: a run's first claim needs it, later ones do not.
+   * Default true. Reading it also marks the run begun (hosts.run_started_at).
+   */
   withHostRecord?: boolean;
+  /** Mark the run begun without the record: its first claim after a wake kept it from ending. Default false. */
+  markRunStarted?: boolean;
 }
 export interface ClaimHostWorkResult {
   items: HostWorkItem[];

@@ -22,7 +22,11 @@ export function describeCrawlWaits(waits: CrawlWaits | undefined): string[] {
     const until = group.nextEndsAtMs === group.lastEndsAtMs ? `until ${clockTime(group.lastEndsAtMs)}` : `until ${clockTime(group.nextEndsAtMs)} to ${clockTime(group.lastEndsAtMs)}`;
     return `${hosts} ${HELD_BY[group.reason]} ${until}`;
   });
-  const { storage } = waits;
+  const { waitingForWorker: unstarted, storage } = waits;
+  if (unstarted !== undefined) {
+    const hosts = `${unstarted.hosts} host${unstarted.hosts === 1 ? '' : 's'}`;
+    clauses.push(`${hosts} woken since ${clockTime(unstarted.sinceMs)} waiting for a worker to start ${unstarted.hosts === 1 ? 'its run' : 'their runs'} (worker slots busy, or no worker on the task queue)`);
+  }
   if (storage.failingSinceMs !== null) {
     clauses.push(`object store failing since ${clockTime(storage.failingSinceMs)} (${storage.failures} failed tries${storage.lastError ? `, last: ${storage.lastError}` : ''}); fetched bodies wait for it`);
   }

@@ -60,9 +60,22 @@ export interface StorageHealth {
   lastFailureAtMs: number | null;
 }
 
+/**
+ * Hosts woken for the crawl whose workflow runs have not begun their work for a while: their first
+ * workflow task waits in Temporal's task queue (every worker slot busy, or no worker polling it).
+ * No end is known: a worker takes them as its slots free.
+ */
+export interface WaitingForWorker {
+  hosts: number;
+  /** The earliest of them was woken at, ms since the epoch. */
+  sinceMs: number;
+}
+
 /** What a running crawl waits for, besides its hosts' ordinary politeness delays. */
 export interface CrawlWaits {
   hosts: HostWaitGroup[];
+  /** Absent when no host waits for a worker. */
+  waitingForWorker?: WaitingForWorker;
   storage: StorageHealth;
 }
 

@@ -35,7 +35,7 @@ export class PrometheusCrawlMetrics implements CrawlMetricsSink {
   private readonly recrawlBudgetUsed = new Gauge({ name: 'crawler_recrawl_budget_used_ratio', help: 'Requests of the last recrawl cycle over the URLs it planned.', registers: [this.registry] });
   private readonly recrawlNotModified = new Counter({ name: 'crawler_recrawl_not_modified_total', help: 'Recrawl visits answered 304 (confirmed fresh for a few hundred bytes).', registers: [this.registry] });
   private readonly recrawlChanged = new Counter({ name: 'crawler_recrawl_changed_total', help: 'Recrawl visits that found the content changed.', registers: [this.registry] });
-  private readonly hostsWaiting = new Gauge({ name: 'crawler_hosts_waiting', help: "Hosts with work of a crawl in a long wait, by reason.", labelNames: ['crawl', 'reason'], registers: [this.registry] });
+  private readonly hostsWaiting = new Gauge({ name: 'crawler_hosts_waiting', help: "Hosts with work of a crawl in a long wait, by reason ('worker': woken, their runs not begun for want of a worker).", labelNames: ['crawl', 'reason'], registers: [this.registry] });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'crawler_process_' });
@@ -85,6 +85,7 @@ export class PrometheusCrawlMetrics implements CrawlMetricsSink {
     for (const reason of ['retry-after', 'circuit-open', 'robots-unreachable', 'retry-backoff', 'crawl-delay']) {
       this.hostsWaiting.set({ crawl, reason }, tick.waits.hosts.find((group) => group.reason === reason)?.hosts ?? 0);
     }
+    this.hostsWaiting.set({ crawl, reason: 'worker' }, tick.waits.waitingForWorker?.hosts ?? 0);
   }
 }
 

@@ -127,11 +127,18 @@ export class HostLoop {
   private justClaimed = false;
   /** The last burst released the host (claim.releaseIfDone) and left nothing to do. */
   private releasedByBurst = false;
+  /**
+   * The next claim marks the run begun (hosts.run_started_at) though it needs no host record: a
+   * claim or a burst released the host in Postgres and the run went on (a wake came), or the run
+   * continued a previous one. Else a host woken meanwhile would look unstarted, waiting for a worker.
+   */
+  private markRunStartedOnNextClaim: boolean;
   private readonly waitReporter: HostWaitReporter;
 
   constructor(host: string, carried: HostQueueSnapshot | undefined, options: HostLoopOptions) {
     this.state = carried ? new HostQueue(carried) : HostQueue.fresh(host);
     this.hostRecordLoaded = carried !== undefined;
+    this.markRunStartedOnNextClaim = carried !== undefined;
     this.options = options;
     this.waitReporter = new HostWaitReporter(this.state.host);
   }
@@ -267,7 +274,9 @@ export class HostLoop {
         delayOverrideMs: state.delayOverrideMs,
         taskQueue: this.options.taskQueue,
         withHostRecord: !this.hostRecordLoaded,
+        ...(this.markRunStartedOnNextClaim ? { markRunStarted: true } : {}),
       };
+      this.markRunStartedOnNextClaim = false;
       return { kind: 'claim', input, flush: this.takeCarriedParses() };
     }
     return this.nextFromQueue(nowMs, history);
@@ -425,7 +434,10 @@ export class HostLoop {
       state.quarantinedReason ??= result.host.quarantinedReason;
     }
     state.queue.push(...result.items);
-    if (result.released) return true;
+    if (result.released) {
+      this.markRunStartedOnNextClaim = true;
+      return true;
+    }
     this.claimExhausted = result.items.length === 0;
     this.justClaimed = true;
     return false;
@@ -533,6 +545,7 @@ export class HostLoop {
     // The release stands only if it left nothing here, and the operator changed nothing meanwhile
     // (else the loop's own claim releases the host again, with the settings it has now).
     const settings = burst.claim?.releaseIfDone;
+    if (result.released === true) this.markRunStartedOnNextClaim = true;
     this.releasedByBurst =
       result.released === true &&
       settings !== undefined &&

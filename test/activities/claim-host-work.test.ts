@@ -114,15 +114,24 @@ describe('claimHostWork', () => {
     expect(await stateOf('crawl-race')).toEqual([{ state: 'dispatched', n: 20 }]);
   });
 
-  it('reads the host\'s saved record for a run\'s first claim only', async () => {
+  it('reads the host\'s saved record for a run\'s first claim only, and marks the run begun with it', async () => {
     const activities = activitiesOf(harness, 'a claim');
     await harness.pool.query(`INSERT INTO hosts (host, delay_override_ms, paused) VALUES ($1, 1234, false) ON CONFLICT (host) DO UPDATE SET delay_override_ms = 1234`, [HOST]);
+    const runStartedAt = async () => (await harness.pool.query<{ at: Date | null }>('SELECT run_started_at AS at FROM hosts WHERE host = $1', [HOST])).rows[0]!.at;
+    await harness.pool.query('UPDATE hosts SET run_started_at = NULL WHERE host = $1', [HOST]);
     const input = { host: HOST, maxItems: 1, releaseIfEmpty: false, politeness: null, paused: false, delayOverrideMs: null, taskQueue: 'claim-test' };
     const env = new MockActivityEnvironment();
     const first: ClaimHostWorkResult = await env.run(activities.claimHostWork, input);
     expect(first.host).toMatchObject({ delayOverrideMs: 1234, paused: false });
+    const begun = await runStartedAt();
+    expect(begun).toBeInstanceOf(Date);
     const later: ClaimHostWorkResult = await env.run(activities.claimHostWork, { ...input, withHostRecord: false });
     expect(later.host).toBeUndefined();
+    expect(await runStartedAt()).toEqual(begun);
+    // After a release the run went on (a wake): its next claim marks it begun again, without the record.
+    const goneOn: ClaimHostWorkResult = await env.run(activities.claimHostWork, { ...input, withHostRecord: false, markRunStarted: true });
+    expect(goneOn.host).toBeUndefined();
+    expect((await runStartedAt())!.getTime()).toBeGreaterThan(begun!.getTime());
   });
 
   it('answers a local claim run again as attempt 1 (its workflow task was lost) with what the first run took', async () => {

@@ -9,6 +9,7 @@ import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
 import { crawlWaits, recordHostWait, recordStorageFailure, recordStorageRecovered } from '../../src/storage/postgres/crawl-waits-repository.js';
 import { registerFrontierEntries } from '../../src/storage/postgres/frontier-repository.js';
+import { markHostsActive, markHostsInactive, startHostRun } from '../../src/storage/postgres/host-repository.js';
 import { activitiesOf, createHarness, type Harness } from '../support/crawler-harness.js';
 import { frontierEntry } from '../support/frontier-entry.js';
 
@@ -68,6 +69,37 @@ describe('crawl waits', () => {
     expect(recovered).toMatchObject({ failures: 2, failingSinceMs: null });
     expect(describeCrawlWaits({ hosts: [], storage: recovered })).toEqual([]);
     expect((await crawlWaits(harness.pool, otherCrawlId)).storage.failures).toBe(0);
+  });
+
+  it('says which woken hosts wait for a worker to begin their runs, and since when', async () => {
+    expect((await crawlWaits(harness.pool, crawlId)).waitingForWorker).toBeUndefined();
+    const wokenAtMs = Date.now() - 30_000;
+    await markHostsActive(harness.pool, hosts.slice(0, 3));
+    const setHost = (host: string, wokenAgoMs: number, runStartedAgoMs: number | null) =>
+      harness.pool.query('UPDATE hosts SET woken_at = $2, run_started_at = $3 WHERE host = $1', [
+        host,
+        new Date(Date.now() - wokenAgoMs),
+        runStartedAgoMs === null ? null : new Date(Date.now() - runStartedAgoMs),
+      ]);
+    // Woken 30 s ago, never begun: waits. Woken 2 s ago: too soon to say. Woken 30 s ago, begun since: runs.
+    await harness.pool.query('UPDATE hosts SET woken_at = $2, run_started_at = NULL WHERE host = $1', [hosts[0], new Date(wokenAtMs)]);
+    await setHost(hosts[1]!, 2_000, null);
+    await setHost(hosts[2]!, 30_000, 20_000);
+    const waits = await crawlWaits(harness.pool, crawlId);
+    expect(waits.waitingForWorker).toEqual({ hosts: 1, sinceMs: wokenAtMs });
+    expect(describeCrawlWaits(waits)).toContainEqual(expect.stringMatching(/^1 host woken since \d\d:\d\d:\d\dZ waiting for a worker to start its run \(worker slots busy, or no worker on the task queue\)$/));
+    // A run that began before its host was woken again has not begun since.
+    await setHost(hosts[2]!, 30_000, 40_000);
+    expect((await crawlWaits(harness.pool, crawlId)).waitingForWorker?.hosts).toBe(2);
+    // Another crawl's woken host is not this crawl's wait.
+    await markHostsActive(harness.pool, [hosts[3]!]);
+    await setHost(hosts[3]!, 30_000, null);
+    expect((await crawlWaits(harness.pool, crawlId)).waitingForWorker?.hosts).toBe(2);
+    expect((await crawlWaits(harness.pool, otherCrawlId)).waitingForWorker?.hosts).toBe(1);
+    // The runs begin (their first claims read the host record): nothing waits.
+    for (const host of hosts) await startHostRun(harness.pool, host);
+    expect((await crawlWaits(harness.pool, crawlId)).waitingForWorker).toBeUndefined();
+    await markHostsInactive(harness.pool, hosts);
   });
 
   it('reaches the frontier tick, and so the progress line', async () => {

@@ -13,7 +13,7 @@ describe('PrometheusCrawlMetrics', () => {
       activeHosts: 2,
       hostsWoken: 0,
       errorsByType: {},
-      waits: { hosts: [{ reason: 'circuit-open', hosts: 2, sinceMs: 0, nextEndsAtMs: 1, lastEndsAtMs: 2 }], storage: { failures: 0, failingSinceMs: null, lastError: null, lastFailureAtMs: null } },
+      waits: { hosts: [{ reason: 'circuit-open', hosts: 2, sinceMs: 0, nextEndsAtMs: 1, lastEndsAtMs: 2 }], waitingForWorker: { hosts: 7, sinceMs: 0 }, storage: { failures: 0, failingSinceMs: null, lastError: null, lastFailureAtMs: null } },
       finished: false,
       nowMs: 0,
     } satisfies FrontierTickResult;
@@ -23,6 +23,7 @@ describe('PrometheusCrawlMetrics', () => {
     expect(line(text, 'crawler_frontier_queued_urls{crawl="c1",tier="1"}')).toBe('crawler_frontier_queued_urls{crawl="c1",tier="1"} 1');
     expect(line(text, 'crawler_urls_refused{crawl="c1",reason="out-of-scope"}')).toBe('crawler_urls_refused{crawl="c1",reason="out-of-scope"} 5');
     expect(line(text, 'crawler_hosts_waiting{crawl="c1",reason="circuit-open"}')).toBe('crawler_hosts_waiting{crawl="c1",reason="circuit-open"} 2');
+    expect(line(text, 'crawler_hosts_waiting{crawl="c1",reason="worker"}')).toBe('crawler_hosts_waiting{crawl="c1",reason="worker"} 7');
     expect(line(text, 'crawler_parse_backlog_seconds{crawl="c1"}')).toBe('crawler_parse_backlog_seconds{crawl="c1"} 2.5');
   });
 

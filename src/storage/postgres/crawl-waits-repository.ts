@@ -34,10 +34,21 @@ export async function recordHostWait(db: Queryable, input: { host: string; reaso
   );
 }
 
-/** The crawl's waits now: hosts with work of this crawl in a long wait, by reason, and its store's health. One statement. */
+/**
+ * A woken host's run ordinarily begins its work within a second of the wake; one that has not
+ * begun after this long waits in Temporal's task queue for a worker.
+ */
+export const WAITING_FOR_WORKER_AFTER_SECONDS = 10;
+
+/**
+ * The crawl's waits now: hosts with work of this crawl in a long wait, by reason; hosts woken for
+ * it whose runs have not begun (waiting for a worker); its store's health. One statement.
+ */
 export async function crawlWaits(db: Queryable, crawlId: string): Promise<CrawlWaits> {
   const result = await db.query<{
     hosts: { reason: HostWaitReason; hosts: number; next_ends_at: string; last_ends_at: string; since: string }[] | null;
+    unstarted: number;
+    unstarted_since: Date | null;
     failures: string | null;
     failing_since: Date | null;
     last_error: string | null;
@@ -49,9 +60,15 @@ export async function crawlWaits(db: Queryable, crawlId: string): Promise<CrawlW
                WHERE w.until > now()
                  AND EXISTS (SELECT 1 FROM frontier f WHERE f.crawl_id = $1 AND f.host = w.host AND f.state IN ('queued', 'dispatched'))
                GROUP BY w.reason) g) AS hosts,
+            u.unstarted, u.unstarted_since,
             h.failures, h.failing_since, h.last_error, h.last_failure_at
-     FROM (SELECT 1) one LEFT JOIN crawl_storage_health h ON h.crawl_id = $1`,
-    [crawlId],
+     FROM (SELECT 1) one
+     CROSS JOIN (SELECT count(*)::int AS unstarted, min(o.woken_at) AS unstarted_since FROM hosts o
+                 WHERE o.workflow_active AND o.woken_at < now() - make_interval(secs => $2)
+                   AND (o.run_started_at IS NULL OR o.run_started_at < o.woken_at)
+                   AND EXISTS (SELECT 1 FROM frontier f WHERE f.host = o.host AND f.state = 'queued' AND f.crawl_id = $1)) u
+     LEFT JOIN crawl_storage_health h ON h.crawl_id = $1`,
+    [crawlId, WAITING_FOR_WORKER_AFTER_SECONDS],
   );
   const row = result.rows[0];
   const hosts: HostWaitGroup[] = (row?.hosts ?? []).map((group) => ({
@@ -67,5 +84,6 @@ export async function crawlWaits(db: Queryable, crawlId: string): Promise<CrawlW
     lastError: row?.last_error ?? null,
     lastFailureAtMs: row?.last_failure_at?.getTime() ?? null,
   };
-  return { hosts, storage };
+  const unstarted = row?.unstarted ?? 0;
+  return { hosts, ...(unstarted > 0 && row?.unstarted_since ? { waitingForWorker: { hosts: unstarted, sinceMs: row.unstarted_since.getTime() } } : {}), storage };
 }

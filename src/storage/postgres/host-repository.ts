@@ -11,8 +11,15 @@ interface HostRow {
   quarantined_reason: string | null;
 }
 
-export async function getHostRecord(db: Queryable, host: string): Promise<HostRecord> {
-  const result = await db.query<HostRow>('SELECT politeness, delay_override_ms, paused, quarantined_reason FROM hosts WHERE host = $1', [host]);
+/**
+ * A host's run begins its work: stamps `run_started_at` (a host woken since, and not begun, waits
+ * for a worker: crawl-waits-repository.ts) and returns the host's saved record, in one statement.
+ */
+export async function startHostRun(db: Queryable, host: string): Promise<HostRecord> {
+  const result = await db.query<HostRow>(
+    'UPDATE hosts SET run_started_at = now() WHERE host = $1 RETURNING politeness, delay_override_ms, paused, quarantined_reason',
+    [host],
+  );
   const row = result.rows[0];
   return {
     politeness: row?.politeness ?? null,

@@ -86,7 +86,23 @@ describe('HostLoop: claims', () => {
     const loop = newLoop();
     const step = expectStep(loop.next(T0, SMALL_HISTORY), 'claim');
     expect(step.input).toMatchObject({ host: HOST, releaseIfEmpty: true, withHostRecord: true, taskQueue: 'q', paused: false });
+    // Reading the record marks the run begun; no separate mark.
+    expect(step.input.markRunStarted).toBeUndefined();
     expect(loop.claimReported(claimed([], true))).toBe(true);
+  });
+
+  it('marks the run begun with the first claim after a releasing claim it was woken from, and with a continued run\'s first claim', () => {
+    const loop = newLoop();
+    loop.next(T0, SMALL_HISTORY);
+    expect(loop.claimReported(claimed([], true))).toBe(true);
+    loop.wake();
+    expect(expectStep(loop.next(T0 + 10, SMALL_HISTORY), 'claim').input).toMatchObject({ withHostRecord: false, markRunStarted: true });
+    // Marked once: the claim after it does not mark again.
+    expect(loop.claimReported(claimed([]))).toBe(false);
+    expect(expectStep(loop.next(T0 + 20, SMALL_HISTORY), 'claim').input.markRunStarted).toBeUndefined();
+
+    const continued = new HostLoop(HOST, newLoop().snapshotForNextRun(), { taskQueue: 'q', runKey: 'host/h.example/run-2', random: () => 0.5 });
+    expect(expectStep(continued.next(T0, SMALL_HISTORY), 'claim').input).toMatchObject({ withHostRecord: false, markRunStarted: true });
   });
 
   it('asks for a few seconds of the host pace: 2 URLs at 2 s, 8 at 500 ms, 10 at 100 ms', () => {
@@ -484,11 +500,13 @@ describe('HostLoop: a burst that releases the host', () => {
     expect(expectStep(loop.next(T0 + 120, SMALL_HISTORY), 'claim').input.releaseIfEmpty).toBe(true);
   });
 
-  it('goes on when woken after the release (the waker marked the host active again)', () => {
+  it('goes on when woken after the release (the waker marked the host active again), and its claim marks the run begun', () => {
     const { loop, burst } = burstOfAll();
     reported(loop, burst, parsedAll(loop, true));
     loop.wake();
-    expectStep(loop.next(T0 + 120, SMALL_HISTORY), 'claim');
+    const step = expectStep(loop.next(T0 + 120, SMALL_HISTORY), 'claim');
+    // Else the host, woken after its run began, would look as if it waited for a worker.
+    expect(step.input).toMatchObject({ withHostRecord: false, markRunStarted: true });
   });
 
   it('releases again with its own claim when a pause came during the burst: the record must say paused', () => {
