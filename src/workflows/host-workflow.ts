@@ -132,7 +132,10 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
   for (;;) {
     const { continueAsNewSuggested, historyLength } = workflowInfo();
     const step: HostStep = loop.next(Date.now(), { continueAsNewSuggested, historyLength });
-    if (step.kind !== 'burst' && step.kind !== 'fail' && step.kind !== 'continue-as-new' && step.kind !== 'released') track(parseTogether(step.flush));
+    // Only when there is something to parse: every workflow promise costs the SDK a stack capture.
+    if (step.kind !== 'burst' && step.kind !== 'fail' && step.kind !== 'continue-as-new' && step.kind !== 'released' && step.flush.length > 0) {
+      track(parseTogether(step.flush));
+    }
     switch (step.kind) {
       case 'fail':
         throw ApplicationFailure.create({ type: 'HostWorkflowFailed', message: step.message, nonRetryable: true });
