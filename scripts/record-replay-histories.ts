@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
 import { resolveCrawlConfig } from '../src/config/crawl-config.js';
-import { ensureStack, findTool } from '../src/stack/index.js';
+import { ensureStack, findTool, stopStack } from '../src/stack/index.js';
 import { createCrawlerWorker } from '../src/workers/crawler-worker.js';
 import type { CrawlWorkflowInput } from '../src/workflows/crawl-workflow.js';
 import { addSeedsUpdate, crawlStatusQuery, crawlWorkflowId, hostWorkflowId, pauseCrawlSignal, resumeCrawlSignal } from '../src/contracts/messages.js';
@@ -98,3 +98,5 @@ await save('host-workflow-last-run', hostWorkflowId(host), runs.at(-1)!.runId);
 await worker.shutdown();
 await running;
 await web.close();
+// Its services would otherwise run on, idle but not free, until the next `crawler stack down`.
+await stopStack({ dataDir, log: console.log });
