@@ -14,18 +14,22 @@ export function clockTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(11, 19)}Z`;
 }
 
+/** "1 host", "2 hosts". */
+function hostCount(n: number): string {
+  return `${n} host${n === 1 ? '' : 's'}`;
+}
+
 /** One clause per wait, e.g. "2 hosts held by the circuit breaker until 12:03:04Z"; empty when the crawl waits for nothing unusual. */
 export function describeCrawlWaits(waits: CrawlWaits | undefined): string[] {
   if (waits === undefined) return [];
   const clauses = waits.hosts.map((group) => {
-    const hosts = `${group.hosts} host${group.hosts === 1 ? '' : 's'}`;
+    const hosts = hostCount(group.hosts);
     const until = group.nextEndsAtMs === group.lastEndsAtMs ? `until ${clockTime(group.lastEndsAtMs)}` : `until ${clockTime(group.nextEndsAtMs)} to ${clockTime(group.lastEndsAtMs)}`;
     return `${hosts} ${HELD_BY[group.reason]} ${until}`;
   });
   const { waitingForWorker: unstarted, storage } = waits;
   if (unstarted !== undefined) {
-    const hosts = `${unstarted.hosts} host${unstarted.hosts === 1 ? '' : 's'}`;
-    clauses.push(`${hosts} woken since ${clockTime(unstarted.sinceMs)} waiting for a worker to start ${unstarted.hosts === 1 ? 'its run' : 'their runs'} (worker slots busy, or no worker on the task queue)`);
+    clauses.push(`${hostCount(unstarted.hosts)} woken since ${clockTime(unstarted.sinceMs)} waiting for a worker to start ${unstarted.hosts === 1 ? 'its run' : 'their runs'} (worker slots busy, or no worker on the task queue)`);
   }
   if (storage.failingSinceMs !== null) {
     clauses.push(`object store failing since ${clockTime(storage.failingSinceMs)} (${storage.failures} failed tries${storage.lastError ? `, last: ${storage.lastError}` : ''}); fetched bodies wait for it`);
