@@ -2,7 +2,7 @@
  * Activities of the frontier workflow: registering seeds, the scheduler tick (admission,
  * backpressure, waking hosts) and closing the crawl.
  */
-import { admissionDecision, hostClaimCap } from '../domain/frontier/index.js';
+import { admissionDecision, hostClaimCap, hostWakeRoom } from '../domain/frontier/index.js';
 import {
   deferredByReason,
   errorsByType,
@@ -14,7 +14,7 @@ import {
   type CrawlRecordState,
 } from '../storage/postgres/crawl-repository.js';
 import { countStaleLinkPages, idleHostsWithWork } from '../storage/postgres/frontier-repository.js';
-import { crawlHostCounts } from '../storage/postgres/host-repository.js';
+import { crawlHostCounts, hostStartQueue } from '../storage/postgres/host-repository.js';
 import { crawlWaits } from '../storage/postgres/crawl-waits-repository.js';
 import type {
   FinishCrawlInput,
@@ -32,6 +32,11 @@ import { HostWaker } from '../services/frontier/host-waker.js';
 
 /** Parse throughput is measured over this window for backpressure. */
 const BACKLOG_WINDOW_SECONDS = 30;
+
+/** The workers' pace is the host runs they began over this window. */
+const HOST_START_WINDOW_SECONDS = 10;
+/** A host woken longer ago than this, not begun, no longer holds wakes back (a lost run awaiting its reaper). */
+const HOST_AWAITING_WINDOW_SECONDS = 300;
 
 /** Pages whose links are registered again per tick (depth-relaxation.ts): one short transaction each. */
 const STALE_LINK_PAGES_PER_TICK = 50;
@@ -79,7 +84,10 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
 
     let hostsWoken = 0;
     if (decision.admit > 0 && counts.queued > 0) {
-      const hosts = await idleHostsWithWork(deps.pool, input.crawlId, Math.min(input.maxHostsToWake, decision.admit));
+      // Backpressure from the workers: no more woken than they begin in a few seconds.
+      const startQueue = await hostStartQueue(deps.pool, { awaitingWindowSeconds: HOST_AWAITING_WINDOW_SECONDS, startWindowSeconds: HOST_START_WINDOW_SECONDS });
+      const room = hostWakeRoom({ ...startQueue, startWindowSeconds: HOST_START_WINDOW_SECONDS });
+      const hosts = await idleHostsWithWork(deps.pool, input.crawlId, Math.min(input.maxHostsToWake, decision.admit, room));
       hostsWoken = await waker.wake(hosts, input.crawlId, input.taskQueue);
     }
     await waker.reapLostHosts(input.crawlId);

@@ -10,7 +10,8 @@ export type FrontierErrorCode =
   | 'FRONTIER_ADMISSION_INPUT_INVALID'
   | 'FRONTIER_RATE_METER_INVALID'
   | 'FRONTIER_BUDGET_INVALID'
-  | 'FRONTIER_CAPACITY_INPUT_INVALID';
+  | 'FRONTIER_CAPACITY_INPUT_INVALID'
+  | 'FRONTIER_WAKE_INPUT_INVALID';
 
 /**
  * Thrown when a frontier function gets input it cannot give a meaningful answer for.

@@ -1,5 +1,6 @@
 // The frontier's pure math: seen-test Bloom filter, priority and tiers, tier selection,
-// admission and backpressure, cycle budgets and capacity arithmetic. Safe to import from workflows.
+// admission and backpressure (from parsers, and from the workers that begin host runs), cycle
+// budgets and capacity arithmetic. Safe to import from workflows.
 export { FrontierInputError, type FrontierErrorCode } from './errors.js';
 export { bloomSizing, type BloomSizing } from './bloom-sizing.js';
 export { BloomFilter } from './bloom-filter.js';
@@ -31,6 +32,12 @@ export {
   type AdmissionReason,
   type HostClaimCapInput,
 } from './admission.js';
+export {
+  hostWakeRoom,
+  DEFAULT_HOST_WAKE_ROOM_OPTIONS,
+  type HostWakeRoomInput,
+  type HostWakeRoomOptions,
+} from './host-wake-room.js';
 export { RateMeter, type RateMeterOptions, type RateMeterState } from './rate-meter.js';
 export {
   splitBudget,

@@ -29,6 +29,30 @@ export async function startHostRun(db: Queryable, host: string): Promise<HostRec
   };
 }
 
+/** The queue of woken hosts in front of the workers, and the workers' pace (src/domain/frontier/host-wake-room.ts). */
+export interface HostStartQueue {
+  /** Hosts woken in the last `awaitingWindowSeconds` whose runs have not begun since. */
+  hostsAwaitingWorker: number;
+  /** Hosts whose runs began in the last `startWindowSeconds`. */
+  hostsBegunInWindow: number;
+}
+
+/**
+ * Counted over every crawl: the task queue's workers serve them all. A host woken longer ago than
+ * `awaitingWindowSeconds` no longer counts, so one whose run was lost (its reaper has not come
+ * yet) cannot hold the wakes of every crawl. Both counts read an index (migrations 0018, 0019).
+ */
+export async function hostStartQueue(db: Queryable, options: { awaitingWindowSeconds: number; startWindowSeconds: number }): Promise<HostStartQueue> {
+  const result = await db.query<{ awaiting: number; begun: number }>(
+    `SELECT (SELECT count(*)::int FROM hosts
+             WHERE workflow_active AND woken_at > now() - make_interval(secs => $1)
+               AND (run_started_at IS NULL OR run_started_at < woken_at)) AS awaiting,
+            (SELECT count(*)::int FROM hosts WHERE run_started_at > now() - make_interval(secs => $2)) AS begun`,
+    [options.awaitingWindowSeconds, options.startWindowSeconds],
+  );
+  return { hostsAwaitingWorker: result.rows[0]?.awaiting ?? 0, hostsBegunInWindow: result.rows[0]?.begun ?? 0 };
+}
+
 /** Marks hosts as having a running workflow, before signalling it, so a tick wakes each once. */
 export async function markHostsActive(db: Queryable, hosts: string[]): Promise<void> {
   if (hosts.length === 0) return;
