@@ -28,7 +28,7 @@ export interface HostWakeRoomOptions {
   minHostsAwaitingWorker?: number;
 }
 
-export const DEFAULT_HOST_WAKE_ROOM_OPTIONS: Required<HostWakeRoomOptions> = { queueSeconds: 5, minHostsAwaitingWorker: 100 };
+export const DEFAULT_HOST_WAKE_ROOM_OPTIONS: Readonly<Required<HostWakeRoomOptions>> = Object.freeze({ queueSeconds: 5, minHostsAwaitingWorker: 100 });
 
 /**
  * Idle hosts the frontier may wake now, an integer >= 0: the queue of woken hosts may hold
