@@ -4,6 +4,7 @@
  * tick (the progress line, the Temporal UI) and by `crawler status`.
  */
 import type { CrawlWaits, HostWaitGroup, HostWaitReason, StorageHealth } from '../../contracts/status.js';
+import { wokenNotBegun } from './host-repository.js';
 import type { Pool, PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
@@ -64,8 +65,7 @@ export async function crawlWaits(db: Queryable, crawlId: string): Promise<CrawlW
             h.failures, h.failing_since, h.last_error, h.last_failure_at
      FROM (SELECT 1) one
      CROSS JOIN (SELECT count(*)::int AS unstarted, min(o.woken_at) AS unstarted_since FROM hosts o
-                 WHERE o.workflow_active AND o.woken_at < now() - make_interval(secs => $2)
-                   AND (o.run_started_at IS NULL OR o.run_started_at < o.woken_at)
+                 WHERE ${wokenNotBegun('o')} AND o.woken_at < now() - make_interval(secs => $2)
                    AND EXISTS (SELECT 1 FROM frontier f WHERE f.host = o.host AND f.state = 'queued' AND f.crawl_id = $1)) u
      LEFT JOIN crawl_storage_health h ON h.crawl_id = $1`,
     [crawlId, WAITING_FOR_WORKER_AFTER_SECONDS],

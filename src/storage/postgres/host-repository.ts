@@ -29,6 +29,15 @@ export async function startHostRun(db: Queryable, host: string): Promise<HostRec
   };
 }
 
+/**
+ * SQL condition on the `hosts` row aliased `alias`: woken, and its run not begun since (its first
+ * claim stamps `run_started_at`), so the run waits in Temporal's task queue for a worker. The one
+ * definition for the crawl's waits and the wake's pace.
+ */
+export function wokenNotBegun(alias: string): string {
+  return `${alias}.workflow_active AND (${alias}.run_started_at IS NULL OR ${alias}.run_started_at < ${alias}.woken_at)`;
+}
+
 /** The queue of woken hosts in front of the workers, and the workers' pace (src/domain/frontier/host-wake-room.ts). */
 export interface HostStartQueue {
   /** Hosts woken in the last `awaitingWindowSeconds` whose runs have not begun since. */
@@ -44,9 +53,7 @@ export interface HostStartQueue {
  */
 export async function hostStartQueue(db: Queryable, options: { awaitingWindowSeconds: number; startWindowSeconds: number }): Promise<HostStartQueue> {
   const result = await db.query<{ awaiting: number; begun: number }>(
-    `SELECT (SELECT count(*)::int FROM hosts
-             WHERE workflow_active AND woken_at > now() - make_interval(secs => $1)
-               AND (run_started_at IS NULL OR run_started_at < woken_at)) AS awaiting,
+    `SELECT (SELECT count(*)::int FROM hosts h WHERE ${wokenNotBegun('h')} AND h.woken_at > now() - make_interval(secs => $1)) AS awaiting,
             (SELECT count(*)::int FROM hosts WHERE run_started_at > now() - make_interval(secs => $2)) AS begun`,
     [options.awaitingWindowSeconds, options.startWindowSeconds],
   );
