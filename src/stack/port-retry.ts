@@ -12,41 +12,68 @@ export interface StartOnFreePortsOptions<T> {
   logFile: string;
   /** Starts the service on `ports`, resolves once it answers; throws a STACK_START_FAILED StackError when it exited. */
   start: (ports: number[]) => Promise<T>;
+  /**
+   * Whether the log a failed attempt appended says the service gave up on a start that another
+   * start on the same ports can finish: the Temporal dev server exits when its own start-up
+   * deadline passes while it works through what its stored workflows left due. Default: never.
+   */
+  startMayCatchUp?: (appendedLog: string) => boolean;
   /** Attempts before the last failure is thrown. Default: 3. */
   maxAttempts?: number;
-  /** Told before each retry, with the ports the failed attempt was given. */
-  onRetry?: (takenPorts: number[]) => void;
+  /** Told before each retry: why, and the ports the failed attempt was given. */
+  onRetry?: (retry: StartRetry) => void;
+}
+
+/** Why a start is tried again: a port taken in between (other ports), or a start-up that ran out of time (the same ports). */
+export interface StartRetry {
+  reason: 'port-taken' | 'start-timed-out';
+  ports: number[];
 }
 
 /**
  * Starts a service on free ports, and again on other ports when it exited because one of them was
  * taken in between. A free port is only free when it is checked: the Temporal dev server binds a
  * handful of internal ports of its own choosing at start, and any other program on the machine
- * may bind one too, so a service started beside it can lose its port. Other failures are thrown
- * as they are.
+ * may bind one too, so a service started beside it can lose its port. A start the service itself
+ * timed out (startMayCatchUp) goes again on the same ports. Other failures are thrown as they are.
  */
 export async function startOnFreePorts<T>(options: StartOnFreePortsOptions<T>): Promise<T> {
   const maxAttempts = options.maxAttempts ?? 3;
   let preferredPorts = options.preferredPorts;
+  // The ports of an attempt whose start timed out: still ours, its process has exited.
+  let samePorts: number[] | undefined;
   for (let attempt = 1; ; attempt++) {
-    const ports = await options.claimPorts(options.count, preferredPorts);
+    const ports = samePorts ?? (await options.claimPorts(options.count, preferredPorts));
+    samePorts = undefined;
     const logOffset = fileSize(options.logFile);
     try {
       return await options.start(ports);
     } catch (error) {
       const exited = error instanceof StackError && error.code === 'STACK_START_FAILED';
-      if (attempt >= maxAttempts || !exited || !logReportsPortInUse(options.logFile, logOffset)) throw error;
-      options.onRetry?.(ports);
-      preferredPorts = [];
+      if (attempt >= maxAttempts || !exited) throw error;
+      const appended = readFrom(options.logFile, logOffset);
+      if (reportsPortInUse(appended)) {
+        options.onRetry?.({ reason: 'port-taken', ports });
+        preferredPorts = [];
+      } else if (options.startMayCatchUp?.(appended) === true) {
+        options.onRetry?.({ reason: 'start-timed-out', ports });
+        samePorts = ports;
+      } else {
+        throw error;
+      }
     }
   }
 }
 
 /** True when what was appended to logFile from byte `fromByte` on reports an address already in use. */
 export function logReportsPortInUse(logFile: string, fromByte: number): boolean {
+  return reportsPortInUse(readFrom(logFile, fromByte));
+}
+
+function reportsPortInUse(log: string): boolean {
   // Go's "bind: address already in use", MinIO's "Specified port is already in use",
   // Postgres' "could not bind IPv4 address ...: Address already in use", Node's EADDRINUSE.
-  return /already in use|EADDRINUSE/i.test(readFrom(logFile, fromByte));
+  return /already in use|EADDRINUSE/i.test(log);
 }
 
 function fileSize(path: string): number {

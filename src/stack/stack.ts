@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { bucketSettings, externalServicesFromEnv, type ExternalServices } from './external-services.js';
 import { findFreePorts, isPortOpen } from './free-port.js';
-import { startOnFreePorts } from './port-retry.js';
+import { startOnFreePorts, type StartRetry } from './port-retry.js';
 import { ensureBucket, generateMinioCredentials, minioPaths, minioReady, s3Client, startMinioServer } from './minio-server.js';
 import {
   configuredPostgresPort,
@@ -28,6 +28,7 @@ import {
   ensureSearchAttributes,
   startTemporalDevServer,
   temporalAnswers,
+  temporalStartTimedOut,
   temporalPaths,
   type SearchAttributeKind,
 } from './temporal-dev-server.js';
@@ -134,8 +135,10 @@ function serviceName(service: StackService): string {
   return { temporal: 'Temporal', postgres: 'Postgres', s3: 'MinIO', tools: 'tools' }[service];
 }
 
-function retryLine(service: StackService, takenPorts: readonly number[]): string {
-  return `${serviceName(service)} could not bind ${takenPorts.join(' or ')} (taken by another process since it was free); starting it on other ports`;
+function retryLine(service: StackService, retry: StartRetry): string {
+  return retry.reason === 'port-taken'
+    ? `${serviceName(service)} could not bind ${retry.ports.join(' or ')} (taken by another process since it was free); starting it on other ports`
+    : `${serviceName(service)} ran out of start-up time working through what its stored workflows left due; starting it again on ${retry.ports.join(' and ')} (the work it did is kept)`;
 }
 
 const upHint = 'Start the stack with `crawler stack up` (binaries: `npm run tools`).';
@@ -211,7 +214,8 @@ async function ensureTemporal(ctx: Context): Promise<StackEndpoints['temporal']>
       preferredPorts: [recorded?.port, recorded?.uiPort],
       claimPorts: ctx.claimPorts,
       logFile: temporalPaths(dir).logFile,
-      onRetry: (ports) => ctx.log(retryLine('temporal', ports)),
+      startMayCatchUp: temporalStartTimedOut,
+      onRetry: (retry) => ctx.log(retryLine('temporal', retry)),
       start: async ([port = 0, uiPort = 0]) => {
         ctx.log(`starting Temporal dev server on ${host}:${port} (UI http://${host}:${uiPort}) ...`);
         const started = startTemporalDevServer({
@@ -268,7 +272,7 @@ async function ensurePostgres(ctx: Context): Promise<StackEndpoints['postgres']>
       preferredPorts: [ctx.state.postgres?.port],
       claimPorts: ctx.claimPorts,
       logFile: paths.logFile,
-      onRetry: (ports) => ctx.log(retryLine('postgres', ports)),
+      onRetry: (retry) => ctx.log(retryLine('postgres', retry)),
       start: async ([attemptPort = 0]) => {
         ctx.log(`starting Postgres on ${host}:${attemptPort} ...`);
         await initPostgresCluster({ binDir, dir, port: attemptPort, runAs, password });
@@ -329,7 +333,7 @@ async function ensureS3(ctx: Context): Promise<StackEndpoints['s3']> {
       preferredPorts: [recorded?.port, recorded?.consolePort],
       claimPorts: ctx.claimPorts,
       logFile: minioPaths(dir).logFile,
-      onRetry: (ports) => ctx.log(retryLine('s3', ports)),
+      onRetry: (retry) => ctx.log(retryLine('s3', retry)),
       start: async ([port = 0, consolePort = 0]) => {
         ctx.log(`starting MinIO on ${host}:${port} (console http://${host}:${consolePort}) ...`);
         const started = startMinioServer({ binary, dir, port, consolePort, ...credentials });

@@ -100,6 +100,17 @@ export function startTemporalDevServer(options: TemporalDevServerOptions): Detac
   });
 }
 
+/**
+ * Whether a dev server's log says it gave up its own start-up: the server starts its internal
+ * services under a deadline (`failed starting server: failed to start service worker: context
+ * deadline exceeded`), and a store stopped with many workflows mid-run (a crawl of 1,000 hosts
+ * stopped as it ends) holds its one SQLite writer with their overdue timeouts and timers past it.
+ * The work it got through is kept, so the next start gets further.
+ */
+export function temporalStartTimedOut(appendedLog: string): boolean {
+  return /failed starting server:[^\n]*context deadline exceeded/.test(appendedLog);
+}
+
 /** IndexedValueType numbers of temporal.api.enums.v1 (the proto package is not a direct dependency). */
 const indexedValueType = {
   Text: 1,

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { findFreePorts } from '../../../src/stack/free-port.js';
-import { logReportsPortInUse, startOnFreePorts } from '../../../src/stack/port-retry.js';
+import { logReportsPortInUse, startOnFreePorts, type StartRetry } from '../../../src/stack/port-retry.js';
+import { temporalStartTimedOut } from '../../../src/stack/temporal-dev-server.js';
 import { StackError } from '../../../src/stack/stack-error.js';
 
 const root = mkdtempSync(join(tmpdir(), 'port-retry-'));
@@ -67,7 +68,7 @@ describe('startOnFreePorts', () => {
     const logFile = join(root, 'taken.log');
     const taken = await holdPort();
     const claims: number[][] = [];
-    const retries: number[][] = [];
+    const retries: StartRetry[] = [];
     const port = await startOnFreePorts({
       count: 1,
       preferredPorts: [],
@@ -79,9 +80,9 @@ describe('startOnFreePorts', () => {
       },
       logFile,
       start: ([attemptPort = 0]) => startListener(attemptPort, logFile),
-      onRetry: (ports) => retries.push(ports),
+      onRetry: (retry) => retries.push(retry),
     });
-    expect(retries).toEqual([[taken]]);
+    expect(retries).toEqual([{ reason: 'port-taken', ports: [taken] }]);
     expect(claims).toHaveLength(2);
     expect(port).toBe(claims[1]?.[0]);
     expect(port).not.toBe(taken);
@@ -119,6 +120,41 @@ describe('startOnFreePorts', () => {
     const failing = startOnFreePorts({ count: 1, preferredPorts: [], claimPorts: claims.claim, logFile, start: ([attemptPort = 0]) => startListener(attemptPort, logFile, 'process.exit(1)') });
     await expect(failing).rejects.toBeInstanceOf(StackError);
     expect(claims.count()).toBe(1);
+  });
+
+  it('starts again on the same ports when the service gave up its own start-up, and only then', async () => {
+    const logFile = join(root, 'timed-out.log');
+    const marker = join(root, 'timed-out.first-attempt');
+    const claims = countingClaims();
+    const retries: StartRetry[] = [];
+    const attempts: number[][] = [];
+    // Gives up its start once, as the Temporal dev server does over a backlog, then listens.
+    const script = (port: number) =>
+      `const fs = require('fs'); if (!fs.existsSync(${JSON.stringify(marker)})) { fs.writeFileSync(${JSON.stringify(marker)}, ''); ` +
+      `console.error('level=ERROR msg="failed starting server: failed to start service worker: context deadline exceeded"'); process.exit(1); } ` +
+      `require('net').createServer().listen(${port}, '127.0.0.1', () => console.log('listening'))`;
+    const port = await startOnFreePorts({
+      count: 1,
+      preferredPorts: [],
+      claimPorts: claims.claim,
+      logFile,
+      startMayCatchUp: temporalStartTimedOut,
+      start: (ports) => {
+        attempts.push(ports);
+        return startListener(ports[0] ?? 0, logFile, script(ports[0] ?? 0));
+      },
+      onRetry: (retry) => retries.push(retry),
+    });
+    expect(attempts).toEqual([[port], [port]]);
+    expect(claims.count()).toBe(1);
+    expect(retries).toEqual([{ reason: 'start-timed-out', ports: [port] }]);
+
+    // The same failure, for a service that cannot catch up: thrown at once.
+    rmSync(marker);
+    const noCatchUp = countingClaims();
+    const failing = startOnFreePorts({ count: 1, preferredPorts: [], claimPorts: noCatchUp.claim, logFile, start: ([attemptPort = 0]) => startListener(attemptPort, logFile, script(attemptPort)) });
+    await expect(failing).rejects.toThrow(/exited while starting/);
+    expect(noCatchUp.count()).toBe(1);
   });
 
   it('gives up after maxAttempts, with the last failure', async () => {
@@ -159,5 +195,15 @@ describe('logReportsPortInUse', () => {
       expect(logReportsPortInUse(logFile, offset + line.length + 1)).toBe(false);
     }
     expect(logReportsPortInUse(join(root, 'missing.log'), 0)).toBe(false);
+  });
+});
+
+describe('temporalStartTimedOut', () => {
+  it('recognizes the dev server giving up its start-up, and nothing else', () => {
+    // As temporal v1.5.1 writes it (start-dev over a store stopped with 1,000 host runs mid-flight).
+    expect(temporalStartTimedOut('time=2026-12-05T07:54:11.205 level=ERROR msg="failed starting server: failed to start service worker: context deadline exceeded"\n')).toBe(true);
+    expect(temporalStartTimedOut('level=ERROR msg="failed starting server: unable to open database file"')).toBe(false);
+    expect(temporalStartTimedOut('level=ERROR msg="Operation failed with internal error." error="GetWorkflowExecution: failed. Error: context deadline exceeded"')).toBe(false);
+    expect(temporalStartTimedOut('')).toBe(false);
   });
 });
