@@ -48,6 +48,19 @@ describe('the Postgres pool', () => {
     });
   });
 
+  it('plans each prepared statement once: later calls reuse the plan the first made', async () => {
+    const pool = createPool({ connectionString: databaseUrl, maxConnections: 1 });
+    try {
+      expect((await pool.query<{ mode: string }>("SELECT current_setting('plan_cache_mode') AS mode")).rows[0]?.mode).toBe('force_generic_plan');
+      const batch = 'SELECT count(*)::int AS n FROM unnest($1::int[]) AS v(x) WHERE x > $2';
+      for (let i = 0; i < 3; i++) expect((await pool.query<{ n: number }>(batch, [[1, 2, 3], i])).rows[0]?.n).toBe(3 - i);
+      const plans = await pool.query<{ generic_plans: number; custom_plans: number }>('SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement = $1', [batch]);
+      expect(plans.rows).toEqual([{ generic_plans: 3, custom_plans: 0 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('a prepared statement that names its columns survives a migration adding one; one reading * does not', async () => {
     const pool = createPool({ connectionString: databaseUrl, maxConnections: 1 });
     try {
@@ -71,6 +84,8 @@ describe('the Postgres pool', () => {
     try {
       expect((await pool.query<{ n: number }>(lookup, [1])).rows[0]?.n).toBe(2);
       expect(await preparedOn(pool)).toEqual([]);
+      // Unnamed statements are planned for their values, as Postgres does by default.
+      expect((await pool.query<{ mode: string }>("SELECT current_setting('plan_cache_mode') AS mode")).rows[0]?.mode).toBe('auto');
     } finally {
       await pool.end();
     }
