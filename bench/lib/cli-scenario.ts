@@ -56,6 +56,8 @@ export interface CliRunFigures {
   historyEventsPerPage?: number;
   /** Ours, warm: pg_stat_statements calls in the crawler's database, per page. */
   statementsPerPage?: number;
+  /** Ours, warm: Postgres's planning time per page, in milliseconds (pg_stat_statements.track_planning). */
+  planningMsPerPage?: number;
   /** Ours: spawn to crawl start, and crawl end to exit, seconds. */
   startupSeconds?: number;
   shutdownSeconds?: number;
@@ -109,12 +111,13 @@ async function servicesCpu(dataDir: string): Promise<Record<string, number>> {
   };
 }
 
-async function statementCalls(url: string): Promise<number> {
-  const rows = await adminQuery<{ calls: string | null }>(
+/** Statements run and milliseconds spent planning them (pg_stat_statements.track_planning) in the crawler's database. */
+async function statementFigures(url: string): Promise<{ calls: number; planMs: number }> {
+  const rows = await adminQuery<{ calls: string | null; plan_ms: string | null }>(
     url,
-    'SELECT sum(calls)::text AS calls FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())',
+    'SELECT sum(calls)::text AS calls, sum(total_plan_time)::text AS plan_ms FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())',
   );
-  return Number(rows[0]?.calls ?? 0);
+  return { calls: Number(rows[0]?.calls ?? 0), planMs: Number(rows[0]?.plan_ms ?? 0) };
 }
 
 async function historyEventsSince(client: Client, sinceIso: string): Promise<number> {
@@ -192,7 +195,7 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
             const cpuAfter = await servicesCpu(options.dataDir);
             services ??= await connectServices(options.dataDir, log);
             const pages = run.summary?.pagesFetched ?? 0;
-            const statements = !cold ? await statementCalls(services.endpoints.postgres.url).catch(() => undefined) : undefined;
+            const statements = !cold ? await statementFigures(services.endpoints.postgres.url).catch(() => undefined) : undefined;
             const events = await historyEventsSince(services.temporal, startedIso);
             const cpuMsPerPage: Record<string, number> = { 'crawler crawl': perPage(run.cpuSeconds, pages) };
             for (const name of ['Temporal', 'Postgres', 'MinIO'] as const) cpuMsPerPage[name] = perPage((cpuAfter[name] ?? 0) - (cpuBefore[name] ?? 0), pages);
@@ -206,7 +209,7 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
               cpuMsPerPage,
               peakRssMb: run.peakRssMb,
               historyEventsPerPage: pages > 0 ? round(events / pages, 2) : 0,
-              ...(statements !== undefined ? { statementsPerPage: round(statements / Math.max(1, pages), 2) } : {}),
+              ...(statements !== undefined ? { statementsPerPage: round(statements.calls / Math.max(1, pages), 2), planningMsPerPage: round(statements.planMs / Math.max(1, pages), 3) } : {}),
               startupSeconds: round(run.startupSeconds, 2),
               shutdownSeconds: round(run.shutdownSeconds, 2),
               startupLines: run.startupLines.slice(0, 40),
