@@ -16,6 +16,7 @@ import {
 import { countStaleLinkPages, idleHostsWithWork } from '../storage/postgres/frontier-repository.js';
 import { crawlHostCounts, hostStartQueue } from '../storage/postgres/host-repository.js';
 import { crawlWaits } from '../storage/postgres/crawl-waits-repository.js';
+import { refreshPlannerStatistics } from '../storage/postgres/planner-statistics.js';
 import type {
   FinishCrawlInput,
   FinishCrawlResult,
@@ -126,6 +127,8 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       errorsByType(deps.pool, input.crawlId),
       deferredByReason(deps.pool, input.crawlId),
       crawlWaits(deps.pool, input.crawlId),
+      // Statistics for the next crawl's plans; the crawl's outcome does not depend on them.
+      refreshPlannerStatistics(deps.pool).catch(() => undefined),
     ]);
     const finishedAtMs = deps.now();
     return {

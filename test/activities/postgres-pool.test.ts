@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, inTransaction, preparedStatementsFromEnv, type Pool } from '../../src/storage/postgres/pool.js';
+import { migrate } from '../../src/storage/postgres/migrate.js';
+import { refreshPlannerStatistics } from '../../src/storage/postgres/planner-statistics.js';
 import { freshDatabase } from '../support/stack-context.js';
 
 const lookup = 'SELECT $1::int + 1 AS n';
@@ -48,17 +50,69 @@ describe('the Postgres pool', () => {
     });
   });
 
-  it('plans each prepared statement once: later calls reuse the plan the first made', async () => {
-    const pool = createPool({ connectionString: databaseUrl, maxConnections: 1 });
-    try {
-      expect((await pool.query<{ mode: string }>("SELECT current_setting('plan_cache_mode') AS mode")).rows[0]?.mode).toBe('force_generic_plan');
-      const batch = 'SELECT count(*)::int AS n FROM unnest($1::int[]) AS v(x) WHERE x > $2';
-      for (let i = 0; i < 3; i++) expect((await pool.query<{ n: number }>(batch, [[1, 2, 3], i])).rows[0]?.n).toBe(3 - i);
-      const plans = await pool.query<{ generic_plans: number; custom_plans: number }>('SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement = $1', [batch]);
-      expect(plans.rows).toEqual([{ generic_plans: 3, custom_plans: 0 }]);
-    } finally {
-      await pool.end();
-    }
+  describe('plans each prepared statement once when the tables have statistics to plan by', () => {
+    const modeOf = async (pool: Pool) => (await pool.query<{ mode: string }>("SELECT current_setting('plan_cache_mode') AS mode")).rows[0]?.mode;
+    let migratedUrl: string;
+    beforeAll(async () => {
+      migratedUrl = await freshDatabase('postgres_pool_plans');
+      const pool = createPool({ connectionString: migratedUrl, maxConnections: 1 });
+      try {
+        await migrate(pool);
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('not on a fresh database: a plan made while the frontier is empty would scan it whole as it grows', async () => {
+      const pool = createPool({ connectionString: migratedUrl, maxConnections: 1 });
+      try {
+        expect(await modeOf(pool)).toBe('auto');
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('not before every table has been analyzed, whatever the row counts', async () => {
+      const pool = createPool({ connectionString: migratedUrl, maxConnections: 1, planOnceAtRows: 0 });
+      try {
+        expect(await modeOf(pool)).toBe('auto');
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('once every table is analyzed and the frontier and URL statistics count planOnceAtRows rows: later calls reuse the plan the first made', async () => {
+      const admin = createPool({ connectionString: migratedUrl, maxConnections: 1, preparedStatements: false });
+      await refreshPlannerStatistics(admin);
+      await admin.end();
+      const pool = createPool({ connectionString: migratedUrl, maxConnections: 1, planOnceAtRows: 0 });
+      try {
+        expect(await modeOf(pool)).toBe('force_generic_plan');
+        const batch = 'SELECT count(*)::int AS n FROM unnest($1::int[]) AS v(x) WHERE x > $2';
+        for (let i = 0; i < 3; i++) expect((await pool.query<{ n: number }>(batch, [[1, 2, 3], i])).rows[0]?.n).toBe(3 - i);
+        const plans = await pool.query<{ generic_plans: number; custom_plans: number }>('SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement = $1', [batch]);
+        expect(plans.rows).toEqual([{ generic_plans: 3, custom_plans: 0 }]);
+      } finally {
+        await pool.end();
+      }
+      const belowRows = createPool({ connectionString: migratedUrl, maxConnections: 1, planOnceAtRows: 1 });
+      try {
+        expect(await modeOf(belowRows)).toBe('auto');
+      } finally {
+        await belowRows.end();
+      }
+    });
+
+    it('leaves a plan_cache_mode the connection string chose', async () => {
+      const chosen = new URL(migratedUrl);
+      chosen.searchParams.set('options', '-c plan_cache_mode=force_custom_plan');
+      const pool = createPool({ connectionString: chosen.toString(), maxConnections: 1, planOnceAtRows: 0 });
+      try {
+        expect(await modeOf(pool)).toBe('force_custom_plan');
+      } finally {
+        await pool.end();
+      }
+    });
   });
 
   it('a prepared statement that names its columns survives a migration adding one; one reading * does not', async () => {

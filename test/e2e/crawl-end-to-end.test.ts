@@ -83,6 +83,13 @@ describe('a crawl end to end on the real stack', () => {
     }
   });
 
+  it('analyzes its tables when it ends, so that the next crawl plans by them', async () => {
+    const unanalyzed = await harness.pool.query<{ relname: string }>(
+      "SELECT relname FROM pg_stat_user_tables WHERE schemaname = current_schema() AND last_analyze IS NULL ORDER BY relname",
+    );
+    expect(unanalyzed.rows).toEqual([]);
+  });
+
   it('leaves one fetch record per page in Postgres, with its body', async () => {
     const rows = await harness.pool.query<{ url: string; n: number; ok: number }>(
       `SELECT url, count(*)::int AS n, count(*) FILTER (WHERE outcome = 'ok' AND body_key IS NOT NULL)::int AS ok FROM fetches WHERE crawl_id = $1 GROUP BY url`,

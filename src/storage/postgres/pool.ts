@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { inlineParameters } from './inline-parameters.js';
+import { DEFAULT_PLAN_ONCE_AT_ROWS, planOnceWhenDescribedSql } from './planner-statistics.js';
 import { dropSharedFigures, holdSharedFigures, sharedFiguresThenCommit } from './shared-figures.js';
 
 export type Pool = pg.Pool;
@@ -20,6 +21,13 @@ export interface PoolOptions {
    * max_prepared_statements = 0).
    */
   preparedStatements?: boolean;
+  /**
+   * With prepared statements: a new connection plans each statement once (plan_cache_mode
+   * force_generic_plan) when every table has been analyzed and the statistics of the frontier and
+   * URL tables count at least this many rows each; otherwise (a fresh database) Postgres plans for
+   * the values, as by default (planner-statistics.ts says why). Default 1,000.
+   */
+  planOnceAtRows?: number;
 }
 
 /** DATABASE_PREPARED_STATEMENTS: 'on' (default) or 'off'. */
@@ -68,25 +76,19 @@ function isUnnamedConfig(config: unknown): config is { text: string; values?: un
 // in a double except simhash, which the document repository converts explicitly.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-/**
- * A statement prepared once is also planned once. Under the default plan_cache_mode Postgres
- * plans our prepared statements anew on every call (their unnest($n::bytea[]) batches make the
- * generic plan look dearer than a custom one), and the custom plans read more: measured on
- * 1,000 hosts (bench/README "Planned once"), planning was a quarter of Postgres's CPU, and the
- * host claim read 807 buffers a call against 79 with the generic plan. A cached plan is replanned
- * when ANALYZE changes a table's statistics, so it follows the crawl's growth. PGOPTIONS still
- * applies; `options` in DATABASE_URL replaces both.
- */
-const PLAN_ONCE_OPTIONS = '-c plan_cache_mode=force_generic_plan';
-
 export function createPool(options: PoolOptions): Pool {
   const prepared = options.preparedStatements ?? preparedStatementsFromEnv();
+  const planOnce = prepared ? planOnceWhenDescribedSql(options.planOnceAtRows ?? DEFAULT_PLAN_ONCE_AT_ROWS) : undefined;
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.maxConnections ?? 10,
     application_name: options.applicationName ?? 'crawler',
     idleTimeoutMillis: 30_000,
-    ...(prepared ? { Client: PreparingClient, options: [process.env['PGOPTIONS'], PLAN_ONCE_OPTIONS].filter((part) => part !== undefined && part.trim() !== '').join(' ') } : {}),
+    ...(prepared ? { Client: PreparingClient } : {}),
+    // pg-pool awaits the promise before it lends the new connection (@types/pg says void); a
+    // failure only leaves the default mode.
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises
+    ...(planOnce !== undefined ? { onConnect: async (client: pg.ClientBase) => void (await client.query(planOnce).catch(() => undefined)) } : {}),
   });
   // A client losing its server (a restarted postmaster sends 57P01) must not crash the process:
   // idle clients report through the pool, checked-out ones through their own 'error' event, which
