@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool, inTransaction, preparedStatementsFromEnv, type Pool } from '../../src/storage/postgres/pool.js';
+import { createPool, inTransaction, preparedStatementsFromEnv, type Pool, type PoolOptions } from '../../src/storage/postgres/pool.js';
 import { migrate } from '../../src/storage/postgres/migrate.js';
 import { refreshPlannerStatistics } from '../../src/storage/postgres/planner-statistics.js';
 import { freshDatabase } from '../support/stack-context.js';
@@ -10,6 +10,16 @@ const lookup = 'SELECT $1::int + 1 AS n';
 async function preparedOn(pool: Pool): Promise<string[]> {
   const result = await pool.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements ORDER BY statement');
   return result.rows.map((row) => row.statement);
+}
+
+/** Runs `work` on a pool of one connection, ended afterwards. */
+async function withPool<T>(options: PoolOptions, work: (pool: Pool) => Promise<T>): Promise<T> {
+  const pool = createPool({ maxConnections: 1, ...options });
+  try {
+    return await work(pool);
+  } finally {
+    await pool.end();
+  }
 }
 
 describe('the Postgres pool', () => {
@@ -51,67 +61,38 @@ describe('the Postgres pool', () => {
   });
 
   describe('plans each prepared statement once when the tables have statistics to plan by', () => {
-    const modeOf = async (pool: Pool) => (await pool.query<{ mode: string }>("SELECT current_setting('plan_cache_mode') AS mode")).rows[0]?.mode;
     let migratedUrl: string;
+    /** The plan_cache_mode of a new connection of a pool with `options`. */
+    const modeOf = (options: { connectionString?: string; planOnceAtRows?: number } = {}) =>
+      withPool({ connectionString: migratedUrl, ...options }, async (pool) => (await pool.query<{ mode: string }>("SELECT current_setting('plan_cache_mode') AS mode")).rows[0]?.mode);
     beforeAll(async () => {
       migratedUrl = await freshDatabase('postgres_pool_plans');
-      const pool = createPool({ connectionString: migratedUrl, maxConnections: 1 });
-      try {
-        await migrate(pool);
-      } finally {
-        await pool.end();
-      }
+      await withPool({ connectionString: migratedUrl }, (pool) => migrate(pool));
     });
 
     it('not on a fresh database: a plan made while the frontier is empty would scan it whole as it grows', async () => {
-      const pool = createPool({ connectionString: migratedUrl, maxConnections: 1 });
-      try {
-        expect(await modeOf(pool)).toBe('auto');
-      } finally {
-        await pool.end();
-      }
+      expect(await modeOf()).toBe('auto');
     });
 
     it('not before every table has been analyzed, whatever the row counts', async () => {
-      const pool = createPool({ connectionString: migratedUrl, maxConnections: 1, planOnceAtRows: 0 });
-      try {
-        expect(await modeOf(pool)).toBe('auto');
-      } finally {
-        await pool.end();
-      }
+      expect(await modeOf({ planOnceAtRows: 0 })).toBe('auto');
     });
 
     it('once every table is analyzed and the frontier and URL statistics count planOnceAtRows rows: later calls reuse the plan the first made', async () => {
-      const admin = createPool({ connectionString: migratedUrl, maxConnections: 1, preparedStatements: false });
-      await refreshPlannerStatistics(admin);
-      await admin.end();
-      const pool = createPool({ connectionString: migratedUrl, maxConnections: 1, planOnceAtRows: 0 });
-      try {
-        expect(await modeOf(pool)).toBe('force_generic_plan');
+      await withPool({ connectionString: migratedUrl, preparedStatements: false }, (admin) => refreshPlannerStatistics(admin));
+      expect(await modeOf({ planOnceAtRows: 1 })).toBe('auto');
+      await withPool({ connectionString: migratedUrl, planOnceAtRows: 0 }, async (pool) => {
         const batch = 'SELECT count(*)::int AS n FROM unnest($1::int[]) AS v(x) WHERE x > $2';
         for (let i = 0; i < 3; i++) expect((await pool.query<{ n: number }>(batch, [[1, 2, 3], i])).rows[0]?.n).toBe(3 - i);
         const plans = await pool.query<{ generic_plans: number; custom_plans: number }>('SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement = $1', [batch]);
         expect(plans.rows).toEqual([{ generic_plans: 3, custom_plans: 0 }]);
-      } finally {
-        await pool.end();
-      }
-      const belowRows = createPool({ connectionString: migratedUrl, maxConnections: 1, planOnceAtRows: 1 });
-      try {
-        expect(await modeOf(belowRows)).toBe('auto');
-      } finally {
-        await belowRows.end();
-      }
+      });
     });
 
     it('leaves a plan_cache_mode the connection string chose', async () => {
       const chosen = new URL(migratedUrl);
       chosen.searchParams.set('options', '-c plan_cache_mode=force_custom_plan');
-      const pool = createPool({ connectionString: chosen.toString(), maxConnections: 1, planOnceAtRows: 0 });
-      try {
-        expect(await modeOf(pool)).toBe('force_custom_plan');
-      } finally {
-        await pool.end();
-      }
+      expect(await modeOf({ connectionString: chosen.toString(), planOnceAtRows: 0 })).toBe('force_custom_plan');
     });
   });
 
