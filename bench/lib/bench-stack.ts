@@ -55,7 +55,7 @@ export async function prepareBenchStack(options: { dataDir: string; fresh: boole
     statementStats = await preloadsStatements(endpoints.postgres.url);
   }
   if (statementStats && endpoints.postgres.managed) {
-    // Planning time is CPU the statement counts leave out (our statements are prepared: it should be near nothing).
+    // Planning time is CPU the execution times leave out: near nothing once connections plan once.
     await adminQuery(endpoints.postgres.url, 'ALTER SYSTEM SET pg_stat_statements.track_planning = on');
     await adminQuery(endpoints.postgres.url, 'SELECT pg_reload_conf()');
   }

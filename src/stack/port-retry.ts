@@ -51,11 +51,10 @@ export async function startOnFreePorts<T>(options: StartOnFreePortsOptions<T>): 
     } catch (error) {
       const exited = error instanceof StackError && error.code === 'STACK_START_FAILED';
       if (attempt >= maxAttempts || !exited) throw error;
-      const appended = readFrom(options.logFile, logOffset);
-      if (reportsPortInUse(appended)) {
+      if (logReportsPortInUse(options.logFile, logOffset)) {
         options.onRetry?.({ reason: 'port-taken', ports });
         preferredPorts = [];
-      } else if (options.startMayCatchUp?.(appended) === true) {
+      } else if (options.startMayCatchUp?.(readFrom(options.logFile, logOffset)) === true) {
         options.onRetry?.({ reason: 'start-timed-out', ports });
         samePorts = ports;
       } else {
@@ -67,13 +66,9 @@ export async function startOnFreePorts<T>(options: StartOnFreePortsOptions<T>): 
 
 /** True when what was appended to logFile from byte `fromByte` on reports an address already in use. */
 export function logReportsPortInUse(logFile: string, fromByte: number): boolean {
-  return reportsPortInUse(readFrom(logFile, fromByte));
-}
-
-function reportsPortInUse(log: string): boolean {
   // Go's "bind: address already in use", MinIO's "Specified port is already in use",
   // Postgres' "could not bind IPv4 address ...: Address already in use", Node's EADDRINUSE.
-  return /already in use|EADDRINUSE/i.test(log);
+  return /already in use|EADDRINUSE/i.test(readFrom(logFile, fromByte));
 }
 
 function fileSize(path: string): number {

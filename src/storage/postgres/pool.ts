@@ -87,8 +87,14 @@ export function createPool(options: PoolOptions): Pool {
     ...(prepared ? { Client: PreparingClient } : {}),
     // pg-pool awaits the promise before it lends the new connection (@types/pg says void); a
     // failure only leaves the default mode.
-    // eslint-disable-next-line @typescript-eslint/no-misused-promises
-    ...(planOnce !== undefined ? { onConnect: async (client: pg.ClientBase) => void (await client.query(planOnce).catch(() => undefined)) } : {}),
+    ...(planOnce !== undefined
+      ? {
+          // eslint-disable-next-line @typescript-eslint/no-misused-promises
+          onConnect: async (client: pg.ClientBase) => {
+            await client.query(planOnce).catch(() => undefined);
+          },
+        }
+      : {}),
   });
   // A client losing its server (a restarted postmaster sends 57P01) must not crash the process:
   // idle clients report through the pool, checked-out ones through their own 'error' event, which
