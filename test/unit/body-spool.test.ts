@@ -10,7 +10,7 @@ const root = mkdtempSync(join(tmpdir(), 'body-spool-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** Writes `body` through a fresh spool's sink in chunks, as the HTTP layer does. */
-async function spoolOf(body: Buffer, options: { dir: string; memoryLimitBytes?: number; keepDecodedUpToBytes?: number }, chunkBytes = 4096): Promise<BodySpool> {
+async function spoolOf(body: Buffer, options: { dir: string; memoryLimitBytes?: number; keepDecodedUpToBytes?: number; gzipInOneCallUpToBytes?: number }, chunkBytes = 4096): Promise<BodySpool> {
   const spool = new BodySpool(options);
   const sink = spool.sink();
   for (let at = 0; at < body.length; at += chunkBytes) await sink.write(body.subarray(at, at + chunkBytes));
@@ -49,6 +49,23 @@ describe('BodySpool', () => {
     expect(gunzipped(spool).equals(body)).toBe(true);
     await spool.discard();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a body past the one-call limit goes through a stream, the chunks held before it first and in order', async () => {
+    const body = randomBytes(50 * 1024);
+    for (const limit of [0, 3000, 10_000, 50 * 1024 - 1, 50 * 1024]) {
+      const spool = await spoolOf(body, { dir: join(root, `one-call-${limit}`), gzipInOneCallUpToBytes: limit }, 3000);
+      expect(gunzipped(spool).equals(body), `limit ${limit}`).toBe(true);
+    }
+  });
+
+  it('a body past the one-call limit that outgrows memory still reaches its file whole', async () => {
+    const dir = join(root, 'one-call-then-file');
+    const body = randomBytes(120 * 1024);
+    const spool = await spoolOf(body, { dir, memoryLimitBytes: 8 * 1024, gzipInOneCallUpToBytes: 20 * 1024 });
+    expect('filePath' in spool.contents()).toBe(true);
+    expect(gunzipped(spool).equals(body)).toBe(true);
+    await spool.discard();
   });
 
   it('an empty body is an empty gzip member, in memory', async () => {
