@@ -1,11 +1,12 @@
 // A visit's report on Postgres: the first is a baseline, a replay of it changes nothing, a later
 // visit with other content is a change one interval after it, and the URL record follows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordVisit } from '../../src/services/documents/change-detection.js';
+import { recentObservationsForVisits, recordVisit } from '../../src/services/documents/change-detection.js';
 import { changeKey } from '../../src/domain/recrawl/index.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { recordFetch } from '../../src/storage/postgres/fetch-repository.js';
 import { fingerprintToBytes, recordUrlIdentities } from '../../src/storage/postgres/frontier-repository.js';
+import { insertObservation, lockUrlEvidence, recentObservationsOf, type ObservationRow } from '../../src/storage/postgres/observation-repository.js';
 import { inTransaction } from '../../src/storage/postgres/pool.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 
@@ -122,5 +123,68 @@ describe('recordVisit', () => {
     // Three changes over an hour and 40 minutes of change-free time: 43 a day, drawn toward the
     // host's other page; three daily looks alone would read ln(7) ≈ 1.9 a day.
     expect(changes.at(-1)!.ratePerDay).toBeGreaterThan(20);
+  });
+
+  it("reads several URLs' observation windows in one statement, each URL's own, oldest first", async () => {
+    const urls = ['window-a', 'window-b', 'window-c'].map((name) => `http://${HOST}/${name}`);
+    const [a, b, c] = urls.map((url) => urlFingerprint(url)) as [string, string, string];
+    await recordUrlIdentities(
+      harness.pool,
+      urls.map((url) => ({ fingerprint: urlFingerprint(url), url, canonicalizationVersion: 1, host: HOST, origin: `http://${HOST}` })),
+    );
+    const observe = (fingerprint: string, generation: number, verdict: ObservationRow['verdict'], intervalDays: number | null, versionAgeDays: number | null = null) =>
+      inTransaction(harness.pool, (client) =>
+        insertObservation(client, {
+        fingerprint,
+        generation,
+        crawlId: 'record-visit',
+        observedAt: new Date(T0 + generation * DAY_MS),
+        verdict,
+        source: 'content',
+        intervalDays,
+        changeKey: null,
+        ratePerDay: null,
+        versionAgeDays,
+      }),
+      );
+    // A: a dated baseline, a change, a stale visit and a zero interval (neither counts), an unchanged one.
+    await observe(a, 1, 'baseline', null, 3);
+    await observe(a, 2, 'changed', 1, 0.5);
+    await observe(a, 3, 'stale', null);
+    await observe(a, 4, 'unchanged', 0);
+    await observe(a, 5, 'unchanged', 2, 5);
+    // C: more visits than the window holds; B: none.
+    for (let generation = 1; generation <= 6; generation += 1) await observe(c, generation, generation % 2 === 0 ? 'changed' : 'unchanged', generation);
+
+    const windows = await inTransaction(harness.pool, (client) => recentObservationsOf(client, [c, b, a], 4));
+    expect([...windows.keys()]).toEqual([c, b, a]);
+    expect(windows.get(a)).toEqual({
+      history: [
+        { intervalDays: 1, changed: true, versionAgeDays: 0.5 },
+        { intervalDays: 2, changed: false, versionAgeDays: 2 },
+      ],
+      baselineVersionAgeDays: 3,
+    });
+    expect(windows.get(b)).toEqual({ history: [], baselineVersionAgeDays: null });
+    expect(windows.get(c)).toEqual({
+      history: [3, 4, 5, 6].map((generation) => ({ intervalDays: generation, changed: generation % 2 === 0 })),
+      baselineVersionAgeDays: null,
+    });
+
+    // A batch asks only for the visits that can compare: a URL observed before, this visit not yet recorded.
+    await inTransaction(harness.pool, async (client) => {
+      const evidenceOf = async (fingerprint: string, generation: number) => ({ fingerprint, evidence: await lockUrlEvidence(client, fingerprint, generation) });
+      const observedBefore = (visit: Awaited<ReturnType<typeof evidenceOf>>) => ({
+        ...visit,
+        evidence: visit.evidence && { ...visit.evidence, evidence: { ...visit.evidence.evidence, lastObservedAtMs: T0 } },
+      });
+      const visits = [
+        observedBefore(await evidenceOf(a, 6)),
+        await evidenceOf(b, 1), // never observed: a baseline
+        observedBefore(await evidenceOf(c, 6)), // this visit is recorded already: a replay
+        { fingerprint: urlFingerprint(`http://${HOST}/unknown`), evidence: undefined },
+      ];
+      expect([...(await recentObservationsForVisits(client, visits)).keys()]).toEqual([a]);
+    });
   });
 });

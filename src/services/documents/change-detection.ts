@@ -24,10 +24,12 @@ import {
 import { addSignalTrust } from '../../storage/postgres/cheap-signal-repository.js';
 import {
   type LockedUrlEvidence,
+  type RecentObservations,
   hostChangeRates,
   insertObservation,
   lockUrlEvidence,
   recentObservations,
+  recentObservationsOf,
   recordObservation,
 } from '../../storage/postgres/observation-repository.js';
 import type { PoolClient } from '../../storage/postgres/pool.js';
@@ -67,12 +69,33 @@ export interface VisitVerdict {
   nextFetchAtMs?: number;
 }
 
+/** What a caller read for a visit in its own statements, in this transaction, before recordVisit. */
+export interface VisitLockedBefore {
+  /** The URL's evidence as the caller locked it (lockUrlEvidence's answer). */
+  evidence: LockedUrlEvidence | undefined;
+  /** The URL's observation window, read after that lock (recentObservationsForVisits); read here when absent. */
+  recent?: RecentObservations | undefined;
+}
+
+/**
+ * The observation windows of the visits that may compare against an earlier one (their URL was
+ * observed before, and this visit is not recorded yet), in one statement: a parse batch's pages
+ * would otherwise each read their own. Run it after the visits' URLs are locked.
+ */
+export async function recentObservationsForVisits(client: PoolClient, visits: readonly { fingerprint: string; evidence: LockedUrlEvidence | undefined }[]): Promise<Map<string, RecentObservations>> {
+  const comparing = visits.filter(({ evidence }) => evidence !== undefined && !evidence.observed && evidence.evidence.lastObservedAtMs !== null);
+  return recentObservationsOf(
+    client,
+    comparing.map(({ fingerprint }) => fingerprint),
+    OBSERVATION_WINDOW - 1,
+  );
+}
+
 /**
  * Runs inside the caller's transaction (the parse's or the 304's), so the report and the record it
- * belongs to commit together. `lockedBefore`: the URL's evidence as the caller locked it already
- * in this transaction (lockUrlEvidence's answer, read in one of its own statements).
+ * belongs to commit together. `lockedBefore`: what the caller read for this visit already.
  */
-export async function recordVisit(client: PoolClient, report: VisitReport, lockedBefore?: { evidence: LockedUrlEvidence | undefined }): Promise<VisitVerdict> {
+export async function recordVisit(client: PoolClient, report: VisitReport, lockedBefore?: VisitLockedBefore): Promise<VisitVerdict> {
   const locked = lockedBefore ? lockedBefore.evidence : await lockUrlEvidence(client, report.fingerprint, report.generation);
   if (!locked) return { verdict: 'unknown-url' };
   if (locked.observed) return { verdict: 'replayed' };
@@ -98,7 +121,7 @@ export async function recordVisit(client: PoolClient, report: VisitReport, locke
   let ratePerDay: number;
   let rateMethod: string;
   if (observed.observation) {
-    const recent = await recentObservations(client, report.fingerprint, OBSERVATION_WINDOW - 1);
+    const recent = lockedBefore?.recent ?? (await recentObservations(client, report.fingerprint, OBSERVATION_WINDOW - 1));
     const recorded = [...recent.history, observed.observation];
     // The versions' ages count once this URL's dates have held up against its verdicts.
     const trusted = versionDatesTrusted(observed.evidence.versionDateChecks);

@@ -11,7 +11,7 @@ import { fetchedBodiesStatement } from '../../storage/postgres/fetch-repository.
 import { inTransaction } from '../../storage/postgres/pool.js';
 import type { ParseDocumentResult } from '../../contracts/activities.js';
 import type { ActivityDeps } from '../deps.js';
-import { recordVisit } from './change-detection.js';
+import { recentObservationsForVisits, recordVisit } from './change-detection.js';
 import { registerDiscoveredUrlsOfSources, type RegistrationResult } from '../frontier/link-registration.js';
 import { recordListingReading } from './listing-reading.js';
 import { clusterNearDuplicatesOf } from './near-duplicates.js';
@@ -83,6 +83,10 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
       );
       // Once per (fingerprint, generation, parser version): a replayed parse finds its document and adds nothing.
       const recorded = pages.filter((_, i) => records[i]!.recorded);
+      const windows = await recentObservationsForVisits(
+        client,
+        pages.flatMap((page, i) => (records[i]!.recorded ? [{ fingerprint: page.fingerprint, evidence: records[i]!.evidence }] : [])),
+      );
       for (const [i, page] of pages.entries()) {
         if (!records[i]!.recorded) continue;
         await recordVisit(
@@ -95,7 +99,7 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
             content: { kind: 'content', changeKey: page.changeKey },
             normalizedHash: page.textHash,
           },
-          { evidence: records[i]!.evidence },
+          { evidence: records[i]!.evidence, recent: windows.get(page.fingerprint) },
         );
       }
       await clusterNearDuplicatesOf(

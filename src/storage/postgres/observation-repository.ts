@@ -114,13 +114,39 @@ export interface RecentObservations {
 
 /** The URL's most recent observations, `limit` at most: the window the rate is estimated from. */
 export async function recentObservations(client: PoolClient, fingerprint: string, limit: number): Promise<RecentObservations> {
-  const result = await client.query<{ interval_days: number | null; verdict: string; version_age_days: number | null }>(
-    `SELECT interval_days, verdict, version_age_days FROM url_observations
-     WHERE fingerprint = $1 AND (verdict IN ('changed', 'unchanged') AND interval_days > 0 OR verdict = 'baseline')
-     ORDER BY generation DESC LIMIT $2`,
-    [fingerprintToBytes(fingerprint), limit],
+  return (await recentObservationsOf(client, [fingerprint], limit)).get(fingerprint) ?? recentObservationsFrom([]);
+}
+
+/**
+ * recentObservations for several URLs in one statement (a parse batch's pages): a map by
+ * fingerprint, with an entry for every fingerprint asked. Run it after the URLs' rows are locked,
+ * so its snapshot sees every observation committed before the locks were granted.
+ */
+export async function recentObservationsOf(client: PoolClient, fingerprints: readonly string[], limit: number): Promise<Map<string, RecentObservations>> {
+  if (fingerprints.length === 0) return new Map();
+  const rowsOf: ObservationWindowRow[][] = fingerprints.map(() => []);
+  const result = await client.query<ObservationWindowRow & { i: number }>(
+    `SELECT v.i, o.interval_days, o.verdict, o.version_age_days
+     FROM unnest($1::bytea[]) WITH ORDINALITY AS v(fingerprint, i)
+     CROSS JOIN LATERAL (
+       SELECT generation, interval_days, verdict, version_age_days FROM url_observations
+       WHERE fingerprint = v.fingerprint AND (verdict IN ('changed', 'unchanged') AND interval_days > 0 OR verdict = 'baseline')
+       ORDER BY generation DESC LIMIT $2) o
+     ORDER BY v.i, o.generation`,
+    [fingerprints.map(fingerprintToBytes), limit],
   );
-  const rows = result.rows.reverse();
+  for (const row of result.rows) rowsOf[row.i - 1]?.push(row);
+  return new Map(fingerprints.map((fingerprint, i) => [fingerprint, recentObservationsFrom(rowsOf[i]!)]));
+}
+
+interface ObservationWindowRow {
+  interval_days: number | null;
+  verdict: string;
+  version_age_days: number | null;
+}
+
+/** A URL's window, its rows oldest first. */
+function recentObservationsFrom(rows: readonly ObservationWindowRow[]): RecentObservations {
   const first = rows[0];
   const history = rows.flatMap((row) =>
     row.verdict === 'baseline' || row.interval_days === null
