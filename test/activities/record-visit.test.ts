@@ -1,12 +1,12 @@
 // A visit's report on Postgres: the first is a baseline, a replay of it changes nothing, a later
 // visit with other content is a change one interval after it, and the URL record follows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recentObservationsForVisits, recordVisit } from '../../src/services/documents/change-detection.js';
+import { loadComparisonEvidence, recordVisit } from '../../src/services/documents/change-detection.js';
 import { changeKey } from '../../src/domain/recrawl/index.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { recordFetch } from '../../src/storage/postgres/fetch-repository.js';
 import { fingerprintToBytes, recordUrlIdentities } from '../../src/storage/postgres/frontier-repository.js';
-import { insertObservation, lockUrlEvidence, recentObservationsOf, type ObservationRow } from '../../src/storage/postgres/observation-repository.js';
+import { hostChangeRatesOf, insertObservation, lockUrlEvidence, recentObservationsOf, type ObservationRow } from '../../src/storage/postgres/observation-repository.js';
 import { inTransaction } from '../../src/storage/postgres/pool.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 
@@ -184,7 +184,36 @@ describe('recordVisit', () => {
         observedBefore(await evidenceOf(c, 6)), // this visit is recorded already: a replay
         { fingerprint: urlFingerprint(`http://${HOST}/unknown`), evidence: undefined },
       ];
-      expect([...(await recentObservationsForVisits(client, visits)).keys()]).toEqual([a]);
+      expect([...(await loadComparisonEvidence(client, visits)).keys()]).toEqual([a]);
     });
+  });
+
+  it("reads several hosts' group rates in one statement, each leaving out its own page", async () => {
+    const hosts = ['127.71.2.5', '127.71.2.6', '127.71.2.7'];
+    const pages = hosts.flatMap((host, h) => [1, 2, 3].map((n) => ({ host, url: `http://${host}/p${n}`, rate: (h + 1) * 10 + n })));
+    await recordUrlIdentities(
+      harness.pool,
+      pages.map(({ host, url }) => ({ fingerprint: urlFingerprint(url), url, canonicalizationVersion: 1, host, origin: `http://${host}` })),
+    );
+    // The third host's pages were never compared: no rate counts.
+    for (const page of pages) {
+      await harness.pool.query('UPDATE urls SET change_observations = $2, change_rate_per_day = $3 WHERE fingerprint = $1', [
+        fingerprintToBytes(urlFingerprint(page.url)),
+        page.host === hosts[2] ? 0 : 1,
+        page.rate,
+      ]);
+    }
+    const groups = await inTransaction(harness.pool, (client) =>
+      hostChangeRatesOf(
+        client,
+        [
+          { host: hosts[1]!, excludeFingerprint: urlFingerprint(`http://${hosts[1]}/p2`) },
+          { host: hosts[0]!, excludeFingerprint: urlFingerprint(`http://${hosts[0]}/p1`) },
+          { host: hosts[2]!, excludeFingerprint: urlFingerprint(`http://${hosts[2]}/p1`) },
+        ],
+        10,
+      ),
+    );
+    expect(groups.map((rates) => [...rates].sort((x, y) => x - y))).toEqual([[21, 23], [12, 13], []]);
   });
 });

@@ -26,6 +26,7 @@ import {
   type LockedUrlEvidence,
   type RecentObservations,
   hostChangeRates,
+  hostChangeRatesOf,
   insertObservation,
   lockUrlEvidence,
   recentObservations,
@@ -73,17 +74,19 @@ export interface VisitVerdict {
 export interface VisitLockedBefore {
   /** The URL's evidence as the caller locked it (lockUrlEvidence's answer). */
   evidence: LockedUrlEvidence | undefined;
-  /** The URL's observation window, read after that lock (recentObservationsForVisits); read here when absent. */
+  /** The URL's observation window, read after that lock (loadComparisonEvidence's); read here when absent. */
   recent?: RecentObservations | undefined;
 }
 
 /**
- * The observation windows of the visits that may compare against an earlier one (their URL was
- * observed before, and this visit is not recorded yet), in one statement: a parse batch's pages
- * would otherwise each read their own. Run it after the visits' URLs are locked.
+ * What the visits that may compare against an earlier one (their URL was observed before, and
+ * this visit is not recorded yet) need for their estimates, in two statements where a parse
+ * batch's pages would otherwise each read their own: the observation windows (returned), and the
+ * group priors of their hosts (into hostPrior's cache). Run it after the visits' URLs are locked.
  */
-export async function recentObservationsForVisits(client: PoolClient, visits: readonly { fingerprint: string; evidence: LockedUrlEvidence | undefined }[]): Promise<Map<string, RecentObservations>> {
-  const comparing = visits.filter(({ evidence }) => evidence !== undefined && !evidence.observed && evidence.evidence.lastObservedAtMs !== null);
+export async function loadComparisonEvidence(client: PoolClient, visits: readonly { fingerprint: string; evidence: LockedUrlEvidence | undefined }[]): Promise<Map<string, RecentObservations>> {
+  const comparing = visits.flatMap(({ fingerprint, evidence }) => (evidence !== undefined && !evidence.observed && evidence.evidence.lastObservedAtMs !== null ? [{ fingerprint, host: evidence.host }] : []));
+  await prefetchHostPriors(client, comparing);
   return recentObservationsOf(
     client,
     comparing.map(({ fingerprint }) => fingerprint),
@@ -201,18 +204,43 @@ interface GroupRates {
  * PRIOR_TTL_MS once settled); `fallbackRatePerDay` when no other page of the host has an estimate.
  */
 async function hostPrior(client: PoolClient, host: string, fingerprint: string, fallbackRatePerDay: number): Promise<RatePrior> {
-  const { database, host: server, port } = client as unknown as { database?: string; host?: string; port?: number };
-  const key = `${server ?? ''}:${port ?? ''}/${database ?? ''} ${host}`;
+  const key = priorKeyOf(client, host);
   const nowMs = Date.now();
+  const group = freshGroup(key, nowMs) ?? cacheGroup(key, await hostChangeRates(client, host, fingerprint, PRIOR_GROUP_LIMIT), nowMs);
+  return { ratePerDay: group.ratePerDay ?? fallbackRatePerDay, logSpread: DEFAULT_RATE_LOG_SPREAD };
+}
+
+/**
+ * Loads into the cache, in one statement, the groups of the hosts these visits will ask hostPrior
+ * for and the cache lacks: a parse batch's pages would otherwise each read their host's. Each
+ * host's group leaves out the first of its visits here, as hostPrior's read for that visit would.
+ */
+async function prefetchHostPriors(client: PoolClient, visits: readonly { fingerprint: string; host: string }[]): Promise<void> {
+  const nowMs = Date.now();
+  const wanted = new Map<string, { host: string; excludeFingerprint: string }>();
+  for (const { fingerprint, host } of visits) {
+    const key = priorKeyOf(client, host);
+    if (!wanted.has(key) && freshGroup(key, nowMs) === undefined) wanted.set(key, { host, excludeFingerprint: fingerprint });
+  }
+  const rates = await hostChangeRatesOf(client, [...wanted.values()], PRIOR_GROUP_LIMIT);
+  [...wanted.keys()].forEach((key, i) => cacheGroup(key, rates[i] ?? [], nowMs));
+}
+
+function priorKeyOf(client: PoolClient, host: string): string {
+  const { database, host: server, port } = client as unknown as { database?: string; host?: string; port?: number };
+  return `${server ?? ''}:${port ?? ''}/${database ?? ''} ${host}`;
+}
+
+function freshGroup(key: string, nowMs: number): GroupRates | undefined {
   const cached = priors.get(key);
   const ttlMs = (cached?.group.pages ?? 0) >= PRIOR_SETTLED_GROUP ? PRIOR_TTL_MS : PRIOR_UNSETTLED_TTL_MS;
-  let group = cached && nowMs - cached.loadedAtMs < ttlMs ? cached.group : undefined;
-  if (!group) {
-    const rates = await hostChangeRates(client, host, fingerprint, PRIOR_GROUP_LIMIT);
-    group = { ratePerDay: rates.length > 0 ? ratePriorFromGroup(rates).ratePerDay : undefined, pages: rates.length };
-    priors.delete(key);
-    priors.set(key, { group, loadedAtMs: nowMs });
-    if (priors.size > PRIOR_CACHE_MAX_HOSTS) priors.delete(priors.keys().next().value!);
-  }
-  return { ratePerDay: group.ratePerDay ?? fallbackRatePerDay, logSpread: DEFAULT_RATE_LOG_SPREAD };
+  return cached && nowMs - cached.loadedAtMs < ttlMs ? cached.group : undefined;
+}
+
+function cacheGroup(key: string, rates: readonly number[], nowMs: number): GroupRates {
+  const group = { ratePerDay: rates.length > 0 ? ratePriorFromGroup([...rates]).ratePerDay : undefined, pages: rates.length };
+  priors.delete(key);
+  priors.set(key, { group, loadedAtMs: nowMs });
+  if (priors.size > PRIOR_CACHE_MAX_HOSTS) priors.delete(priors.keys().next().value!);
+  return group;
 }

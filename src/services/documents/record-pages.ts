@@ -11,7 +11,7 @@ import { fetchedBodiesStatement } from '../../storage/postgres/fetch-repository.
 import { inTransaction } from '../../storage/postgres/pool.js';
 import type { ParseDocumentResult } from '../../contracts/activities.js';
 import type { ActivityDeps } from '../deps.js';
-import { recentObservationsForVisits, recordVisit } from './change-detection.js';
+import { loadComparisonEvidence, recordVisit } from './change-detection.js';
 import { registerDiscoveredUrlsOfSources, type RegistrationResult } from '../frontier/link-registration.js';
 import { recordListingReading } from './listing-reading.js';
 import { clusterNearDuplicatesOf } from './near-duplicates.js';
@@ -83,7 +83,7 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
       );
       // Once per (fingerprint, generation, parser version): a replayed parse finds its document and adds nothing.
       const recorded = pages.filter((_, i) => records[i]!.recorded);
-      const windows = await recentObservationsForVisits(
+      const windows = await loadComparisonEvidence(
         client,
         pages.flatMap((page, i) => (records[i]!.recorded ? [{ fingerprint: page.fingerprint, evidence: records[i]!.evidence }] : [])),
       );

@@ -164,13 +164,21 @@ function recentObservationsFrom(rows: readonly ObservationWindowRow[]): RecentOb
 
 /** Rate estimates of other pages of the host that have been compared at least once (the group for the prior). */
 export async function hostChangeRates(client: PoolClient, host: string, excludeFingerprint: string, limit: number): Promise<number[]> {
-  const result = await client.query<{ rate: number }>(
-    `SELECT change_rate_per_day AS rate FROM urls
-     WHERE host = $1 AND fingerprint <> $2 AND change_observations > 0 AND change_rate_per_day > 0
-     LIMIT $3`,
-    [host, fingerprintToBytes(excludeFingerprint), limit],
+  return (await hostChangeRatesOf(client, [{ host, excludeFingerprint }], limit))[0] ?? [];
+}
+
+/** hostChangeRates for several hosts in one statement: one list per group asked, in order. */
+export async function hostChangeRatesOf(client: PoolClient, groups: readonly { host: string; excludeFingerprint: string }[], limit: number): Promise<number[][]> {
+  if (groups.length === 0) return [];
+  const result = await client.query<{ rates: number[] }>(
+    `SELECT ARRAY(SELECT change_rate_per_day FROM urls
+                  WHERE host = g.host AND fingerprint <> g.exclude AND change_observations > 0 AND change_rate_per_day > 0
+                  LIMIT $3) AS rates
+     FROM unnest($1::text[], $2::bytea[]) WITH ORDINALITY AS g(host, exclude, i)
+     ORDER BY g.i`,
+    [groups.map((group) => group.host), groups.map((group) => fingerprintToBytes(group.excludeFingerprint)), limit],
   );
-  return result.rows.map((row) => row.rate);
+  return result.rows.map((row) => row.rates);
 }
 
 export interface ObservationRow {
