@@ -75,6 +75,17 @@ describe('hammingDistance64', () => {
     expect(hammingDistance64(1n << 63n, 0n)).toBe(1);
   });
 
+  it('counts the bits set in a XOR b, in either half and across them', () => {
+    fc.assert(
+      fc.property(u64, u64, (a, b) => {
+        expect(hammingDistance64(a, b)).toBe([...(a ^ b).toString(2)].filter((bit) => bit === '1').length);
+      }),
+    );
+    expect(hammingDistance64(2n ** 64n - 1n, 0n)).toBe(64);
+    expect(hammingDistance64(0xffff_ffffn, 0n)).toBe(32);
+    expect(hammingDistance64(0xffff_ffff_0000_0000n, 0n)).toBe(32);
+  });
+
   it('is a metric: symmetric, zero only on equal values, triangle inequality', () => {
     fc.assert(
       fc.property(u64, u64, u64, (a, b, c) => {
