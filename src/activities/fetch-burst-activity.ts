@@ -30,7 +30,7 @@ import {
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
 import { readFetchPreflights, recordFetchedBody, type FetchedBodyRecords, type FetchPreflight } from '../storage/postgres/fetch-repository.js';
-import { claimHostWork } from '../storage/postgres/frontier-repository.js';
+import { claimHostWork, claimHostWorkToFetch, type ClaimHostWorkInput } from '../storage/postgres/frontier-repository.js';
 import { releaseHost } from '../storage/postgres/host-repository.js';
 import type {
   BurstClaim,
@@ -195,13 +195,13 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       await Promise.all(storing);
       await Promise.all([ownParses.settled(), ...settles]);
       // After the first claim under the token, later ones must take new URLs, not return those.
-      const claimed = await timed('claiming', claimBeside(input.host, { ...input.claim, maxItems: Math.min(room, input.claim.maxItems) }, items.length > input.items.length));
-      if (claimed === undefined || claimed.length === 0) {
+      const claimed = await timed('claiming', claimToFetchBeside(input.host, { ...input.claim, maxItems: Math.min(room, input.claim.maxItems) }, items.length > input.items.length));
+      if (claimed === undefined || claimed.items.length === 0) {
         claimFoundNothing = claimed !== undefined;
         return [];
       }
-      const more = claimed.map((item) => ({ ...item, hostDelayMs: policy.minDelayMs }));
-      preflights.push(...preflightsOf(more));
+      const more = claimed.items.map((item) => ({ ...item, hostDelayMs: policy.minDelayMs }));
+      preflights.push(...(claimed.preflights?.map((preflight) => Promise.resolve(preflight)) ?? preflightsOf(more)));
       return more;
     };
 
@@ -435,10 +435,19 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
 
   /** A failed claim is reported by its absence, not thrown: the requests' outcomes must reach the workflow. */
   function claimBeside(host: string, claim: NonNullable<FetchBurstInput['claim']>, claimedBefore = false): Promise<HostWorkItem[] | undefined> {
+    return claimInBurst(host, claim, claimedBefore, claimHostWork);
+  }
+
+  /** claimBeside for URLs this burst fetches next: with their preflights when the claim read them. */
+  function claimToFetchBeside(host: string, claim: NonNullable<FetchBurstInput['claim']>, claimedBefore: boolean) {
+    return claimInBurst(host, claim, claimedBefore, claimHostWorkToFetch);
+  }
+
+  function claimInBurst<T>(host: string, claim: NonNullable<FetchBurstInput['claim']>, claimedBefore: boolean, claimWith: (pool: ActivityDeps['pool'], input: ClaimHostWorkInput) => Promise<T>): Promise<T | undefined> {
     // Each burst gets a token of its own, so on its first try no claim has used it yet; a burst
     // claiming again under it (extending itself) wants new URLs, not those it took before.
     const freshToken = claimedBefore || Context.current().info.attempt === 1;
-    return claimHostWork(deps.pool, { host, maxItems: claim.maxItems, claimToken: claim.claimToken, random: Math.random, freshToken }).catch((error: unknown) => {
+    return claimWith(deps.pool, { host, maxItems: claim.maxItems, claimToken: claim.claimToken, random: Math.random, freshToken }).catch((error: unknown) => {
       log.warn('claim beside a fetch burst failed; the host workflow recovers it by its token', { host, error: String(error) });
       return undefined;
     });

@@ -5,9 +5,12 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaimHostWorkResult } from '../../src/contracts/activities.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
+import type { RobotsCacheEntry } from '../../src/domain/robots/index.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
-import { claimHostWork, registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { readFetchPreflights } from '../../src/storage/postgres/fetch-repository.js';
+import { claimHostWork, claimHostWorkToFetch, fingerprintToBytes, registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { saveRobotsEntry } from '../../src/storage/postgres/robots-repository.js';
 import { activitiesOf, createHarness, type Harness } from '../support/crawler-harness.js';
 import { waitForLockWaiters } from '../support/lock-waiters.js';
 
@@ -147,5 +150,29 @@ describe('claimHostWork', () => {
     expect(first.items).toHaveLength(1);
     const again: ClaimHostWorkResult = await asReplayed().run(activities.claimHostWork, input);
     expect(again.items).toEqual(first.items);
+  });
+
+  it("claims URLs to fetch with each one's preflight from the claim's own statement, as readFetchPreflights reads it", async () => {
+    const host = '127.70.0.2';
+    const ready = (path: string): NewFrontierEntry => {
+      const url = `http://${host}/${path}`;
+      return { fingerprint: urlFingerprint(url), url, host, origin: `http://${host}`, canonicalizationVersion: 1, depth: 1, priority: 5, tier: 0 };
+    };
+    await createCrawl(harness.pool, { id: 'crawl-ready', config: resolveCrawlConfig({ allowPrivateNetworks: true, maxPages: 100 }), seedHosts: [host] });
+    await registerFrontierEntries(harness.pool, 'crawl-ready', [ready('r0'), ready('r1'), ready('r2')], { respectDiscoveryBudget: false });
+    const entry: RobotsCacheEntry = { policy: { kind: 'allow-all', reason: 'robots.txt answered 404' }, fetchedAtMs: 1_000, expiresAtMs: Date.now() + 3_600_000 };
+    await saveRobotsEntry(harness.pool, { origin: `http://${host}`, owner: 'claim-test', entry, sitemaps: [] });
+    await harness.pool.query('UPDATE urls SET etag = $2, last_modified = $3 WHERE fingerprint = $1', [fingerprintToBytes(ready('r1').fingerprint), '"v1"', 'Tue, 01 Dec 2026 00:00:00 GMT']);
+
+    const input = { host, maxItems: 3, claimToken: 'ready-claim', random: () => 0.5, freshToken: true };
+    const { items, preflights } = await claimHostWorkToFetch(harness.pool, input);
+    expect(items.map((item) => item.url.split('/').pop()).sort()).toEqual(['r0', 'r1', 'r2']);
+    expect(preflights).toEqual(await readFetchPreflights(harness.pool, items));
+    expect(preflights?.find((_, i) => items[i]!.url.endsWith('/r1'))).toEqual({ robots: entry, validators: { etag: '"v1"', lastModified: 'Tue, 01 Dec 2026 00:00:00 GMT' } });
+
+    // The same token again (a retried burst): the earlier claim's URLs, whose records readFetchPreflights must read.
+    const again = await claimHostWorkToFetch(harness.pool, { ...input, freshToken: false });
+    expect(again.items).toEqual(items);
+    expect(again.preflights).toBeUndefined();
   });
 });

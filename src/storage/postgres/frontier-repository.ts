@@ -4,10 +4,12 @@
  * settlement. Every operation here is safe to repeat: activities retry and get redelivered.
  */
 import type { HostWorkItem } from '../../contracts/activities.js';
+import type { RobotsCacheEntry } from '../../domain/robots/index.js';
 import { chooseTierCounts, TIER_COUNT } from '../../domain/frontier/index.js';
 import { addCrawlCounters, counterShardOf, SUMMED_COUNTERS_SQL } from './crawl-counters.js';
 import { isPool, type Pool, type PoolClient } from './pool.js';
 import type { StatementPart } from './statement-composition.js';
+import type { FetchPreflight } from './fetch-repository.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -249,7 +251,7 @@ const MAX_TIER = 32_767;
  * retries of the claim find them by token $6) and are dispatched. A smaller grant drops the lowest
  * tiers' candidates first.
  */
-const CLAIM_FROM_CRAWL_SQL = `
+const CLAIM_CTES = `
   WITH candidates AS (
          SELECT pick.fingerprint, t.ord, pick.priority, pick.discovered_at
          FROM unnest($3::int[], $4::int[], $5::int[]) WITH ORDINALITY AS t(lo, hi, want, ord)
@@ -268,11 +270,26 @@ const CLAIM_FROM_CRAWL_SQL = `
        generations AS (
          UPDATE urls SET fetch_generation = fetch_generation + 1
          WHERE fingerprint IN (SELECT fingerprint FROM picked)
-         RETURNING fingerprint, fetch_generation)
-  UPDATE frontier f SET state = 'dispatched', generation = g.fetch_generation, claim_token = $6, updated_at = now()
+         RETURNING fingerprint, fetch_generation)`;
+
+const CLAIM_UPDATE = `UPDATE frontier f SET state = 'dispatched', generation = g.fetch_generation, claim_token = $6, updated_at = now()
   FROM generations g, crawls c
   WHERE f.crawl_id = $1 AND f.fingerprint = g.fingerprint AND c.id = $1
   RETURNING ${CLAIMED_COLUMNS}`;
+
+const CLAIM_FROM_CRAWL_SQL = `${CLAIM_CTES}
+  ${CLAIM_UPDATE}`;
+
+/**
+ * CLAIM_FROM_CRAWL_SQL, each claimed row with what a fetch of it reads first: the origin's robots
+ * entry and the URL's validators (readFetchPreflights' columns), in the claim's snapshot (the claim
+ * changes neither). No earlier fetch record is looked for: none of a generation this statement
+ * made can exist.
+ */
+const CLAIM_READY_TO_FETCH_SQL = `${CLAIM_CTES},
+       claimed AS (${CLAIM_UPDATE})
+  SELECT claimed.*, r.entry AS robots_entry, u.etag AS url_etag, u.last_modified AS url_last_modified
+  FROM claimed LEFT JOIN robots_cache r ON r.origin = claimed.origin LEFT JOIN urls u ON u.fingerprint = claimed.fingerprint`;
 
 /**
  * Claims up to `maxItems` queued URLs of one host, across the crawls that have room. Admission
@@ -281,22 +298,51 @@ const CLAIM_FROM_CRAWL_SQL = `
  * bias that never starves low tiers. The claim token makes a retried claim return what the first
  * attempt took.
  */
-export async function claimHostWork(
-  pool: Pool,
-  input: {
-    host: string;
-    maxItems: number;
-    claimToken: string;
-    random: () => number;
-    /** No claim can have used this token yet (a first try under a token of its own): skip looking for one. Default false. */
-    freshToken?: boolean;
-  },
-): Promise<HostWorkItem[]> {
+export async function claimHostWork(pool: Pool, input: ClaimHostWorkInput): Promise<HostWorkItem[]> {
+  return (await claimRows(pool, input, CLAIM_FROM_CRAWL_SQL)).rows.map(toWorkItem);
+}
+
+export interface ClaimHostWorkInput {
+  host: string;
+  maxItems: number;
+  claimToken: string;
+  random: () => number;
+  /** No claim can have used this token yet (a first try under a token of its own): skip looking for one. Default false. */
+  freshToken?: boolean;
+}
+
+/**
+ * claimHostWork for URLs about to be fetched (a burst claiming on): with each URL's preflight from
+ * the claim's own statement, one round trip where a claim and readFetchPreflights were two.
+ * `preflights` is undefined when the claim returned what an earlier one under its token took:
+ * those URLs may have fetch records already, and readFetchPreflights reads them.
+ */
+export async function claimHostWorkToFetch(pool: Pool, input: ClaimHostWorkInput): Promise<{ items: HostWorkItem[]; preflights: FetchPreflight[] | undefined }> {
+  const { rows, earlier } = await claimRows<ClaimRow & PreflightColumns>(pool, input, CLAIM_READY_TO_FETCH_SQL);
+  return {
+    items: rows.map(toWorkItem),
+    preflights: earlier
+      ? undefined
+      : rows.map((row) => ({
+          ...(row.robots_entry === null ? {} : { robots: row.robots_entry }),
+          validators: { etag: row.url_etag, lastModified: row.url_last_modified },
+        })),
+  };
+}
+
+interface PreflightColumns {
+  robots_entry: RobotsCacheEntry | null;
+  url_etag: string | null;
+  url_last_modified: string | null;
+}
+
+/** The claim's rows in claim order, and whether they are an earlier claim's under the same token. */
+async function claimRows<Row extends ClaimRow>(pool: Pool, input: ClaimHostWorkInput, claimSql: string): Promise<{ rows: Row[]; earlier: boolean }> {
   if (input.freshToken !== true) {
-    const previous = await pool.query<ClaimRow>(CLAIMED_ROWS_SQL, [input.claimToken]);
-    if (previous.rows.length > 0) return previous.rows.sort(inClaimOrder).map(toWorkItem);
+    const previous = await pool.query<Row>(CLAIMED_ROWS_SQL, [input.claimToken]);
+    if (previous.rows.length > 0) return { rows: previous.rows.sort(inClaimOrder), earlier: true };
   }
-  const claimed: ClaimRow[] = [];
+  const claimed: Row[] = [];
   // Read without a lock; each crawl's grant below is exact. Each crawl's claim is one statement (a
   // transaction of its own): a claim that fails part way keeps what it took under its token, and
   // its retry returns that.
@@ -315,7 +361,7 @@ export async function claimHostWork(
     const perTier = chooseTierCounts(availableByTier, room, input.random);
     const wanted = perTier.flatMap((want, tier) => (want > 0 ? [{ tier, want }] : []));
     if (wanted.length === 0) continue;
-    const dispatched = await pool.query<ClaimRow>(CLAIM_FROM_CRAWL_SQL, [
+    const dispatched = await pool.query<Row>(claimSql, [
       crawlId,
       input.host,
       wanted.map(({ tier }) => tier),
@@ -327,7 +373,7 @@ export async function claimHostWork(
     remaining -= dispatched.rows.length;
     claimed.push(...dispatched.rows);
   }
-  return claimed.sort(inClaimOrder).map(toWorkItem);
+  return { rows: claimed.sort(inClaimOrder), earlier: false };
 }
 
 /** Moves one in-flight URL to $4 (with outcome $5 and attempts $6); settleFrontierParams orders them. */
