@@ -18,18 +18,20 @@ const TOKEN = new RegExp(`⟨[a-z]+⟩|(${CJK_CLASS}+)|[[\\p{L}\\p{M}\\p{N}]--${
  */
 export function tokenize(text: string): string[] {
   const tokens: string[] = [];
-  for (const match of text.matchAll(TOKEN)) {
-    const run = match[0];
-    if (match[1] === undefined) {
-      tokens.push(run);
-      continue;
-    }
-    const chars = Array.from(run);
-    if (chars.length === 1) {
-      tokens.push(run);
-      continue;
-    }
-    for (let i = 0; i + 1 < chars.length; i += 1) tokens.push(`${chars[i]}${chars[i + 1]}`);
-  }
+  for (const match of text.matchAll(TOKEN)) pushRunTokens(tokens, match[0], match[1] !== undefined);
   return tokens;
+}
+
+/** A run's tokens onto `into`: a CJK run's overlapping bigrams (a one-character run whole), any other run whole. */
+export function pushRunTokens(into: string[], run: string, cjk: boolean): void {
+  if (!cjk) {
+    into.push(run);
+    return;
+  }
+  const chars = Array.from(run);
+  if (chars.length === 1) {
+    into.push(run);
+    return;
+  }
+  for (let i = 0; i + 1 < chars.length; i += 1) into.push(`${chars[i]}${chars[i + 1]}`);
 }
