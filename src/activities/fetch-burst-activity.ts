@@ -195,7 +195,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       await Promise.all(storing);
       await Promise.all([ownParses.settled(), ...settles]);
       // After the first claim under the token, later ones must take new URLs, not return those.
-      const claimed = await timed('claiming', claimToFetchBeside(input.host, { ...input.claim, maxItems: Math.min(room, input.claim.maxItems) }, items.length > input.items.length));
+      const claimed = await timed('claiming', claimBeside(input.host, { ...input.claim, maxItems: Math.min(room, input.claim.maxItems) }, items.length > input.items.length, claimHostWorkToFetch));
       if (claimed === undefined || claimed.items.length === 0) {
         claimFoundNothing = claimed !== undefined;
         return [];
@@ -347,7 +347,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       if (claimFoundNothing) claimedItems = [];
       else {
         // After the parses, so that the claim takes the host's links they found.
-        const claim = input.claim ? claimBeside(input.host, input.claim, extended) : undefined;
+        const claim = input.claim ? claimBeside(input.host, input.claim, extended, claimHostWork) : undefined;
         claimedItems = claim === undefined ? undefined : await timed('claiming', claim);
       }
       // Claimed URLs the burst did not get to go back with the claim's.
@@ -433,17 +433,11 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     );
   }
 
-  /** A failed claim is reported by its absence, not thrown: the requests' outcomes must reach the workflow. */
-  function claimBeside(host: string, claim: NonNullable<FetchBurstInput['claim']>, claimedBefore = false): Promise<HostWorkItem[] | undefined> {
-    return claimInBurst(host, claim, claimedBefore, claimHostWork);
-  }
-
-  /** claimBeside for URLs this burst fetches next: with their preflights when the claim read them. */
-  function claimToFetchBeside(host: string, claim: NonNullable<FetchBurstInput['claim']>, claimedBefore: boolean) {
-    return claimInBurst(host, claim, claimedBefore, claimHostWorkToFetch);
-  }
-
-  function claimInBurst<T>(host: string, claim: NonNullable<FetchBurstInput['claim']>, claimedBefore: boolean, claimWith: (pool: ActivityDeps['pool'], input: ClaimHostWorkInput) => Promise<T>): Promise<T | undefined> {
+  /**
+   * A failed claim is reported by its absence, not thrown: the requests' outcomes must reach the
+   * workflow. `claimWith`: claimHostWork, or claimHostWorkToFetch for URLs this burst fetches next.
+   */
+  function claimBeside<T>(host: string, claim: NonNullable<FetchBurstInput['claim']>, claimedBefore: boolean, claimWith: (pool: ActivityDeps['pool'], input: ClaimHostWorkInput) => Promise<T>): Promise<T | undefined> {
     // Each burst gets a token of its own, so on its first try no claim has used it yet; a burst
     // claiming again under it (extending itself) wants new URLs, not those it took before.
     const freshToken = claimedBefore || Context.current().info.attempt === 1;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RobotsCacheEntry } from '../../domain/robots/index.js';
 import { packKeyOf } from '../object-store/body-key.js';
+import { PREFLIGHT_COLUMNS_SQL, preflightOfColumns, type PreflightColumns } from './fetch-preflight.js';
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import { inTransaction, type Pool, type PoolClient } from './pool.js';
 
@@ -320,8 +321,8 @@ export async function readFetchPreflight(db: Queryable, input: { fingerprint: st
  */
 export async function readFetchPreflights(db: Queryable, items: readonly { fingerprint: string; generation: number; origin: string }[]): Promise<FetchPreflight[]> {
   if (items.length === 0) return [];
-  const result = await db.query<FetchRow & { robots_entry: RobotsCacheEntry | null; url_etag: string | null; url_last_modified: string | null }>(
-    `SELECT f.*, r.entry AS robots_entry, u.etag AS url_etag, u.last_modified AS url_last_modified
+  const result = await db.query<FetchRow & PreflightColumns>(
+    `SELECT f.*, ${PREFLIGHT_COLUMNS_SQL}
        FROM unnest($1::bytea[], $2::int[], $3::text[]) WITH ORDINALITY AS i (fp, gen, origin, ord)
        LEFT JOIN LATERAL (SELECT ${FETCH_COLUMNS} FROM fetches WHERE fingerprint = i.fp AND generation = i.gen) AS f ON true
        LEFT JOIN robots_cache r ON r.origin = i.origin
@@ -331,8 +332,7 @@ export async function readFetchPreflights(db: Queryable, items: readonly { finge
   );
   return result.rows.map((row) => ({
     ...(row.fingerprint === null ? {} : { recorded: toRecord(row) }),
-    ...(row.robots_entry === null ? {} : { robots: row.robots_entry }),
-    validators: { etag: row.url_etag, lastModified: row.url_last_modified },
+    ...preflightOfColumns(row),
   }));
 }
 

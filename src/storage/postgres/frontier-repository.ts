@@ -4,12 +4,12 @@
  * settlement. Every operation here is safe to repeat: activities retry and get redelivered.
  */
 import type { HostWorkItem } from '../../contracts/activities.js';
-import type { RobotsCacheEntry } from '../../domain/robots/index.js';
 import { chooseTierCounts, TIER_COUNT } from '../../domain/frontier/index.js';
 import { addCrawlCounters, counterShardOf, SUMMED_COUNTERS_SQL } from './crawl-counters.js';
 import { isPool, type Pool, type PoolClient } from './pool.js';
 import type { StatementPart } from './statement-composition.js';
 import type { FetchPreflight } from './fetch-repository.js';
+import { PREFLIGHT_COLUMNS_SQL, preflightOfColumns, type PreflightColumns } from './fetch-preflight.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -288,7 +288,7 @@ const CLAIM_FROM_CRAWL_SQL = `${CLAIM_CTES}
  */
 const CLAIM_READY_TO_FETCH_SQL = `${CLAIM_CTES},
        claimed AS (${CLAIM_UPDATE})
-  SELECT claimed.*, r.entry AS robots_entry, u.etag AS url_etag, u.last_modified AS url_last_modified
+  SELECT claimed.*, ${PREFLIGHT_COLUMNS_SQL}
   FROM claimed LEFT JOIN robots_cache r ON r.origin = claimed.origin LEFT JOIN urls u ON u.fingerprint = claimed.fingerprint`;
 
 /**
@@ -321,19 +321,8 @@ export async function claimHostWorkToFetch(pool: Pool, input: ClaimHostWorkInput
   const { rows, earlier } = await claimRows<ClaimRow & PreflightColumns>(pool, input, CLAIM_READY_TO_FETCH_SQL);
   return {
     items: rows.map(toWorkItem),
-    preflights: earlier
-      ? undefined
-      : rows.map((row) => ({
-          ...(row.robots_entry === null ? {} : { robots: row.robots_entry }),
-          validators: { etag: row.url_etag, lastModified: row.url_last_modified },
-        })),
+    preflights: earlier ? undefined : rows.map(preflightOfColumns),
   };
-}
-
-interface PreflightColumns {
-  robots_entry: RobotsCacheEntry | null;
-  url_etag: string | null;
-  url_last_modified: string | null;
 }
 
 /** The claim's rows in claim order, and whether they are an earlier claim's under the same token. */
