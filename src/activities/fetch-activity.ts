@@ -22,6 +22,7 @@ import { isRobotsFresh, productTokenOf, robotsVerdictFor } from '../domain/robot
 import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl, decideRedirect, isSkippedContentType, redactCredentials } from '../domain/url/index.js';
 import { HttpFetchError, type FetchResponseHead } from '../http/index.js';
 import { keepBodyStored } from '../storage/body-retention.js';
+import { PinnedPacks } from '../storage/object-store/pinned-packs.js';
 import { bodyKeyFor } from '../storage/object-store/body-key.js';
 import type { BodyPacker } from '../storage/object-store/body-packer.js';
 import { attemptsSinceLastSuccess, recordAttempt } from '../storage/postgres/attempt-repository.js';
@@ -109,6 +110,8 @@ export function createFetchActivities(fetchUrlAttempt: UrlFetcher) {
 
 /** A body spooled in memory goes into a pack; one spooled to a file is large and stored on its own. */
 export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, bodyPacker: BodyPacker): UrlFetcher {
+  // A recrawl's unchanged pages point into packs checked once each, not once a page.
+  const keepingDeps = { pool: deps.pool, bodies: deps.bodies, pinnedPacks: new PinnedPacks() };
   return fetchUrlAttempt;
 
   async function fetchUrlAttempt(input: FetchUrlInput, attemptNumber: number, options: UrlFetchOptions = {}): Promise<FetchUrlResult> {
@@ -310,7 +313,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
       }
       // The body was stored before our reference committed: `crawler bodies prune` may have deleted
       // it in between (it deletes under the lock recordFetchedBody takes), so it must exist now.
-      const bodyKey = created ? key : await storeWaitingOutOutages(input, options, `the body of ${input.url}`, () => keepBodyStored(deps, { sha256: body.sha256, key, body: stored }));
+      const bodyKey = created ? key : await storeWaitingOutOutages(input, options, `the body of ${input.url}`, () => keepBodyStored(keepingDeps, { sha256: body.sha256, key, body: stored }));
       if (bodyHolding && parse) {
         const decoded = spool.decoded();
         const held = decoded && bodyHolding.budget.hold(decoded);

@@ -29,6 +29,7 @@
  */
 import { isPackKey, PACK_PREFIX, packKeyOf, sha256OfStandaloneKey, STANDALONE_BODY_PREFIX } from './object-store/body-key.js';
 import type { BodyStore, GzippedBody } from './object-store/body-store.js';
+import type { PinnedPacks } from './object-store/pinned-packs.js';
 import { bodyRetentionLockKey, moveBodyRecords, packRetentionLockKey } from './postgres/fetch-repository.js';
 import { inTransaction, type Pool, type PoolClient } from './postgres/pool.js';
 
@@ -204,16 +205,23 @@ async function packReferences(db: Pool | PoolClient, packKeys: readonly string[]
  * standalone object is put again if missing (its key is content-addressed). A pack cannot be put
  * again: if a prune removed it meanwhile, the body is stored on its own and the records that
  * pointed at the lost member (the body's row, and every fetch of it) are moved to that object.
- * Returns the key the body is at now.
+ * Returns the key the body is at now. With `pinnedPacks`, a pack found once is not asked for again.
  */
-export async function keepBodyStored(deps: Pick<BodyRetentionDeps, 'pool' | 'bodies'>, input: { sha256: string; key: string; body: GzippedBody }): Promise<string> {
+export async function keepBodyStored(
+  deps: Pick<BodyRetentionDeps, 'pool' | 'bodies'> & { pinnedPacks?: PinnedPacks },
+  input: { sha256: string; key: string; body: GzippedBody },
+): Promise<string> {
   const pack = packKeyOf(input.key);
   if (pack === undefined) {
     await deps.bodies.putGzipIfAbsent(input.sha256, input.body);
     return input.key;
   }
+  if (deps.pinnedPacks?.has(pack)) return input.key;
   // Our record took the pack's lock: a prune that removed the pack committed before it did.
-  if (await deps.bodies.exists(pack)) return input.key;
+  if (await deps.bodies.exists(pack)) {
+    deps.pinnedPacks?.add(pack);
+    return input.key;
+  }
   const { key } = await deps.bodies.putGzipIfAbsent(input.sha256, input.body);
   await moveBodyRecords(deps.pool, { sha256: input.sha256, fromKey: input.key, toKey: key });
   return key;

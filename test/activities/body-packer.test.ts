@@ -7,6 +7,7 @@ import { keepBodyStored } from '../../src/storage/body-retention.js';
 import { bodyKeyFor, isPackKey, packKeyOf } from '../../src/storage/object-store/body-key.js';
 import { BodyPacker, type BodyPackerOptions, type PackStore } from '../../src/storage/object-store/body-packer.js';
 import { BodyStore } from '../../src/storage/object-store/body-store.js';
+import { PinnedPacks } from '../../src/storage/object-store/pinned-packs.js';
 import { recordBody, storedBodyKeys } from '../../src/storage/postgres/fetch-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { freshBucket } from '../support/stack-context.js';
@@ -165,6 +166,35 @@ describe('keepBodyStored', () => {
     const packer = new BodyPacker(harness.bodies, (sha256s) => storedBodyKeys(harness.pool, sha256s));
     const { key } = await packer.add(body.sha256, body.gzipped);
     expect(await keepBodyStored(harness, { sha256: body.sha256, key, body: { bytes: body.gzipped } })).toBe(key);
+  });
+
+  it('asks the store for a pack until it was found there once, given the packs pinned so far', async () => {
+    const asked: string[] = [];
+    const bodies = Object.assign(Object.create(harness.bodies) as BodyStore, {
+      exists: (key: string) => {
+        asked.push(key);
+        return harness.bodies.exists(key);
+      },
+    });
+    const pinnedPacks = new PinnedPacks();
+    const deps = { pool: harness.pool, bodies, pinnedPacks };
+    const packer = new BodyPacker(harness.bodies, (sha256s) => storedBodyKeys(harness.pool, sha256s), { maxWaitMs: 200 });
+    const [first, second] = ['the first body of a kept pack', 'the second body of a kept pack'].map(bodyOf);
+    const [firstKey, secondKey] = (await Promise.all([packer.add(first!.sha256, first!.gzipped), packer.add(second!.sha256, second!.gzipped)])).map(({ key }) => key);
+    const kept = packKeyOf(firstKey!)!;
+    expect(packKeyOf(secondKey!)).toBe(kept);
+    expect(await keepBodyStored(deps, { sha256: first!.sha256, key: firstKey!, body: { bytes: first!.gzipped } })).toBe(firstKey);
+    expect(await keepBodyStored(deps, { sha256: second!.sha256, key: secondKey!, body: { bytes: second!.gzipped } })).toBe(secondKey);
+    expect(asked).toEqual([kept]);
+    // A pack found missing is not pinned: the next body pointing into it is checked again.
+    const [lost, alsoLost] = ['a body of a removed pack', 'another body of the removed pack'].map(bodyOf);
+    const [lostKey, alsoLostKey] = (await Promise.all([packer.add(lost!.sha256, lost!.gzipped), packer.add(alsoLost!.sha256, alsoLost!.gzipped)])).map(({ key }) => key);
+    const removed = packKeyOf(lostKey!)!;
+    await harness.bodies.remove(removed);
+    expect(await keepBodyStored(deps, { sha256: lost!.sha256, key: lostKey!, body: { bytes: lost!.gzipped } })).toBe(bodyKeyFor(lost!.sha256));
+    expect(await keepBodyStored(deps, { sha256: alsoLost!.sha256, key: alsoLostKey!, body: { bytes: alsoLost!.gzipped } })).toBe(bodyKeyFor(alsoLost!.sha256));
+    expect(asked).toEqual([kept, removed, removed]);
+    expect(pinnedPacks.has(removed)).toBe(false);
   });
 
   it('stores a body on its own when its pack was pruned, and moves its records there', async () => {
