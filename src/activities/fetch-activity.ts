@@ -66,13 +66,14 @@ export interface UrlFetchOptions {
   /** The URL's preflight, read with the burst's others in one statement; used when its origin is the URL's. */
   preflight?: { origin: string; read: Promise<FetchPreflight> };
   /**
-   * For a page to parse whose body this fetch uploaded itself: hand its records to the burst's
-   * parse, which writes them in its own transaction (a pool checkout and a commit fewer per page),
-   * instead of writing them here. A body found already stored is recorded here as before (its
-   * object must be checked after the record commits); the prune's grace period covers an object
-   * this fetch uploaded until its record commits.
+   * For a page to parse: hand its records to the burst's parse, which writes them in its own
+   * transaction (a round trip fewer per page), instead of writing them here. The prune's grace
+   * period covers an object this fetch uploaded until its record commits. A body found already
+   * stored (a recrawl's unchanged page) is deferred only when held in memory, with `keepStored`:
+   * the caller must run it once the records commit, to make sure the object still exists then
+   * (body-retention.ts), and take the body's key from it. A body in a file is recorded here.
    */
-  deferRecord?: (records: FetchedBodyRecords) => void;
+  deferRecord?: (records: FetchedBodyRecords, keepStored?: () => Promise<string>) => void;
   /**
    * Called when a 2xx body to keep has arrived whole, before it is stored and recorded, with what
    * the response tells the host's politeness (as hostOutcomeOfResult of the result would): a burst
@@ -277,6 +278,20 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
     const stored = spool.contents();
     const parse = isParsed(input.purpose, contentType);
     options.onStoring?.({ kind: 'response', startedAtMs, finishedAtMs, status: head.status, responseMs });
+    const fetchedResult = (bodyKey: string): FetchUrlResult => ({
+      kind: 'fetched',
+      status: head.status,
+      bodyKey,
+      rawHash: body.sha256,
+      bytes: body.bytes,
+      contentType,
+      parse,
+      finalUrl: url.url,
+      startedAtMs,
+      finishedAtMs,
+      responseMs,
+      ...xRobotsTagOf(baseRecord.headers),
+    });
     try {
       const { key, created } = await storeWaitingOutOutages(input, options, `the body of ${input.url}`, () =>
         'bytes' in stored ? bodyPacker.add(body.sha256, stored.bytes) : deps.bodies.putGzipIfAbsent(body.sha256, stored),
@@ -298,9 +313,18 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
         },
         frontier: { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation },
       };
-      if (parse && created && deferRecord !== undefined) {
+      // Held before the records are written: a stored body whose record is deferred must be parsed
+      // from memory, as its object is only known to exist once that record commits.
+      const held = bodyHolding && parse ? holdDecoded(spool, bodyHolding) : false;
+      const keepStored = (): Promise<string> =>
+        storeWaitingOutOutages(input, options, `the body of ${input.url}`, () => keepBodyStored(keepingDeps, { sha256: body.sha256, key, body: stored }));
+      if (parse && deferRecord !== undefined && created) {
         // A burst's page: its parse writes these records in its transaction (it records the visit too).
         deferRecord(records);
+      } else if (parse && deferRecord !== undefined && held && 'bytes' in stored) {
+        // A recrawl's unchanged page: the same, and the object is checked after that commit.
+        deferRecord(records, keepStored);
+        return fetchedResult(key);
       } else if (parse) {
         // The common case of the one-URL path, one round trip: the parse records the page's visit.
         await recordFetchedBody(deps.pool, records);
@@ -313,26 +337,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
       }
       // The body was stored before our reference committed: `crawler bodies prune` may have deleted
       // it in between (it deletes under the lock recordFetchedBody takes), so it must exist now.
-      const bodyKey = created ? key : await storeWaitingOutOutages(input, options, `the body of ${input.url}`, () => keepBodyStored(keepingDeps, { sha256: body.sha256, key, body: stored }));
-      if (bodyHolding && parse) {
-        const decoded = spool.decoded();
-        const held = decoded && bodyHolding.budget.hold(decoded);
-        if (held) bodyHolding.take(held);
-      }
-      return {
-        kind: 'fetched',
-        status: head.status,
-        bodyKey,
-        rawHash: body.sha256,
-        bytes: body.bytes,
-        contentType,
-        parse,
-        finalUrl: url.url,
-        startedAtMs,
-        finishedAtMs,
-        responseMs,
-        ...xRobotsTagOf(baseRecord.headers),
-      };
+      return fetchedResult(created ? key : await keepStored());
     } finally {
       await spool.discard();
     }
@@ -566,3 +571,11 @@ function keptHeaders(headers: Record<string, string>): Record<string, string> {
   return kept;
 }
 
+/** Hands the holding the decoded body of a page to parse, if the spool kept it and the budget has room for it. */
+function holdDecoded(spool: BodySpool, holding: BodyHolding): boolean {
+  const decoded = spool.decoded();
+  const held = decoded && holding.budget.hold(decoded);
+  if (!held) return false;
+  holding.take(held);
+  return true;
+}

@@ -153,7 +153,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     // Bodies of this burst waiting for the object store to come back (store-through-outage.ts): no
     // request goes out meanwhile, so the host is not asked for pages that could not be kept.
     let bodiesWaitingForStore = 0;
-    const finishOwn = (outcome: Extract<FetchBurstOutcome, { kind: 'done' }>, item: HostWorkItem, held: HeldBody | undefined, fetchRecords: FetchedBodyRecords | undefined): void => {
+    const finishOwn = (outcome: Extract<FetchBurstOutcome, { kind: 'done' }>, item: HostWorkItem, held: HeldBody | undefined, deferred: DeferredRecords | undefined): void => {
       const plain = plainSettlementOf(outcome.result);
       if (plain !== undefined) {
         settles.push(
@@ -167,10 +167,13 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       const parseInput = parseInputOf(item, outcome.result);
       ownParses.add(readsSignals(parseInput), async () => {
         try {
+          const fetchRecords = deferred?.records;
           outcome.parsed = await timed('parsing', parseOwn(parseInput, { ...(held ? { heldBody: held.bytes } : {}), ...(fetchRecords ? { fetchRecords } : {}) }));
           // A parse that failed rolled its transaction back, the fetch's records with it: they are
           // written on their own (if that fails too, the burst fails and Temporal retries it).
           if (fetchRecords && !outcome.parsed.ok) await recordFetchedBody(deps.pool, fetchRecords);
+          // A body found stored: its object must exist now that its record has committed.
+          if (deferred?.keepStored && outcome.result.kind === 'fetched') outcome.result = { ...outcome.result, bodyKey: await deferred.keepStored() };
         } finally {
           held?.release();
         }
@@ -239,7 +242,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
 
       politeness = onFetchStarted(politeness, deps.now());
       let held: HeldBody | undefined;
-      let deferred: FetchedBodyRecords | undefined;
+      let deferred: DeferredRecords | undefined;
       // A body that arrived whole goes to storage while the next request goes out (onStoring): the
       // host is free once its response has ended, and packing and recording it take longer than that.
       let storingOutcome: HostOutcome | undefined;
@@ -255,7 +258,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
         },
         // This burst parses the page: the fetch leaves its records to that parse's transaction.
         holding: { budget: heldBodies, take: (body: HeldBody) => (held = body) },
-        deferRecord: (records: FetchedBodyRecords) => (deferred = records),
+        deferRecord: (records, keepStored) => (deferred = { records, ...(keepStored ? { keepStored } : {}) }),
         onStoreWaiting: (waiting) => (bodiesWaitingForStore += waiting ? 1 : -1),
       };
       const slot = into.push({ kind: 'not-attempted' }) - 1;
@@ -451,6 +454,12 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
 }
 
 /** Whichever comes first: one of `promises` settling (they must not reject), or `timeoutMs`. */
+/** A page's fetch records left to its parse's transaction, and the check its stored body needs after it (UrlFetchOptions.deferRecord). */
+interface DeferredRecords {
+  records: FetchedBodyRecords;
+  keepStored?: () => Promise<string>;
+}
+
 async function firstOrTimeout(promises: readonly Promise<void>[], timeoutMs: number): Promise<'settled' | 'timed-out'> {
   let timer: NodeJS.Timeout | undefined;
   try {

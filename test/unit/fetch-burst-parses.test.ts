@@ -31,6 +31,35 @@ const itemOf = (i: number): FetchUrlInput => ({
   hostDelayMs: 2,
 });
 
+/** The records of a page fetched whole, as the fetch would leave them to the parse. */
+const recordsOf = (input: FetchUrlInput): FetchedBodyRecords => {
+  const sha256 = input.fingerprint.padStart(64, '0');
+  const fetchedAt = new Date();
+  return {
+    body: { sha256, objectKey: `packs/old#${input.fingerprint}`, bytes: 10, storedBytes: 30 },
+    fetch: {
+      fingerprint: input.fingerprint,
+      generation: input.generation,
+      crawlId: input.crawlId,
+      url: input.url,
+      finalUrl: input.url,
+      fetchedAt,
+      status: 200,
+      outcome: 'ok',
+      contentType: 'text/html',
+      headers: {},
+      rawHash: sha256,
+      bodyKey: `packs/old#${input.fingerprint}`,
+      bytes: 10,
+      wireBytes: 10,
+      timings: { connectMs: 1, firstByteMs: 1, lastByteMs: 1, totalMs: 1 },
+      redirectLocation: null,
+    },
+    url: { fingerprint: input.fingerprint, state: 'ok', status: 200, fetchedAt, success: true, rawHash: sha256, bytes: 10 },
+    frontier: { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation },
+  };
+};
+
 /** A burst's activities around `fetchUrl`, with parses and settles that answer at once. */
 const burstActivitiesFetchingWith = (fetchUrl: UrlFetcher) =>
   createFetchBurstActivities({ now: Date.now } as unknown as ActivityDeps, {
@@ -260,6 +289,64 @@ describe('a fetch burst parsing its own bodies', () => {
     const sitemap = items[SITEMAP]!.url;
     expect(log).toContain(`start ${sitemap} with 1 running`);
     expect(log[log.indexOf(`start ${sitemap} with 1 running`) + 1]).toBe(`end ${sitemap}`);
+  });
+
+  it("checks a body found stored after its parse's commit, or after its records were written on their own, and reports the key the check gives", async () => {
+    const URLS = 3;
+    const FAILING = 1;
+    const log: string[] = [];
+    const fetchUrl = async (input: FetchUrlInput, _attempt: number, options?: UrlFetchOptions): Promise<FetchUrlResult> => {
+      const nowMs = Date.now();
+      // As the real fetch does for a recrawl's unchanged page: its records, and the check once they commit.
+      options?.deferRecord?.(recordsOf(input), async () => {
+        log.push(`check ${input.url}`);
+        return `bodies/stored-again/${input.fingerprint}`;
+      });
+      return { kind: 'fetched', status: 200, bodyKey: `packs/old#${input.fingerprint}`, rawHash: input.fingerprint, bytes: 10, contentType: 'text/html', parse: true, finalUrl: input.url, startedAtMs: nowMs, finishedAtMs: nowMs };
+    };
+    const parsePage = async (input: ParseDocumentInput, fetched?: FetchedPage) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (input.url.endsWith(`/p${FAILING}`)) {
+        log.push(`roll back ${input.url}`);
+        throw new Error('injected: the parse of this page fails');
+      }
+      log.push(`commit ${fetched?.fetchRecords?.fetch.url}`);
+      return { title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false };
+    };
+    // The failed parse's records are written on their own, through the pool.
+    const pool = {
+      query: async (_text: string, values: unknown[]) => {
+        log.push(`record ${(values[8] as string[]).join(',')}`);
+        return { rows: [], rowCount: 1 };
+      },
+    };
+    const { fetchBurst } = createFetchBurstActivities({ now: Date.now, pool } as unknown as ActivityDeps, {
+      fetchUrlAttempt: fetchUrl,
+      parseBatch: async () => ({ outcomes: [] }),
+      parsePage,
+      settleUrl: async () => ({ deadLettered: false }),
+      readsSignals: async () => false,
+      heldBodies: new HeldBodyBudget(),
+    });
+    const items = Array.from({ length: URLS }, (_, i) => itemOf(i));
+    const result: FetchBurstResult = await new MockActivityEnvironment().run(fetchBurst, {
+      host: HOST,
+      items,
+      politeness: initialHostPolitenessState(Date.now()),
+      policy: { ...DEFAULT_HOST_POLITENESS_POLICY, minDelayMs: 2, adaptiveFactor: 1 },
+      limits: { ...DEFAULT_FETCH_BURST_LIMITS, maxUrls: URLS },
+    });
+
+    for (const [i, item] of items.entries()) {
+      const written = i === FAILING ? [`roll back ${item.url}`, `record ${item.url}`] : [`commit ${item.url}`];
+      const at = log.indexOf(written[0]!);
+      expect(log.slice(at, at + written.length)).toEqual(written);
+      expect(log.indexOf(`check ${item.url}`)).toBeGreaterThan(at + written.length - 1);
+    }
+    expect(log.filter((line) => line.startsWith('check'))).toHaveLength(URLS);
+    expect(result.outcomes.map((outcome) => (outcome.kind === 'done' && outcome.result.kind === 'fetched' ? outcome.result.bodyKey : outcome.kind))).toEqual(
+      items.map((item) => `bodies/stored-again/${item.fingerprint}`),
+    );
   });
 });
 

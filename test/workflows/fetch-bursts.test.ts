@@ -3,6 +3,7 @@
 // still keeps its delay (from the server's log); a failure
 // inside a burst ends up under its type's policy exactly as on the one-URL path: a 408 is retried
 // on its own, counting the burst's try as attempt 1; a 429 holds the host for its Retry-After.
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
@@ -12,6 +13,7 @@ import { saveRobotsEntry } from '../../src/storage/postgres/robots-repository.js
 import { DEFAULT_FETCH_BURST_LIMITS } from '../../src/domain/politeness/index.js';
 import { hostWorkflowId } from '../../src/contracts/messages.js';
 import type { ClaimHostWorkInput, FetchBurstInput, FetchBurstResult, FetchUrlInput, ParseBatchInput, SettleUrlInput } from '../../src/contracts/activities.js';
+import { isPackKey } from '../../src/storage/object-store/body-key.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { politenessReport, requestsByHost, startTestWeb, type RequestLogEntry, type TestWeb, type WebSpec } from '../support/test-web/index.js';
 
@@ -565,6 +567,81 @@ describe('a pipelined burst that fails after its requests and its claim', () => 
 
   it('keeps the host delay across the failure', () => {
     expectHostDelayKept(crawled().log, FAILING_DELAY_MS);
+  });
+});
+
+describe('crawls again of pages whose bodies are stored', () => {
+  // A page fetched again with the same body finds it stored: its records go in its parse's
+  // transaction too, and its object is checked once they commit (a prune may have removed it).
+  const STORED_PAGES = 8;
+  const STORED_DELAY_MS = 60;
+  const HOST_STORED = '127.65.0.6';
+  const crawlId = 'wf-burst-stored-bodies';
+  const crawled = crawlOneHostAround({ name: crawlId, host: HOST_STORED, pages: STORED_PAGES, delayMs: STORED_DELAY_MS });
+  const again = `${crawlId}-again`;
+  const packsGone = `${crawlId}-packs-gone`;
+  let objectsAfterFirst: string[] = [];
+  let objectsAfterAgain: string[] = [];
+  /** The second crawl's fetch records, each with whether its document's transaction wrote it. */
+  let fetchesAgain: { url: string; same_transaction: boolean }[] = [];
+
+  const objectNames = async (harness: Harness): Promise<string[]> => {
+    const names: string[] = [];
+    for await (const item of harness.bodies.client.listObjectsV2(harness.bodies.bucket, '', true) as AsyncIterable<{ name?: string }>) if (item.name) names.push(item.name);
+    return names.sort();
+  };
+  const crawlAgain = async (harness: Harness, web: TestWeb, id: string): Promise<void> => {
+    const seeds = Array.from({ length: STORED_PAGES }, (_, i) => `http://${HOST_STORED}:${web.port}${pagePath(i)}`);
+    const summary = await harness.runCrawl({ crawlId: id, seeds, config: { minHostDelayMs: STORED_DELAY_MS, maxDepth: 0, politeness: { adaptiveFactor: 1 } } });
+    expect(summary.state).toBe('finished');
+  };
+
+  beforeAll(async () => {
+    const { harness, web } = crawled();
+    objectsAfterFirst = await objectNames(harness);
+    await crawlAgain(harness, web, again);
+    objectsAfterAgain = await objectNames(harness);
+    // Read before the records are moved below (a move rewrites the rows).
+    const rows = await harness.pool.query<{ url: string; same_transaction: boolean }>(
+      `SELECT f.url, f.xmin::text = d.xmin::text AS same_transaction
+         FROM fetches f JOIN documents d ON d.fingerprint = f.fingerprint AND d.generation = f.generation AND d.crawl_id = f.crawl_id
+        WHERE f.crawl_id = $1 AND f.outcome = 'ok' ORDER BY f.url`,
+      [again],
+    );
+    fetchesAgain = rows.rows;
+    // As if `crawler bodies prune` had removed every pack between the next crawl's lookups of its
+    // bodies and its records' commits (a prune removes only packs nothing points into, which these
+    // are not: staged). A new worker: this one found the packs after its records and trusts them.
+    for (const name of objectsAfterAgain.filter(isPackKey)) await harness.bodies.client.removeObject(harness.bodies.bucket, name);
+    await harness.stopWorker();
+    await harness.startWorker();
+    await crawlAgain(harness, web, packsGone);
+  });
+
+  it("writes each page's fetch record in the transaction that records its document, and stores no body again", async () => {
+    expect(fetchesAgain).toHaveLength(STORED_PAGES);
+    expect(fetchesAgain.filter((row) => !row.same_transaction)).toEqual([]);
+    expect(objectsAfterFirst.some(isPackKey)).toBe(true);
+    expect(objectsAfterAgain).toEqual(objectsAfterFirst);
+  });
+
+  it('stores again each body whose pack was removed, and points every record of it there', async () => {
+    const { harness } = crawled();
+    const fetches = await harness.pool.query<{ crawl_id: string; url: string; raw_hash: Buffer; body_key: string }>(
+      `SELECT crawl_id, url, raw_hash, body_key FROM fetches WHERE crawl_id = ANY($1) AND outcome = 'ok' ORDER BY crawl_id, url`,
+      [[crawlId, again, packsGone]],
+    );
+    expect(fetches.rows).toHaveLength(3 * STORED_PAGES);
+    for (const row of fetches.rows) {
+      const body = await harness.bodies.getBody(row.body_key).catch((error: unknown) => `${row.crawl_id} ${row.url}: ${row.body_key} unreadable: ${String(error)}`);
+      expect(typeof body === 'string' ? body : createHash('sha256').update(body).digest('hex'), `${row.crawl_id} ${row.url}`).toBe(row.raw_hash.toString('hex'));
+    }
+  });
+
+  it('keeps the host delay across the three crawls', () => {
+    const log = (requestsByHost(crawled().web.log()).get(HOST_STORED) ?? []).filter((entry) => entry.path !== '/robots.txt');
+    expect(log).toHaveLength(3 * STORED_PAGES);
+    expectHostDelayKept(log, STORED_DELAY_MS);
   });
 });
 
