@@ -1,5 +1,7 @@
 // Values written into statement text as literals (the shared-figure writes sent with COMMIT):
 // every value type our figure writes use, escaped; anything else refused by name.
+import fc from 'fast-check';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { UninlinableParameterError, inlineParameters } from '../../../src/storage/postgres/inline-parameters.js';
 
@@ -22,6 +24,23 @@ describe('inlineParameters', () => {
     expect(inlineParameters('VALUES ($1)', ['über.例え.jp'])).toBe("VALUES ('über.例え.jp')");
     // A value that looks like a placeholder is not replaced again.
     expect(inlineParameters('VALUES ($1, $2)', ['$2', 7])).toBe("VALUES ('$2', 7)");
+  });
+
+  it("escapes every string as node-postgres's escapeLiteral does", () => {
+    const unit = fc.oneof(fc.constantFrom("'", '\\', '"', '$', '1', 'E', ' '), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+    fc.assert(
+      fc.property(fc.string({ unit }).filter((value) => !value.includes('\u0000')), (value) => {
+        expect(inlineParameters('$1', [value])).toBe(pg.escapeLiteral(value));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('writes a statement used again with new values each time, every placeholder of it', () => {
+    const sql = 'INSERT INTO t VALUES ($1, $2), ($2, $1)';
+    expect(inlineParameters(sql, [1, 'a'])).toBe("INSERT INTO t VALUES (1, 'a'), ('a', 1)");
+    expect(inlineParameters(sql, [2, "b'"])).toBe("INSERT INTO t VALUES (2, 'b'''), ('b''', 2)");
+    expect(() => inlineParameters(sql, [3])).toThrow(/\$2 in a statement given 1 parameter/);
   });
 
   it('writes arrays as quoted array literals, elements escaped, nulls kept', () => {
