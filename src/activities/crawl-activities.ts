@@ -135,6 +135,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       crawlId: input.crawlId,
       state,
       pagesFetched: counts.fetched,
+      pagesNotModified: counts.notModified,
       urlsDiscovered: counts.discovered,
       errorsByType: errors,
       deferred,

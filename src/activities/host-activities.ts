@@ -5,7 +5,7 @@
 import { Context } from '@temporalio/activity';
 import { FAILURE_POLICIES, POISON_ATTEMPT_LIMIT, countsTowardPoison, type FetchFailureType } from '../domain/failures/index.js';
 import { inTransaction } from '../storage/postgres/pool.js';
-import { claimHostWork as claimFromFrontier, settleFrontierEntry, type FrontierState } from '../storage/postgres/frontier-repository.js';
+import { claimHostWork as claimFromFrontier, frontierDepthOf, settleFrontierEntry, type FrontierState } from '../storage/postgres/frontier-repository.js';
 import { releaseHost, startHostRun } from '../storage/postgres/host-repository.js';
 import { DEFERRED_OUTCOME_PREFIX } from '../storage/postgres/crawl-repository.js';
 import { attemptsSinceLastSuccess, moveToDeadLetters, recordAttempt } from '../storage/postgres/attempt-repository.js';
@@ -13,9 +13,11 @@ import { getFetch, recordFetch, updateUrlAfterFetch } from '../storage/postgres/
 import { recordHostWait } from '../storage/postgres/crawl-waits-repository.js';
 import type { ClaimHostWorkInput, ClaimHostWorkResult, HostWaitReport, SettleUrlInput, SettleUrlResult } from '../contracts/activities.js';
 import type { ActivityDeps } from '../services/deps.js';
+import type { CrawlContextCache } from '../services/frontier/crawl-context.js';
+import { registerStoredLinks } from '../services/frontier/depth-relaxation.js';
 import { activityCallToken } from './activity-call-token.js';
 
-export function createHostActivities(deps: ActivityDeps) {
+export function createHostActivities(deps: ActivityDeps, crawls: CrawlContextCache) {
   async function claimHostWork(input: ClaimHostWorkInput): Promise<ClaimHostWorkResult> {
     const items = await claimFromFrontier(deps.pool, {
       host: input.host,
@@ -42,7 +44,7 @@ export function createHostActivities(deps: ActivityDeps) {
     const base = { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation };
     switch (outcome.kind) {
       case 'not-modified':
-        await settleFrontierEntry(deps.pool, { ...base, state: 'done', outcome: 'not-modified' });
+        await settleNotModified(input);
         return { deadLettered: false };
       case 'redirect':
         await settleFrontierEntry(deps.pool, { ...base, state: 'done', outcome: 'redirect' });
@@ -66,6 +68,27 @@ export function createHostActivities(deps: ActivityDeps) {
       case 'failed':
         return settleFailure(input, outcome);
     }
+  }
+
+  /**
+   * A page unchanged since an earlier crawl parsed it (a 304): a discovery crawl registers the
+   * links stored for it then, as its parse would have, in the transaction that settles it; else a
+   * second `crawler crawl` of a site that answers conditional requests ended at its seeds. Recrawl
+   * cycles and signal sweeps visit what they planned: a 304 registers nothing there.
+   */
+  async function settleNotModified(input: SettleUrlInput): Promise<void> {
+    const settlement = { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'not-modified' } as const;
+    const context = await crawls.get(input.crawlId);
+    if (context.record.kind !== 'discovery') {
+      await settleFrontierEntry(deps.pool, settlement);
+      return;
+    }
+    await inTransaction(deps.pool, async (client) => {
+      // Settled already (a retry after the commit): its links were registered with it.
+      if (!(await settleFrontierEntry(client, settlement))) return;
+      const depth = await frontierDepthOf(client, input.crawlId, input.fingerprint);
+      if (depth !== undefined) await registerStoredLinks(client, context, { fingerprint: input.fingerprint, depth }, deps.now());
+    });
   }
 
   async function settleFailure(input: SettleUrlInput, outcome: Extract<SettleUrlInput['outcome'], { kind: 'failed' }>): Promise<SettleUrlResult> {

@@ -27,7 +27,7 @@ export function createActivities(deps: ActivityDeps) {
   const fetchUrlAttempt = instrumentFetcher(createUrlFetcher(deps, crawls, bodyPacker), deps.metrics);
   const parsePage = createPageParser(deps, crawls);
   const parseActivities = createParseActivities(parsePage, crawls);
-  const hostActivities = createHostActivities(deps);
+  const hostActivities = createHostActivities(deps, crawls);
   const refreshRobots = instrumentRobotsRefresher(createRobotsRefresher(deps, crawls), deps.metrics);
   const crawlActivities = createCrawlActivities(deps, crawls);
   const recrawlActivities = createRecrawlActivities(deps);

@@ -18,6 +18,8 @@ export interface FrontierCounts {
   admitted: number;
   /** Pages fetched with a response body stored. */
   fetched: number;
+  /** Pages the server answered 304 Not Modified: unchanged since an earlier crawl, not downloaded again. */
+  notModified: number;
 }
 
 export interface AdmissionStatus {
@@ -97,6 +99,8 @@ export interface CrawlSummary {
   crawlId: string;
   state: 'finished' | 'stopped';
   pagesFetched: number;
+  /** Pages unchanged since an earlier crawl (304 Not Modified): not downloaded again, their stored links followed. */
+  pagesNotModified: number;
   urlsDiscovered: number;
   errorsByType: Record<string, number>;
   /** URLs left for a later crawl, by reason (robots-unreachable: robots.txt stayed unreachable past the crawl's patience). Never fetched. */

@@ -80,7 +80,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlSum
   let status: CrawlStatus = carried?.lastStatus ?? {
     crawlId: input.crawlId,
     state: 'starting',
-    counts: { queuedByTier: [], queued: 0, inFlight: 0, done: 0, failed: 0, dead: 0, dropped: 0, discovered: 0, admitted: 0, fetched: 0 },
+    counts: { queuedByTier: [], queued: 0, inFlight: 0, done: 0, failed: 0, dead: 0, dropped: 0, discovered: 0, admitted: 0, fetched: 0, notModified: 0 },
     admission: { maxInFlight, admitFactor: 1, backlogSeconds: 0, reason: 'ok' },
     activeHosts: 0,
     errorsByType: {},

@@ -8,7 +8,7 @@ describe('PrometheusCrawlMetrics', () => {
   it("sets a crawl's frontier gauges, refusals and waiting hosts from a tick", async () => {
     const metrics = new PrometheusCrawlMetrics();
     const tick = {
-      counts: { queuedByTier: [3, 1], queued: 4, inFlight: 2, done: 7, failed: 1, dead: 0, dropped: 0, discovered: 14, admitted: 10, fetched: 6 },
+      counts: { queuedByTier: [3, 1], queued: 4, inFlight: 2, done: 7, failed: 1, dead: 0, dropped: 0, discovered: 14, admitted: 10, fetched: 6, notModified: 0 },
       admission: { maxInFlight: 10, admitFactor: 0.5, backlogSeconds: 2.5, reason: 'backlog' },
       activeHosts: 2,
       hostsWoken: 0,

@@ -254,6 +254,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
       [
         `crawl ${summary.crawlId} ${summary.state} in ${(summary.durationMs / 1000).toFixed(1)} s`,
         `  pages fetched:   ${summary.pagesFetched}`,
+        ...(summary.pagesNotModified > 0 ? [`  not modified:    ${summary.pagesNotModified} (304: unchanged since an earlier crawl, their stored links followed)`] : []),
         `  URLs discovered: ${summary.urlsDiscovered}`,
         `  errors:          ${errors}`,
         ...(summary.storageFailures > 0 ? [`  storage:         ${summary.storageFailures} failed tries to store a body (each body waited for the store and was tried again)`] : []),
@@ -459,7 +460,7 @@ class ProgressLine {
     const c = status.counts;
     const waits = describeCrawlWaits(status.waits);
     const notes = [...this.notes.values()];
-    const line = `${status.state}: fetched ${c.fetched}, in flight ${c.inFlight}, queued ${c.queued}, discovered ${c.discovered}, failed ${c.failed + c.dead}, hosts ${status.activeHosts}${waits.length > 0 ? `; waiting: ${waits.join('; ')}` : ''}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
+    const line = `${status.state}: fetched ${c.fetched}${c.notModified > 0 ? `, not modified ${c.notModified}` : ''}, in flight ${c.inFlight}, queued ${c.queued}, discovered ${c.discovered}, failed ${c.failed + c.dead}, hosts ${status.activeHosts}${waits.length > 0 ? `; waiting: ${waits.join('; ')}` : ''}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
     if (this.tty) {
       process.stderr.write(`\r\x1b[2K${line}`);
       this.shown = true;

@@ -17,8 +17,12 @@ import { inTransaction, type Pool, type PoolClient } from '../../storage/postgre
 import type { CrawlContext } from './crawl-context.js';
 import { registerDiscoveredUrls } from './link-registration.js';
 
-/** Registers a page's followed links again at its new depth; pages this lowers in turn are marked. */
-async function relinkAtShallowerDepth(client: PoolClient, context: CrawlContext, page: { fingerprint: string; depth: number }, nowMs: number): Promise<void> {
+/**
+ * Registers a parsed page's followed links, from the link graph, at `page.depth + 1`: again at a
+ * new depth here, or for a page unchanged since the crawl that parsed it (a 304, host-activities.ts).
+ * Pages this lowers in turn are marked.
+ */
+export async function registerStoredLinks(client: PoolClient, context: CrawlContext, page: { fingerprint: string; depth: number }, nowMs: number): Promise<void> {
   const targets = await followedLinkTargets(client, page.fingerprint);
   if (targets.length === 0) return;
   await registerDiscoveredUrls(client, context, {
@@ -35,7 +39,7 @@ export async function relinkStalePages(pool: Pool, context: CrawlContext, maxPag
   for (let pages = 0; pages < maxPages; pages += 1) {
     const relinked = await inTransaction(pool, async (client) => {
       const page = await takeStaleLinkPage(client, context.record.id);
-      if (page !== undefined) await relinkAtShallowerDepth(client, context, page, nowMs);
+      if (page !== undefined) await registerStoredLinks(client, context, page, nowMs);
       return page !== undefined;
     });
     if (!relinked) return;

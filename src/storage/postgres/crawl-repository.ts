@@ -126,6 +126,7 @@ export async function frontierCounts(db: Queryable, crawlId: string): Promise<Fr
     discovered: Number(crawl?.discovered ?? 0),
     admitted: Number(crawl?.admitted ?? 0) - Number(crawl?.returned ?? 0),
     fetched: 0,
+    notModified: 0,
     maxPages: crawl?.max_pages ?? 0,
   };
   for (const row of crawl?.groups ?? []) {
@@ -137,6 +138,7 @@ export async function frontierCounts(db: Queryable, crawlId: string): Promise<Fr
       case 'done':
         counts.done += row.n;
         if (row.outcome === 'ok') counts.fetched += row.n;
+        else if (row.outcome === 'not-modified') counts.notModified += row.n;
         break;
       case 'failed':
         counts.failed += row.n;

@@ -532,6 +532,12 @@ export async function takeStaleLinkPage(db: Queryable, crawlId: string): Promise
   return row ? { fingerprint: fingerprintFromBytes(row.fingerprint), depth: row.depth } : undefined;
 }
 
+/** The depth this crawl holds a URL at, undefined when it holds no such URL. */
+export async function frontierDepthOf(db: Queryable, crawlId: string, fingerprint: string): Promise<number | undefined> {
+  const result = await db.query<{ depth: number }>('SELECT depth FROM frontier WHERE crawl_id = $1 AND fingerprint = $2', [crawlId, fingerprintToBytes(fingerprint)]);
+  return result.rows[0]?.depth;
+}
+
 /** Parsed pages of this crawl whose links wait to be registered again at a shallower depth. */
 export async function countStaleLinkPages(db: Queryable, crawlId: string): Promise<number> {
   const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND links_stale AND state = 'done'`, [crawlId]);
