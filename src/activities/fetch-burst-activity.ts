@@ -188,9 +188,11 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     let firstRequestAtMs: number | undefined;
     let claimFoundNothing = false;
     const extendedOutcomes: FetchBurstOutcome[] = [];
+    // The worker shutting down: no new request, no new claim; what is in hand is finished.
+    const workerStopping = (): boolean => deps.stopping?.aborted === true;
     const claimMore = async (): Promise<FetchUrlInput[]> => {
       const extension = input.extendWithClaims;
-      if (ended || extension === undefined || input.claim === undefined) return [];
+      if (ended || workerStopping() || extension === undefined || input.claim === undefined) return [];
       const room = extension.maxUrls - items.length;
       const spanLeftMs = firstRequestAtMs === undefined ? 0 : input.limits.maxSpanMs - (Date.now() - firstRequestAtMs);
       if (room <= 0 || spanLeftMs <= policyDelayMs(policy)) return [];
@@ -214,7 +216,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       if (item === undefined) break;
       const into = index < input.items.length ? outcomes : extendedOutcomes;
       const decidedAtMs = deps.now();
-      const waitMs = ended || storeFailed ? undefined : burstWaitMs(politeness, policy, decidedAtMs, input.limits);
+      const waitMs = ended || storeFailed || workerStopping() ? undefined : burstWaitMs(politeness, policy, decidedAtMs, input.limits);
       if (waitMs === undefined) {
         ended = true;
         into.push({ kind: 'not-attempted' });
@@ -224,7 +226,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       // next fetch time (it then needs no timer), so the first may wait too.
       if (index > 0 || waitMs > 0) {
         // The wait first, on its own line: `metrics?.f(await wait)` would skip the wait without metrics.
-        const waitedMs = await timed('waiting', sleepUntilMs(decidedAtMs + waitMs + TIMER_MARGIN_MS, { nowMs: deps.now, sleepMs: (ms) => context.sleep(ms) }));
+        const waitedMs = await timed('waiting', sleepUntilMs(decidedAtMs + waitMs + TIMER_MARGIN_MS, { nowMs: deps.now, sleepMs: (ms) => sleepUnlessStopping(context, ms, deps.stopping), ...(deps.stopping ? { until: deps.stopping } : {}) }));
         deps.metrics?.politenessWaited(waitedMs);
       }
       // A store that lags stops the burst's requests, not only its end: bodies waiting for it stay few.
@@ -232,7 +234,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
         const waited = await timed('waiting', Promise.race([firstOrTimeout([...storingNow], HEARTBEAT_WHILE_FINISHING_MS), context.cancelled]));
         if (waited === 'timed-out') context.heartbeat();
       }
-      if (storeFailed) {
+      if (storeFailed || workerStopping()) {
         ended = true;
         into.push({ kind: 'not-attempted' });
         continue;
@@ -458,6 +460,20 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
 interface DeferredRecords {
   records: FetchedBodyRecords;
   keepStored?: () => Promise<string>;
+}
+
+/** The activity's sleep, cut short when the worker begins to shut down. */
+async function sleepUnlessStopping(context: Context, ms: number, stopping: AbortSignal | undefined): Promise<void> {
+  if (stopping === undefined) return context.sleep(ms);
+  if (stopping.aborted) return;
+  let onAbort!: () => void;
+  const aborted = new Promise<void>((resolve) => (onAbort = resolve));
+  stopping.addEventListener('abort', onAbort, { once: true });
+  try {
+    await Promise.race([context.sleep(ms), aborted]);
+  } finally {
+    stopping.removeEventListener('abort', onAbort);
+  }
 }
 
 async function firstOrTimeout(promises: readonly Promise<void>[], timeoutMs: number): Promise<'settled' | 'timed-out'> {

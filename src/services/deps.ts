@@ -26,4 +26,9 @@ export interface ActivityDeps {
   metrics?: CrawlMetricsSink;
   /** Extracts HTML pages: the worker's HtmlParsePool, off the event loop. Default on the calling thread. */
   extractHtml?: HtmlExtractor;
+  /**
+   * Aborted when the worker begins to shut down: a fetch burst sends no new request (its untried
+   * URLs go back to the workflow), so the worker's grace period finishes work instead of adding it.
+   */
+  stopping?: AbortSignal;
 }

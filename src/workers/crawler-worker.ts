@@ -131,6 +131,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   const httpClients = new HttpClientPool();
   // Threads start on the first large page, so a workflows-only process never starts one.
   const htmlParsing = new HtmlParsePool(options.htmlParsing);
+  const stopping = new AbortController();
   const created = createActivities({
     pool,
     bodies,
@@ -141,6 +142,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
     now: Date.now,
     ...(metrics === undefined ? {} : { metrics }),
     extractHtml: htmlParsing.extract,
+    stopping: stopping.signal,
   });
   const activities = options.wrapActivities ? options.wrapActivities(created) : created;
 
@@ -193,6 +195,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
       }
     },
     async shutdown() {
+      stopping.abort();
       if (worker.getState() === 'RUNNING') worker.shutdown();
     },
   };

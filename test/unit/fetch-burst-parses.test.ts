@@ -348,6 +348,43 @@ describe('a fetch burst parsing its own bodies', () => {
       items.map((item) => `bodies/stored-again/${item.fingerprint}`),
     );
   });
+
+  it('sends no request once the worker is stopping, cutting its wait short; the rest go back untried', async () => {
+    const URLS = 5;
+    const DELAY_MS = 900;
+    const stopping = new AbortController();
+    const sent: string[] = [];
+    let secondSentAtMs = 0;
+    const fetchUrl = async (input: FetchUrlInput): Promise<FetchUrlResult> => {
+      sent.push(input.url);
+      // The worker begins to shut down while the burst waits the host delay after its second request.
+      if (sent.length === 2) {
+        secondSentAtMs = Date.now();
+        setTimeout(() => stopping.abort(), 50);
+      }
+      const nowMs = Date.now();
+      return { kind: 'fetched', status: 200, bodyKey: `bodies/${input.fingerprint}`, rawHash: input.fingerprint, bytes: 10, contentType: 'text/plain', parse: false, finalUrl: input.url, startedAtMs: nowMs, finishedAtMs: nowMs };
+    };
+    const { fetchBurst } = createFetchBurstActivities({ now: Date.now, stopping: stopping.signal } as unknown as ActivityDeps, {
+      fetchUrlAttempt: fetchUrl,
+      parseBatch: async () => ({ outcomes: [] }),
+      parsePage: async () => ({ title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false }),
+      settleUrl: async () => ({ deadLettered: false }),
+      readsSignals: async () => false,
+      heldBodies: new HeldBodyBudget(),
+    });
+    const result: FetchBurstResult = await new MockActivityEnvironment().run(fetchBurst, {
+      host: HOST,
+      items: Array.from({ length: URLS }, (_, i) => itemOf(i)),
+      politeness: initialHostPolitenessState(Date.now()),
+      policy: { ...DEFAULT_HOST_POLITENESS_POLICY, minDelayMs: DELAY_MS, adaptiveFactor: 1 },
+      limits: { ...DEFAULT_FETCH_BURST_LIMITS, maxUrls: URLS },
+    });
+    expect(sent).toHaveLength(2);
+    expect(result.outcomes.map((outcome) => outcome.kind)).toEqual(['done', 'done', 'not-attempted', 'not-attempted', 'not-attempted']);
+    // Back well before the host delay after the second request: its wait for a third was cut.
+    expect(Date.now() - secondSentAtMs).toBeLessThan(DELAY_MS - 100);
+  });
 });
 
 describe('whether a burst may release its host (everyUrlEnded)', () => {

@@ -35,6 +35,19 @@ describe('sleepUntilMs', () => {
     expect(clock.slept.length).toBeGreaterThan(2);
   });
 
+  it('sleeps no more once its signal is aborted, even short of the time', async () => {
+    const until = new AbortController();
+    const clock = fakeClock(1_000, 0.5);
+    const sleepMs = clock.sleepMs;
+    clock.sleepMs = async (ms) => {
+      await sleepMs(ms);
+      until.abort();
+    };
+    expect(await sleepUntilMs(1_500, { ...clock, until: until.signal })).toBe(250);
+    expect(clock.slept).toEqual([500]);
+    expect(await sleepUntilMs(2_000, { ...clock, until: until.signal })).toBe(0);
+  });
+
   it('does not sleep for a time already reached', async () => {
     const clock = fakeClock(2_000, 1);
     expect(await sleepUntilMs(1_500, clock)).toBe(0);

@@ -4,17 +4,20 @@ export interface SleepClock {
   nowMs: () => number;
   /** Resolves after about this many milliseconds; may resolve early. */
   sleepMs: (ms: number) => Promise<void>;
+  /** Once aborted, the sleep ends at the next waking instead of sleeping the rest. */
+  until?: AbortSignal;
 }
 
 /**
  * Sleeps until the clock reads at least atMs. A Node timer counts from the event loop's cached
  * time, which lags the clock by however long the current tick has already run: on a busy worker a
  * 500 ms timer set late in a tick fires a few milliseconds early by the clock. So the clock is read
- * again on waking and the rest slept, until none is left. Returns the milliseconds it slept in all.
+ * again on waking and the rest slept, until none is left (or `until` is aborted). Returns the
+ * milliseconds it slept in all.
  */
 export async function sleepUntilMs(atMs: number, clock: SleepClock): Promise<number> {
   if (!Number.isFinite(atMs)) throw new RangeError(`sleepUntilMs: atMs must be a finite time in ms since the epoch, got ${atMs}`);
   const fromMs = clock.nowMs();
-  for (let leftMs = atMs - fromMs; leftMs > 0; leftMs = atMs - clock.nowMs()) await clock.sleepMs(leftMs);
+  for (let leftMs = atMs - fromMs; leftMs > 0 && clock.until?.aborted !== true; leftMs = atMs - clock.nowMs()) await clock.sleepMs(leftMs);
   return Math.max(0, clock.nowMs() - fromMs);
 }
