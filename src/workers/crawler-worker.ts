@@ -79,6 +79,10 @@ function installRuntime(logLevel: LogLevel, logFormat: LogFormat, sdkMetricsAddr
   runtimeInstalled = true;
   try {
     Runtime.install({
+      // The commands own their signals: Ctrl-C on `crawler crawl` stops the crawl gracefully, which
+      // needs its worker. The runtime's default (shut every worker down on SIGINT or SIGTERM)
+      // took the worker and its client away mid-crawl: the CLI then exited 1 on a gRPC error.
+      shutdownSignals: [],
       logger: new DefaultLogger(logLevel, digestSlowTaskWarnings((entry) => void process.stderr.write(`${logFormat === 'json' ? jsonLogLine(entry) : textLogLine(entry)}\n`))),
       telemetryOptions: {
         // Core's own logs (gRPC retry warnings while Temporal is down) go through the same logger, to

@@ -35,6 +35,9 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
 Runs a crawl to the end: starts the local stack if needed (and leaves it running), runs a worker
 in this process unless --no-worker, shows progress, prints a summary and the Temporal UI link.
 While Temporal is unreachable it says so on the progress line and keeps waiting for the crawl.
+Ctrl-C stops the crawl gracefully and prints its summary (Ctrl-C again: exit 130, the crawl left
+running). SIGTERM leaves the crawl running in Temporal, stops this worker and exits 143; --resume
+carries the crawl on.
 
   --seeds-file F           one URL per line (# comments), up to 1,000,000, each checked before
                            anything starts; past 10,000 they are registered in batches first
@@ -200,6 +203,15 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     }
   };
   process.on('SIGINT', onSigint);
+  // SIGTERM (a supervisor, a CI timeout, `kill`): this process goes, the crawl stays in Temporal
+  // for a worker to carry on; nothing is lost, as when the process dies, only said and tidied.
+  // The wait for the crawl's end is cancelled then: a long poll left behind kept the process alive
+  // for its client's retries (~15 s) after everything else had closed.
+  const resultWait = new AbortController();
+  let leaveRunning!: () => void;
+  const terminated = new Promise<typeof TERMINATED>((resolve) => (leaveRunning = () => resolve(TERMINATED)));
+  process.once('SIGTERM', leaveRunning);
+  void terminated.then(() => resultWait.abort());
   // The client retries a call to an unreachable server for a while before it fails: a query
   // unanswered for long says so instead of leaving the last progress line standing silently.
   let lastStatusAtMs = Date.now();
@@ -223,10 +235,12 @@ export async function crawlCommand(argv: string[]): Promise<number> {
       .finally(() => (statusQuery = undefined));
   }, 1000);
 
-  let summary: CrawlSummary;
+  let ended: CrawlSummary | typeof TERMINATED;
   try {
-    // handle.result() long-polls; a poll that fails on an outage is polled again, not fatal.
-    summary = (await retryThroughOutages(() => handle.result(), outageNotes)) as CrawlSummary;
+    // handle.result() long-polls; a poll that fails on an outage is polled again, not fatal. Cut on
+    // SIGTERM: its failure (CANCELLED) is the race's, not unhandled.
+    const result = client.connection.withAbortSignal(resultWait.signal, () => retryThroughOutages(() => handle.result(), outageNotes)) as Promise<CrawlSummary>;
+    ended = await Promise.race([result, terminated]);
   } catch (error) {
     if (error instanceof WorkflowFailedError) {
       throw new CliError(`crawl ${crawlId} failed: ${error.cause?.message ?? error.message}${link ? ` (details: ${link})` : ''}. Its records are kept: \`crawler export --crawl ${crawlId}\` reads them`);
@@ -242,9 +256,15 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     await Promise.race([statusQuery, new Promise((resolve) => setTimeout(resolve, STATUS_QUERY_DRAIN_MS).unref())]);
     progress.done();
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', leaveRunning);
     await worker?.shutdown();
     await workerRun;
   }
+  if (ended === TERMINATED) {
+    say(`crawl ${crawlId} left running in Temporal (SIGTERM): \`crawler crawl --resume ${crawlId}\` carries it on, \`crawler stop ${crawlId}\` stops it`);
+    return EXIT_ON_SIGTERM;
+  }
+  const summary = ended;
 
   if (json) {
     process.stdout.write(`${JSON.stringify({ ...summary, temporalUi: link ?? null })}\n`);
@@ -269,6 +289,11 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   }
   return 0;
 }
+
+/** What the wait for a crawl's end gives when SIGTERM came first. */
+const TERMINATED = Symbol('terminated');
+/** 128 + SIGTERM's number, as a shell reports a process that SIGTERM ended. */
+const EXIT_ON_SIGTERM = 143;
 
 /** A status query unanswered this long is reported on the progress line. */
 const STATUS_SILENCE_MS = 5_000;
