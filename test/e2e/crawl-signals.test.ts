@@ -42,6 +42,14 @@ describe('signals to `crawler crawl`', () => {
     return { child, exited };
   }
 
+  /** Starts a crawl of `host`, sends it `signal` once three of its pages were asked for, and waits for the process to end. */
+  async function signalAfterThreePages(crawlId: string, host: string, signal: NodeJS.Signals): Promise<Exited> {
+    const crawl = startCrawl(crawlId, host);
+    await waitFor(() => pagesAsked(host).length, (asked) => asked >= 3, { timeoutMs: 120_000, what: 'the crawl to fetch three pages' });
+    crawl.child.kill(signal);
+    return crawl.exited;
+  }
+
   beforeAll(async () => {
     web = await startTestWeb({
       hosts: Object.values(HOSTS).map((host) => ({
@@ -61,10 +69,7 @@ describe('signals to `crawler crawl`', () => {
     const crawlId = 'signals-interrupted';
     let exited: Exited;
     beforeAll(async () => {
-      const crawl = startCrawl(crawlId, HOSTS.interrupted);
-      await waitFor(() => pagesAsked(HOSTS.interrupted).length, (asked) => asked >= 3, { timeoutMs: 120_000, what: 'the crawl to fetch three pages' });
-      crawl.child.kill('SIGINT');
-      exited = await crawl.exited;
+      exited = await signalAfterThreePages(crawlId, HOSTS.interrupted, 'SIGINT');
     });
 
     it('stops the crawl gracefully and exits 0 with its summary', () => {
@@ -89,10 +94,7 @@ describe('signals to `crawler crawl`', () => {
     let resumed: Awaited<ReturnType<typeof runCrawlerCli>>;
     let askedBeforeResume: number;
     beforeAll(async () => {
-      const crawl = startCrawl(crawlId, HOSTS.terminated);
-      await waitFor(() => pagesAsked(HOSTS.terminated).length, (asked) => asked >= 3, { timeoutMs: 120_000, what: 'the crawl to fetch three pages' });
-      crawl.child.kill('SIGTERM');
-      exited = await crawl.exited;
+      exited = await signalAfterThreePages(crawlId, HOSTS.terminated, 'SIGTERM');
       statusAfterExit = (await harness.client.workflow.getHandle(crawlWorkflowId(crawlId)).describe()).status.name;
       askedBeforeResume = pagesAsked(HOSTS.terminated).length;
       resumed = await runCrawlerCli(harness, ['crawl', '--resume', crawlId, '--task-queue', harness.taskQueue, '--json']);

@@ -60,9 +60,9 @@ const recordsOf = (input: FetchUrlInput): FetchedBodyRecords => {
   };
 };
 
-/** A burst's activities around `fetchUrl`, with parses and settles that answer at once. */
-const burstActivitiesFetchingWith = (fetchUrl: UrlFetcher) =>
-  createFetchBurstActivities({ now: Date.now } as unknown as ActivityDeps, {
+/** A burst's activities around `fetchUrl`, with parses and settles that answer at once; `deps` adds to the clock. */
+const burstActivitiesFetchingWith = (fetchUrl: UrlFetcher, deps: Partial<ActivityDeps> = {}) =>
+  createFetchBurstActivities({ now: Date.now, ...deps } as unknown as ActivityDeps, {
     fetchUrlAttempt: fetchUrl,
     parseBatch: async () => ({ outcomes: [] }),
     parsePage: async () => ({ title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false }),
@@ -365,14 +365,7 @@ describe('a fetch burst parsing its own bodies', () => {
       const nowMs = Date.now();
       return { kind: 'fetched', status: 200, bodyKey: `bodies/${input.fingerprint}`, rawHash: input.fingerprint, bytes: 10, contentType: 'text/plain', parse: false, finalUrl: input.url, startedAtMs: nowMs, finishedAtMs: nowMs };
     };
-    const { fetchBurst } = createFetchBurstActivities({ now: Date.now, stopping: stopping.signal } as unknown as ActivityDeps, {
-      fetchUrlAttempt: fetchUrl,
-      parseBatch: async () => ({ outcomes: [] }),
-      parsePage: async () => ({ title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false }),
-      settleUrl: async () => ({ deadLettered: false }),
-      readsSignals: async () => false,
-      heldBodies: new HeldBodyBudget(),
-    });
+    const { fetchBurst } = burstActivitiesFetchingWith(fetchUrl, { stopping: stopping.signal });
     const result: FetchBurstResult = await new MockActivityEnvironment().run(fetchBurst, {
       host: HOST,
       items: Array.from({ length: URLS }, (_, i) => itemOf(i)),
