@@ -226,7 +226,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       // next fetch time (it then needs no timer), so the first may wait too.
       if (index > 0 || waitMs > 0) {
         // The wait first, on its own line: `metrics?.f(await wait)` would skip the wait without metrics.
-        const waitedMs = await timed('waiting', sleepUntilMs(decidedAtMs + waitMs + TIMER_MARGIN_MS, { nowMs: deps.now, sleepMs: (ms) => sleepUnlessStopping(context, ms, deps.stopping), ...(deps.stopping ? { until: deps.stopping } : {}) }));
+        const waitedMs = await timed('waiting', sleepUntilMs(decidedAtMs + waitMs + TIMER_MARGIN_MS, { nowMs: deps.now, sleepMs: (ms) => context.sleep(ms), ...(deps.stopping ? { until: deps.stopping } : {}) }));
         deps.metrics?.politenessWaited(waitedMs);
       }
       // A store that lags stops the burst's requests, not only its end: bodies waiting for it stay few.
@@ -455,27 +455,13 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
   return { fetchBurst };
 }
 
-/** Whichever comes first: one of `promises` settling (they must not reject), or `timeoutMs`. */
 /** A page's fetch records left to its parse's transaction, and the check its stored body needs after it (UrlFetchOptions.deferRecord). */
 interface DeferredRecords {
   records: FetchedBodyRecords;
   keepStored?: () => Promise<string>;
 }
 
-/** The activity's sleep, cut short when the worker begins to shut down. */
-async function sleepUnlessStopping(context: Context, ms: number, stopping: AbortSignal | undefined): Promise<void> {
-  if (stopping === undefined) return context.sleep(ms);
-  if (stopping.aborted) return;
-  let onAbort!: () => void;
-  const aborted = new Promise<void>((resolve) => (onAbort = resolve));
-  stopping.addEventListener('abort', onAbort, { once: true });
-  try {
-    await Promise.race([context.sleep(ms), aborted]);
-  } finally {
-    stopping.removeEventListener('abort', onAbort);
-  }
-}
-
+/** Whichever comes first: one of `promises` settling (they must not reject), or `timeoutMs`. */
 async function firstOrTimeout(promises: readonly Promise<void>[], timeoutMs: number): Promise<'settled' | 'timed-out'> {
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -207,11 +207,10 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   // for a worker to carry on; nothing is lost, as when the process dies, only said and tidied.
   // The wait for the crawl's end is cancelled then: a long poll left behind kept the process alive
   // for its client's retries (~15 s) after everything else had closed.
-  const resultWait = new AbortController();
-  let leaveRunning!: () => void;
-  const terminated = new Promise<typeof TERMINATED>((resolve) => (leaveRunning = () => resolve(TERMINATED)));
-  process.once('SIGTERM', leaveRunning);
-  void terminated.then(() => resultWait.abort());
+  const leaveRunning = new AbortController();
+  const onSigterm = (): void => leaveRunning.abort();
+  process.once('SIGTERM', onSigterm);
+  const terminated = new Promise<typeof TERMINATED>((resolve) => leaveRunning.signal.addEventListener('abort', () => resolve(TERMINATED), { once: true }));
   // The client retries a call to an unreachable server for a while before it fails: a query
   // unanswered for long says so instead of leaving the last progress line standing silently.
   let lastStatusAtMs = Date.now();
@@ -239,7 +238,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   try {
     // handle.result() long-polls; a poll that fails on an outage is polled again, not fatal. Cut on
     // SIGTERM: its failure (CANCELLED) is the race's, not unhandled.
-    const result = client.connection.withAbortSignal(resultWait.signal, () => retryThroughOutages(() => handle.result(), outageNotes)) as Promise<CrawlSummary>;
+    const result = client.connection.withAbortSignal(leaveRunning.signal, () => retryThroughOutages(() => handle.result(), outageNotes)) as Promise<CrawlSummary>;
     ended = await Promise.race([result, terminated]);
   } catch (error) {
     if (error instanceof WorkflowFailedError) {
@@ -256,7 +255,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     await Promise.race([statusQuery, new Promise((resolve) => setTimeout(resolve, STATUS_QUERY_DRAIN_MS).unref())]);
     progress.done();
     process.off('SIGINT', onSigint);
-    process.off('SIGTERM', leaveRunning);
+    process.off('SIGTERM', onSigterm);
     await worker?.shutdown();
     await workerRun;
   }

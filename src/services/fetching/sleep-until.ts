@@ -4,7 +4,7 @@ export interface SleepClock {
   nowMs: () => number;
   /** Resolves after about this many milliseconds; may resolve early. */
   sleepMs: (ms: number) => Promise<void>;
-  /** Once aborted, the sleep ends at the next waking instead of sleeping the rest. */
+  /** Once aborted, the sleep ends at once (a sleep under way is not waited out). */
   until?: AbortSignal;
 }
 
@@ -18,6 +18,19 @@ export interface SleepClock {
 export async function sleepUntilMs(atMs: number, clock: SleepClock): Promise<number> {
   if (!Number.isFinite(atMs)) throw new RangeError(`sleepUntilMs: atMs must be a finite time in ms since the epoch, got ${atMs}`);
   const fromMs = clock.nowMs();
-  for (let leftMs = atMs - fromMs; leftMs > 0 && clock.until?.aborted !== true; leftMs = atMs - clock.nowMs()) await clock.sleepMs(leftMs);
+  for (let leftMs = atMs - fromMs; leftMs > 0 && clock.until?.aborted !== true; leftMs = atMs - clock.nowMs()) await sleepUnlessAborted(clock.sleepMs(leftMs), clock.until);
   return Math.max(0, clock.nowMs() - fromMs);
+}
+
+/** `sleep`, or less once `until` is aborted. */
+async function sleepUnlessAborted(sleep: Promise<void>, until: AbortSignal | undefined): Promise<void> {
+  if (until === undefined) return sleep;
+  let onAbort!: () => void;
+  const aborted = new Promise<void>((resolve) => (onAbort = resolve));
+  until.addEventListener('abort', onAbort, { once: true });
+  try {
+    await Promise.race([sleep, aborted]);
+  } finally {
+    until.removeEventListener('abort', onAbort);
+  }
 }
