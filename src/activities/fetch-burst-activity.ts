@@ -114,6 +114,8 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
 
   async function fetchBurst(input: FetchBurstInput): Promise<FetchBurstResult> {
     const context = Context.current();
+    // A local burst (a run's first, short one) has no heartbeat: its workflow task is its liveness.
+    const heartbeat = context.info.isLocal ? () => undefined : () => context.heartbeat();
     const burstStartedAtMs = Date.now();
     // Where the burst's time goes (stageMs in the result): sums per stage; parses overlap the waits.
     const stageMs = { waiting: 0, fetching: 0, parsing: 0, claiming: 0, finishing: 0 };
@@ -188,11 +190,12 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
     let firstRequestAtMs: number | undefined;
     let claimFoundNothing = false;
     const extendedOutcomes: FetchBurstOutcome[] = [];
-    // The worker shutting down: no new request, no new claim; what is in hand is finished.
-    const workerStopping = (): boolean => deps.stopping?.aborted === true;
+    // The worker shutting down, or the burst cancelled (a local burst's workflow task lost, its run
+    // maybe run again elsewhere): no new request, no new claim; what is in hand is finished.
+    const stopsSending = (): boolean => deps.stopping?.aborted === true || context.cancellationSignal.aborted;
     const claimMore = async (): Promise<FetchUrlInput[]> => {
       const extension = input.extendWithClaims;
-      if (ended || workerStopping() || extension === undefined || input.claim === undefined) return [];
+      if (ended || stopsSending() || extension === undefined || input.claim === undefined) return [];
       const room = extension.maxUrls - items.length;
       const spanLeftMs = firstRequestAtMs === undefined ? 0 : input.limits.maxSpanMs - (Date.now() - firstRequestAtMs);
       if (room <= 0 || spanLeftMs <= policyDelayMs(policy)) return [];
@@ -216,7 +219,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       if (item === undefined) break;
       const into = index < input.items.length ? outcomes : extendedOutcomes;
       const decidedAtMs = deps.now();
-      const waitMs = ended || storeFailed || workerStopping() ? undefined : burstWaitMs(politeness, policy, decidedAtMs, input.limits);
+      const waitMs = ended || storeFailed || stopsSending() ? undefined : burstWaitMs(politeness, policy, decidedAtMs, input.limits);
       if (waitMs === undefined) {
         ended = true;
         into.push({ kind: 'not-attempted' });
@@ -232,15 +235,15 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       // A store that lags stops the burst's requests, not only its end: bodies waiting for it stay few.
       while (storingNow.size >= MAX_BODIES_STORING || (bodiesWaitingForStore > 0 && storingNow.size > 0)) {
         const waited = await timed('waiting', Promise.race([firstOrTimeout([...storingNow], HEARTBEAT_WHILE_FINISHING_MS), context.cancelled]));
-        if (waited === 'timed-out') context.heartbeat();
+        if (waited === 'timed-out') heartbeat();
       }
-      if (storeFailed || workerStopping()) {
+      if (storeFailed || stopsSending()) {
         ended = true;
         into.push({ kind: 'not-attempted' });
         continue;
       }
       firstRequestAtMs ??= Date.now();
-      if (Date.now() - burstStartedAtMs >= FIRST_HEARTBEAT_AFTER_MS) context.heartbeat();
+      if (Date.now() - burstStartedAtMs >= FIRST_HEARTBEAT_AFTER_MS) heartbeat();
 
       politeness = onFetchStarted(politeness, deps.now());
       let held: HeldBody | undefined;
@@ -310,7 +313,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
         if (staleRules && refreshRobots && refreshesRobotsOf(item.origin)) {
           // The slot this URL took goes to its origin's robots.txt, a request like any other.
           // A slow robots.txt may take longer than the heartbeat timeout: beat meanwhile, as a fetch does.
-          const beating = setInterval(() => context.heartbeat(), HEARTBEAT_WHILE_FINISHING_MS);
+          const beating = setInterval(heartbeat, HEARTBEAT_WHILE_FINISHING_MS);
           const refreshed = await timed('fetching', refreshRobots({ origin: item.origin, crawlId: item.crawlId }, `${activityCallToken()}/robots/${robots.length + 1}`)).finally(() =>
             clearInterval(beating),
           );
@@ -339,7 +342,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
       politeness = applyHostOutcome(politeness, hostOutcome, policy, Math.random);
     }
     // Parses may wait on Postgres after the last request: keep the heartbeat going meanwhile.
-    const heartbeats = setInterval(() => context.heartbeat(), HEARTBEAT_WHILE_FINISHING_MS);
+    const heartbeats = setInterval(heartbeat, HEARTBEAT_WHILE_FINISHING_MS);
     const finishingFromMs = Date.now();
     let claimedItems: HostWorkItem[] | undefined;
     let parseOutcomes: ParseBatchOutcome[] | undefined;
@@ -444,8 +447,10 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
    */
   function claimBeside<T>(host: string, claim: NonNullable<FetchBurstInput['claim']>, claimedBefore: boolean, claimWith: (pool: ActivityDeps['pool'], input: ClaimHostWorkInput) => Promise<T>): Promise<T | undefined> {
     // Each burst gets a token of its own, so on its first try no claim has used it yet; a burst
-    // claiming again under it (extending itself) wants new URLs, not those it took before.
-    const freshToken = claimedBefore || Context.current().info.attempt === 1;
+    // claiming again under it (extending itself) wants new URLs, not those it took before. A local
+    // burst run again after its workflow task was lost is attempt 1 again: its token may have claimed.
+    const { attempt, isLocal } = Context.current().info;
+    const freshToken = claimedBefore || (attempt === 1 && !isLocal);
     return claimWith(deps.pool, { host, maxItems: claim.maxItems, claimToken: claim.claimToken, random: Math.random, freshToken }).catch((error: unknown) => {
       log.warn('claim beside a fetch burst failed; the host workflow recovers it by its token', { host, error: String(error) });
       return undefined;

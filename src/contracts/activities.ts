@@ -126,6 +126,11 @@ export interface ClaimHostWorkResult {
   released: boolean;
   /** The host's saved record, unless the input said it was not wanted. */
   host?: HostRecord;
+  /**
+   * Set by a worker that runs fetch bursts as well as workflows (role 'all'): the claim ran there
+   * as a local activity, so the host's first burst may too (LOCAL_BURST in host-loop.ts).
+   */
+  localBursts?: true;
 }
 
 export interface RefreshRobotsInput {

@@ -13,6 +13,7 @@ import { PrometheusCrawlMetrics, startMetricsServer } from './prometheus-metrics
 import { findFreePorts } from '../stack/free-port.js';
 import { createActivities, type CrawlerActivities } from '../activities/index.js';
 import { HttpClientPool } from './http-client-pool.js';
+import { createWorkerStopping } from './worker-stopping.js';
 import { BodyStore, type BodyStoreOptions } from '../storage/object-store/body-store.js';
 import { migrate } from '../storage/postgres/migrate.js';
 import { createPool, type Pool } from '../storage/postgres/pool.js';
@@ -66,6 +67,15 @@ export interface CrawlerWorkerOptions {
   htmlParsing?: HtmlParsePoolOptions;
   /** Wraps the activities this worker registers: fault injection in tests. Default: as created. */
   wrapActivities?: (activities: CrawlerActivities) => CrawlerActivities;
+}
+
+/** Workflow tasks held open at once, and local activities run at once, by an 'all' worker: about one per host it fetches. */
+const MAX_OPEN_WORKFLOW_TASKS = 400;
+
+/** A worker that runs both: its claims say so, and a host's first burst runs in it as a local activity. */
+function withLocalBursts(activities: CrawlerActivities): CrawlerActivities {
+  const { claimHostWork } = activities;
+  return { ...activities, claimHostWork: async (input) => ({ ...(await claimHostWork(input)), localBursts: true }) };
 }
 
 export type WorkerRole = 'all' | 'workflows' | 'activities';
@@ -135,7 +145,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   const httpClients = new HttpClientPool();
   // Threads start on the first large page, so a workflows-only process never starts one.
   const htmlParsing = new HtmlParsePool(options.htmlParsing);
-  const stopping = new AbortController();
+  const stopping = createWorkerStopping();
   const created = createActivities({
     pool,
     bodies,
@@ -163,7 +173,11 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
     ...(role === 'workflows'
       ? // Host workflows run their claims and wait reports as local activities, in the worker that runs them.
         { activities: { claimHostWork: activities.claimHostWork, reportHostWait: activities.reportHostWait }, enableNonLocalActivities: false }
-      : { activities, maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? DEFAULT_MAX_CONCURRENT_ACTIVITIES }),
+      : { activities: role === 'all' ? withLocalBursts(activities) : activities, maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? DEFAULT_MAX_CONCURRENT_ACTIVITIES }),
+    // A host's first burst runs as a local activity and holds its workflow task open meanwhile
+    // (LOCAL_BURST: its 5 URLs and their parses): the SDK's defaults (40 tasks, 100 local activities)
+    // would let only that many hosts fetch at once.
+    ...(role === 'all' ? { maxConcurrentWorkflowTaskExecutions: MAX_OPEN_WORKFLOW_TASKS, maxConcurrentLocalActivityExecutions: MAX_OPEN_WORKFLOW_TASKS } : {}),
   });
 
   const metricsServer =

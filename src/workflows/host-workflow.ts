@@ -77,11 +77,13 @@ const fetchActivities = proxyActivities<Activities>({
 // A burst reports fetch failures as outcomes; what Temporal retries here is the burst itself
 // failing (a crashed worker, the store unreachable). The first retry waits longer than any wait
 // inside a burst, so a retried burst cannot come sooner than the host's delay.
-const burstActivities = proxyActivities<Activities>({
-  startToCloseTimeout: '20m',
-  heartbeatTimeout: '60s',
-  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 4 },
-});
+const BURST_RETRY = { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 4 } as const;
+const burstActivities = proxyActivities<Activities>({ startToCloseTimeout: '20m', heartbeatTimeout: '60s', retry: BURST_RETRY });
+// A run's first, short burst (LOCAL_BURST) in the worker running the workflow. A worker that dies
+// under it leaves the workflow task to time out (30 s, HostWaker) before another runs it again:
+// longer than any wait inside a burst, as for the activity. The timeout is far above a local burst's length
+// (5 URLs, then their parses: 16 s at most measured on a saturated 1,000-host crawl): it ends a stuck one.
+const localBurstActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '5m', retry: BURST_RETRY });
 
 /** What parseDocument throws, once and non-retryable, for a page over its parse budget (src/parse/parse-budget.ts). */
 const PARSE_BUDGET_EXCEEDED: FetchFailureType = 'ParseBudgetExceeded';
@@ -204,7 +206,7 @@ function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void) {
   async function runBurst(burst: BurstStep): Promise<void> {
     let result: FetchBurstResult;
     try {
-      result = await burstActivities.fetchBurst(burst.input);
+      result = await (burst.local ? localBurstActivities : burstActivities).fetchBurst(burst.input);
     } catch (error) {
       // The carried bodies are parsed on their own (each parse is idempotent, whatever the burst did).
       track(parseTogether(loop.burstFailed(burst)));

@@ -1,6 +1,6 @@
 // Two worker processes share one crawl over a generated web of 1,000 hosts: every URL is
 // fetched once, politeness holds per host (from the server's log), both workers did work (from
-// the identities Temporal recorded on the activities they ran), and each worker's resident
+// the identities Temporal recorded on the activities and workflow tasks they ran), and each worker's resident
 // memory stays under a generous ceiling. Figures are printed; speed is never asserted here.
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { processTreeRssKb, spawnWorkerProcess, stopProcess } from '../support/crawler-process.js';
 import { generateWeb, politenessReport, startTestWeb, type TestWeb } from '../support/test-web/index.js';
 import { sleepMs } from '../support/wait-for.js';
+import { localActivityOf } from '../support/local-activity-marker.js';
 import { loadWorkflowBundle } from '../../src/workers/workflow-bundle.js';
 import { crawlStatusQuery, crawlWorkflowId, hostWorkflowId } from '../../src/contracts/messages.js';
 import type { CrawlSummary } from '../../src/contracts/status.js';
@@ -77,18 +78,23 @@ describe('two workers, one crawl, 1,000 hosts', () => {
     sampling = false;
     await sampler;
 
-    // Which worker started each fetch, from the host workflows' own histories.
+    // Which worker ran each fetch, from the host workflows' own histories: a burst activity names
+    // its worker when it starts; a local burst (a run's first) ran in the worker whose workflow
+    // task recorded its marker.
+    const countFetchBy = (identity: string | null | undefined) => fetchesByIdentity.set(identity ?? 'unknown', (fetchesByIdentity.get(identity ?? 'unknown') ?? 0) + 1);
     for (const host of generated.hosts.slice(0, HISTORY_SAMPLE)) {
       const history = await harness.client.workflow.getHandle(hostWorkflowId(host)).fetchHistory();
       const scheduled = new Map<string, string>();
+      const workflowTaskIdentity = new Map<string, string | null | undefined>();
       for (const event of history.events ?? []) {
         const attributes = event.activityTaskScheduledEventAttributes;
         if (attributes?.activityType?.name) scheduled.set(String(event.eventId), attributes.activityType.name);
+        if (event.workflowTaskCompletedEventAttributes) workflowTaskIdentity.set(String(event.eventId), event.workflowTaskCompletedEventAttributes.identity);
         const started = event.activityTaskStartedEventAttributes;
         const type = started ? scheduled.get(String(started.scheduledEventId)) : undefined;
-        if (type === 'fetchUrl' || type === 'fetchBurst') {
-          const identity = started!.identity ?? 'unknown';
-          fetchesByIdentity.set(identity, (fetchesByIdentity.get(identity) ?? 0) + 1);
+        if (type === 'fetchUrl' || type === 'fetchBurst') countFetchBy(started!.identity);
+        if (localActivityOf(event)?.type === 'fetchBurst') {
+          countFetchBy(workflowTaskIdentity.get(String(event.markerRecordedEventAttributes!.workflowTaskCompletedEventId)));
         }
       }
     }

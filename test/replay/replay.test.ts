@@ -10,6 +10,12 @@ import { WORKFLOWS_PATH } from '../../src/workers/workflow-bundle.js';
 
 const HISTORIES_DIR = path.resolve('test/replay/histories');
 
+/** The parts of a recorded history event (JSON, payload data in base64) this file reads. */
+interface HistoryEvent {
+  markerRecordedEventAttributes?: { markerName?: string; details?: Record<string, { payloads?: { data?: string }[] }> };
+  activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
+}
+
 describe('workflow history replay', async () => {
   const files = (await readdir(HISTORIES_DIR)).filter((file) => file.endsWith('.json')).sort();
 
@@ -24,6 +30,21 @@ describe('workflow history replay', async () => {
     // recrawlCycleWorkflow's (scripts/record-recrawl-history.ts) runs the signal sweep and the plan's crawl as children.
     expect(types).toEqual(new Set(['crawlWorkflow', 'hostWorkflow', 'recrawlCycleWorkflow']));
     expect(continuedAsNew).toBe(true);
+  });
+
+  it("has a host run whose first burst was a local activity, and one with burst activities (both paths replay)", async () => {
+    let localBursts = 0;
+    let burstActivities = 0;
+    for (const file of files.filter((name) => name.startsWith('host-workflow'))) {
+      const { history } = JSON.parse(await readFile(path.join(HISTORIES_DIR, file), 'utf8'));
+      for (const event of history.events as HistoryEvent[]) {
+        const data = event.markerRecordedEventAttributes?.markerName === 'core_local_activity' ? event.markerRecordedEventAttributes.details?.data?.payloads?.[0]?.data : undefined;
+        if (data !== undefined && JSON.parse(Buffer.from(data, 'base64').toString('utf8')).activity_type === 'fetchBurst') localBursts += 1;
+        if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'fetchBurst') burstActivities += 1;
+      }
+    }
+    expect(localBursts).toBeGreaterThanOrEqual(1);
+    expect(burstActivities).toBeGreaterThanOrEqual(1);
   });
 
   it.each(files)('%s replays without nondeterminism', async (file) => {

@@ -2,6 +2,7 @@
 // bucket and task queue. Workers run in this process unless a test spawns its own.
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { Context } from '@temporalio/activity';
 import { resolveCrawlConfig, type CrawlConfig } from '../../src/config/crawl-config.js';
 import type { StackEndpoints } from '../../src/stack/index.js';
 import { BodyStore } from '../../src/storage/object-store/body-store.js';
@@ -12,6 +13,7 @@ import { createCrawlerWorker, type CrawlerWorker, type CrawlerWorkerOptions } fr
 import type { CrawlWorkflowInput } from '../../src/workflows/crawl-workflow.js';
 import { crawlWorkflowId } from '../../src/contracts/messages.js';
 import type { CrawlSummary } from '../../src/contracts/status.js';
+import type { FetchBurstInput } from '../../src/contracts/activities.js';
 import { freshBucket, freshDatabase, temporalClient, testStack, uniqueTaskQueue } from './stack-context.js';
 import { testDataRoot } from './global-stack.js';
 
@@ -27,6 +29,11 @@ export interface Harness {
   dataDir: string;
   /** Environment for a `crawler` child process that must use this harness's services. */
   childEnv: NodeJS.ProcessEnv;
+  /**
+   * The input of each burst run as a local activity by an in-process worker, by
+   * `<workflowId>/<runId>/<activityId>`: a local activity's marker records its result, not its input.
+   */
+  localBurstInputs: Map<string, FetchBurstInput>;
   /** An in-process worker; `wrapActivities` injects faults. */
   startWorker(options?: Pick<CrawlerWorkerOptions, 'wrapActivities' | 'htmlParsing'>): Promise<CrawlerWorker>;
   stopWorker(): Promise<void>;
@@ -39,6 +46,11 @@ export async function createHarness(name: string): Promise<Harness> {
   const stack = testStack();
   const [databaseUrl, s3] = await Promise.all([freshDatabase(name), freshBucket(name)]);
   const taskQueue = uniqueTaskQueue(name);
+  const localBurstInputs = new Map<string, FetchBurstInput>();
+  const recordLocalBurst = (input: FetchBurstInput): void => {
+    const { isLocal, workflowExecution, activityId } = Context.current().info;
+    if (isLocal && workflowExecution) localBurstInputs.set(`${workflowExecution.workflowId}/${workflowExecution.runId}/${activityId}`, input);
+  };
   const { client, connection } = await temporalClient();
   const pool = createPool({ connectionString: databaseUrl, maxConnections: 5 });
   await migrate(pool);
@@ -68,8 +80,13 @@ export async function createHarness(name: string): Promise<Harness> {
       S3_BUCKET: s3.bucket,
       S3_REGION: s3.region,
     },
+    localBurstInputs,
     async startWorker(options = {}) {
-      worker = await createCrawlerWorker({ temporal: stack.temporal, databaseUrl, s3, dataDir, taskQueue, maxDatabaseConnections: 10, ...options });
+      const wrapActivities: CrawlerWorkerOptions['wrapActivities'] = (created) => {
+        const activities = options.wrapActivities ? options.wrapActivities(created) : created;
+        return { ...activities, fetchBurst: (input) => (recordLocalBurst(input), activities.fetchBurst(input)) };
+      };
+      worker = await createCrawlerWorker({ temporal: stack.temporal, databaseUrl, s3, dataDir, taskQueue, maxDatabaseConnections: 10, ...options, wrapActivities });
       running = worker.run();
       return worker;
     },

@@ -5,9 +5,10 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import type { ActivityDeps } from '../../src/services/deps.js';
 import type { FetchBurstInput, FetchBurstResult, FetchUrlInput, FetchUrlResult, ParseBatchInput, ParseBatchResult, ParseDocumentInput, SettleUrlInput } from '../../src/contracts/activities.js';
-import type { UrlFetcher, UrlFetchOptions } from '../../src/activities/fetch-activity.js';
+import type { UrlFetchOptions } from '../../src/activities/fetch-activity.js';
 import { createFetchBurstActivities, everyUrlEnded, MAX_BODIES_STORING } from '../../src/activities/fetch-burst-activity.js';
 import { HeldBodyBudget } from '../../src/services/fetching/held-bodies.js';
+import { burstActivitiesFetchingWith, burstItemOf } from '../support/burst-items.js';
 import type { FetchedPage } from '../../src/activities/parse-activity.js';
 import type { FetchedBodyRecords } from '../../src/storage/postgres/fetch-repository.js';
 import { DEFAULT_FETCH_BURST_LIMITS, DEFAULT_HOST_POLITENESS_POLICY, initialHostPolitenessState } from '../../src/domain/politeness/index.js';
@@ -17,19 +18,7 @@ const PAGES = 4;
 /** Not HTML: stored, settled by the burst, not parsed. */
 const PLAIN = 2;
 
-const itemOf = (i: number): FetchUrlInput => ({
-  crawlId: 'c',
-  fingerprint: String(i).padStart(32, '0'),
-  url: `http://${HOST}/p${i}`,
-  origin: `http://${HOST}`,
-  depth: 1,
-  generation: 1,
-  attempt: 0,
-  purpose: 'discovery',
-  minHostDelayMs: 2,
-  maxConcurrentFetches: 1,
-  hostDelayMs: 2,
-});
+const itemOf = (i: number): FetchUrlInput => burstItemOf(HOST, i);
 
 /** The records of a page fetched whole, as the fetch would leave them to the parse. */
 const recordsOf = (input: FetchUrlInput): FetchedBodyRecords => {
@@ -59,17 +48,6 @@ const recordsOf = (input: FetchUrlInput): FetchedBodyRecords => {
     frontier: { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation },
   };
 };
-
-/** A burst's activities around `fetchUrl`, with parses and settles that answer at once; `deps` adds to the clock. */
-const burstActivitiesFetchingWith = (fetchUrl: UrlFetcher, deps: Partial<ActivityDeps> = {}) =>
-  createFetchBurstActivities({ now: Date.now, ...deps } as unknown as ActivityDeps, {
-    fetchUrlAttempt: fetchUrl,
-    parseBatch: async () => ({ outcomes: [] }),
-    parsePage: async () => ({ title: null, linksFound: 0, linksRegistered: 0, noindex: false, nofollow: false }),
-    settleUrl: async () => ({ deadLettered: false }),
-    readsSignals: async () => false,
-    heldBodies: new HeldBodyBudget(),
-  });
 
 describe('a fetch burst parsing its own bodies', () => {
   it('parses each body in fetch order while the next requests go out, and settles the body not to parse', async () => {

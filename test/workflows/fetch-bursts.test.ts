@@ -12,9 +12,11 @@ import { nextRobotsCacheEntry } from '../../src/domain/robots/index.js';
 import { saveRobotsEntry } from '../../src/storage/postgres/robots-repository.js';
 import { DEFAULT_FETCH_BURST_LIMITS } from '../../src/domain/politeness/index.js';
 import { hostWorkflowId } from '../../src/contracts/messages.js';
+import { LOCAL_BURST } from '../../src/workflows/host-loop.js';
 import type { ClaimHostWorkInput, FetchBurstInput, FetchBurstResult, FetchUrlInput, ParseBatchInput, SettleUrlInput } from '../../src/contracts/activities.js';
 import { isPackKey } from '../../src/storage/object-store/body-key.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
+import { localActivityOf } from '../support/local-activity-marker.js';
 import { politenessReport, requestsByHost, startTestWeb, type RequestLogEntry, type TestWeb, type WebSpec } from '../support/test-web/index.js';
 
 const DELAY_MS = 150;
@@ -48,7 +50,10 @@ const SPEC: WebSpec = {
 };
 
 interface ScheduledActivities {
+  /** Every burst, local ones (a run's first) included, in scheduling order. */
   bursts: FetchBurstInput[];
+  /** Bursts run as local activities, in scheduling order (also in `bursts`). */
+  localBursts: FetchBurstInput[];
   /** Per completed burst: how many URLs it tried (fetched, answered or failed), its extension's included, in scheduling order. */
   burstAttempts: number[];
   /** Per completed burst: the URLs it claimed and fetched itself (extendWithClaims). */
@@ -89,10 +94,11 @@ async function closedRuns(client: Client, workflowId: string): Promise<WorkflowE
   }
 }
 
-async function scheduledActivities(client: Client, workflowId: string): Promise<ScheduledActivities> {
+async function scheduledActivities({ client, localBurstInputs }: Pick<Harness, 'client' | 'localBurstInputs'>, workflowId: string): Promise<ScheduledActivities> {
   const runs = await closedRuns(client, workflowId);
   const found: ScheduledActivities = {
     bursts: [],
+    localBursts: [],
     burstAttempts: [],
     extended: [],
     singleFetches: [],
@@ -112,9 +118,18 @@ async function scheduledActivities(client: Client, workflowId: string): Promise<
     const burstsByEventId = new Map<string, FetchBurstInput>();
     for (const event of history.events ?? []) {
       const completed = event.activityTaskCompletedEventAttributes;
-      const completedBurst = completed ? burstsByEventId.get(String(completed.scheduledEventId)) : undefined;
-      if (completedBurst) {
-        const result = defaultPayloadConverter.fromPayload<FetchBurstResult>(completed!.result!.payloads![0]!);
+      // A run's first burst may be a local activity: its marker holds the result, the harness its input.
+      const local = localActivityOf(event);
+      const localBurst = local?.type === 'fetchBurst' ? localBurstInputs.get(`${workflowId}/${run.runId}/${local.activityId}`) : undefined;
+      if (local?.type === 'fetchBurst') {
+        expect(localBurst, `the input of local burst ${local.activityId} of run ${run.runId}`).toBeDefined();
+        found.bursts.push(localBurst!);
+        found.localBursts.push(localBurst!);
+      }
+      const completedBurst = completed ? burstsByEventId.get(String(completed.scheduledEventId)) : localBurst;
+      const resultPayload = completed ? completed.result?.payloads?.[0] : local?.result;
+      if (completedBurst && resultPayload) {
+        const result = defaultPayloadConverter.fromPayload<FetchBurstResult>(resultPayload);
         // The URLs the burst was given, then those it claimed and fetched itself (extended).
         const tried = [
           ...result.outcomes.map((outcome, index) => ({ url: completedBurst.items[index]!.url, outcome })),
@@ -139,7 +154,7 @@ async function scheduledActivities(client: Client, workflowId: string): Promise<
         const scheduledAtMs = Number(event.eventTime!.seconds) * 1000 + Math.floor((event.eventTime!.nanos ?? 0) / 1e6);
         if (burst.politeness.nextFetchAtMs > scheduledAtMs) found.earlyBursts += 1;
       }
-      if (type === 'claimHostWork' || localActivityTypeOf(event) === 'claimHostWork') found.claims += 1;
+      if (type === 'claimHostWork' || local?.type === 'claimHostWork') found.claims += 1;
       if (type === 'fetchUrl') found.singleFetches.push(defaultPayloadConverter.fromPayload<FetchUrlInput>(input!));
       if (type === 'parseDocument') found.parses += 1;
       if (type === 'refreshRobots') found.robotsActivities += 1;
@@ -169,7 +184,7 @@ describe('fetch bursts for a host with a short delay', () => {
     const summary = await harness.runCrawl({ crawlId, seeds, config });
     expect(summary.state).toBe('finished');
     log = (requestsByHost(web.log()).get(HOST) ?? []).filter((entry) => entry.path !== '/robots.txt');
-    activities = await scheduledActivities(harness.client, hostWorkflowId(HOST));
+    activities = await scheduledActivities(harness, hostWorkflowId(HOST));
   });
 
   afterAll(async () => {
@@ -199,6 +214,17 @@ describe('fetch bursts for a host with a short delay', () => {
     expect(triedInBursts).toBeGreaterThanOrEqual(PAGES / 2);
     expect(Math.max(...activities.burstAttempts)).toBeGreaterThanOrEqual(3);
     expect(activities.bursts.length + activities.singleFetches.length).toBeLessThan(PAGES * 0.75);
+  });
+
+  it("runs each run's first burst as a local activity within LOCAL_BURST, and later ones as activities", () => {
+    expect(activities.localBursts.length).toBeGreaterThanOrEqual(1);
+    for (const burst of activities.localBursts) {
+      expect(burst.limits).toEqual({ ...DEFAULT_FETCH_BURST_LIMITS, ...LOCAL_BURST });
+      expect(burst.items.length).toBeLessThanOrEqual(LOCAL_BURST.maxUrls);
+      expect(burst.extendWithClaims?.maxUrls ?? LOCAL_BURST.maxUrls).toBe(LOCAL_BURST.maxUrls);
+    }
+    // The host's 24 URLs need more than a local burst's 5: the rest went in bursts that are activities.
+    expect(activities.bursts.length - activities.localBursts.length).toBeGreaterThanOrEqual(1);
     // A burst parses the bodies it fetched; a parse activity comes only with a one-URL fetch (the
     // retried URLs), and no body waits for the next burst or a parse batch.
     const parsedInBursts = activities.parsedInBursts.map((url) => new URL(url).pathname);
@@ -315,7 +341,7 @@ async function crawlOneHost(options: {
   expect(summary.state).toBe('finished');
   const withRobots = requestsByHost(web.log()).get(options.host) ?? [];
   const log = withRobots.filter((entry) => entry.path !== '/robots.txt');
-  return { harness, web, log, withRobots, activities: await scheduledActivities(harness.client, hostWorkflowId(options.host)) };
+  return { harness, web, log, withRobots, activities: await scheduledActivities(harness, hostWorkflowId(options.host)) };
 }
 
 /** crawlOneHost before the describe block's tests and closed after them; returns the crawl, once it ran. */
@@ -646,14 +672,6 @@ describe('crawls again of pages whose bodies are stored', () => {
 });
 
 /** The activity type a local activity's marker records (host workflows claim through local activities). */
-function localActivityTypeOf(event: { markerRecordedEventAttributes?: { markerName?: string | null; details?: Record<string, { payloads?: unknown[] | null }> | null } | null }): string | undefined {
-  const marker = event.markerRecordedEventAttributes;
-  const data = marker?.markerName === 'core_local_activity' ? marker.details?.['data']?.payloads?.[0] : undefined;
-  if (data === undefined) return undefined;
-  const decoded = defaultPayloadConverter.fromPayload<{ activity_type?: string; activityType?: string }>(data as Parameters<typeof defaultPayloadConverter.fromPayload>[0]);
-  return decoded.activity_type ?? decoded.activityType;
-}
-
 describe('a page whose parse fails inside the burst that fetched it', () => {
   // The burst leaves a page's fetch records to its parse's transaction; a parse that fails rolls
   // them back, so the burst writes them on their own before the workflow retries the parse.

@@ -11,6 +11,7 @@ import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { flatPagePath, flatWeb } from '../support/flat-web.js';
 import { politenessReport, startTestWeb, type RequestLogEntry, type TestWeb } from '../support/test-web/index.js';
 import { waitFor } from '../support/wait-for.js';
+import { localActivityOf } from '../support/local-activity-marker.js';
 import { HOST_SEARCH_ATTRIBUTE, HOST_WORKFLOW_TYPE, hostStatusQuery, hostWorkflowId, pauseHostSignal, resumeHostSignal, setHostDelaySignal, wakeHostSignal } from '../../src/contracts/messages.js';
 import type { HostStatus } from '../../src/contracts/status.js';
 import { DEFAULT_FETCH_BURST_LIMITS, type HostPolitenessState } from '../../src/domain/politeness/index.js';
@@ -47,26 +48,36 @@ async function runsOf(client: Client, workflowId: string): Promise<WorkflowExecu
 }
 
 /** The hostDelayMs each fetchUrl or fetch burst was scheduled with, by page path, over every run of a host workflow. */
-async function scheduledHostDelays(client: Client, workflowId: string, runs: WorkflowExecutionInfo[]): Promise<Map<string, number>> {
+async function scheduledHostDelays({ client, localBurstInputs }: Pick<Harness, 'client' | 'localBurstInputs'>, workflowId: string, runs: WorkflowExecutionInfo[]): Promise<Map<string, number>> {
   const delays = new Map<string, number>();
-  const bursts = new Map<string, FetchBurstInput>();
   for (const run of runs) {
     const history = await client.workflow.getHandle(workflowId, run.runId).fetchHistory();
+    const bursts = new Map<string, FetchBurstInput>();
+    const scheduledOf = (input: FetchUrlInput | FetchBurstInput): void => {
+      for (const item of 'items' in input ? input.items : [input]) delays.set(new URL(item.url).pathname, item.hostDelayMs);
+    };
+    // URLs a burst claimed and fetched itself went at the burst's delay.
+    const extendedOf = (burst: FetchBurstInput, result: FetchBurstResult): void => {
+      for (const { item } of result.extended ?? []) delays.set(new URL(item.url).pathname, burst.policy.minDelayMs);
+    };
     for (const event of history.events ?? []) {
+      // A run's first burst may be a local activity: its marker holds the result, the harness its input.
+      const local = localActivityOf(event);
+      const localBurst = local?.type === 'fetchBurst' ? localBurstInputs.get(`${workflowId}/${run.runId}/${local.activityId}`) : undefined;
+      if (localBurst && local?.result) {
+        scheduledOf(localBurst);
+        extendedOf(localBurst, defaultPayloadConverter.fromPayload<FetchBurstResult>(local.result));
+      }
       const scheduled = event.activityTaskScheduledEventAttributes;
       const type = scheduled?.activityType?.name;
-      if (type !== 'fetchUrl' && type !== 'fetchBurst') continue;
-      const input = defaultPayloadConverter.fromPayload<FetchUrlInput | FetchBurstInput>(scheduled!.input!.payloads![0]!);
-      for (const item of 'items' in input ? input.items : [input]) delays.set(new URL(item.url).pathname, item.hostDelayMs);
-      if ('items' in input) bursts.set(String(event.eventId), input);
-    }
-    // URLs a burst claimed and fetched itself went at the burst's delay.
-    for (const event of history.events ?? []) {
+      if (type === 'fetchUrl' || type === 'fetchBurst') {
+        const input = defaultPayloadConverter.fromPayload<FetchUrlInput | FetchBurstInput>(scheduled!.input!.payloads![0]!);
+        scheduledOf(input);
+        if ('items' in input) bursts.set(String(event.eventId), input);
+      }
       const completed = event.activityTaskCompletedEventAttributes;
       const burst = completed ? bursts.get(String(completed.scheduledEventId)) : undefined;
-      if (!burst) continue;
-      const result = defaultPayloadConverter.fromPayload<FetchBurstResult>(completed!.result!.payloads![0]!);
-      for (const { item } of result.extended ?? []) delays.set(new URL(item.url).pathname, burst.policy.minDelayMs);
+      if (burst) extendedOf(burst, defaultPayloadConverter.fromPayload<FetchBurstResult>(completed!.result!.payloads![0]!));
     }
   }
   return delays;
@@ -296,7 +307,7 @@ describe('a host workflow continuing as new under a storm of operator signals', 
     expect(politenessReport(after, FINAL_DELAY_MS).violations).toEqual([]);
     // The delay each fetch was scheduled with, from the runs' histories (gaps alone could be wide
     // for other reasons, such as a slow machine): the storm's before, the operator's after.
-    const delayOf = await scheduledHostDelays(harness.client, hostWorkflowId(BUSY_HOST), runs);
+    const delayOf = await scheduledHostDelays(harness, hostWorkflowId(BUSY_HOST), runs);
     const stormDelays = new Set(before.map((entry) => delayOf.get(entry.path)));
     expect([...stormDelays].every((ms) => ms !== undefined && ms >= CRAWL_DELAY_MS && ms < CRAWL_DELAY_MS + 40)).toBe(true);
     expect(new Set(after.map((entry) => delayOf.get(entry.path)))).toEqual(new Set([FINAL_DELAY_MS]));

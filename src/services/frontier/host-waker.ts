@@ -11,6 +11,12 @@ const WAKE_CONCURRENCY = 16;
  * reached marked active with no workflow, idle until the reaper found them (seen at 1,000 hosts).
  */
 const WAKE_BUDGET_MS = 20_000;
+/**
+ * A host's workflow task may stay open through its run's first burst, a local activity (LOCAL_BURST
+ * in host-loop.ts): longer than the default 10 s on a loaded worker, where a timed-out task ran the
+ * burst a second time. The cost: a worker that dies under an open task hands its host on this late.
+ */
+const HOST_WORKFLOW_TASK_TIMEOUT = '30s';
 /** How often a crawl checks that hosts marked active still have a running workflow. */
 const REAP_INTERVAL_MS = 30_000;
 /** Hosts woken longer ago than this, still holding this crawl's work, are checked. */
@@ -59,6 +65,7 @@ export class HostWaker {
     await this.deps.temporal.workflow.signalWithStart(HOST_WORKFLOW_TYPE, {
       workflowId: hostWorkflowId(host),
       taskQueue,
+      workflowTaskTimeout: HOST_WORKFLOW_TASK_TIMEOUT,
       typedSearchAttributes: [{ key: HOST_SEARCH_ATTRIBUTE, value: host }],
       args: [{ host, taskQueue }],
       signal: wakeHostSignal,

@@ -3,7 +3,8 @@
 // (test/workflows) cover the wiring on a real Temporal dev server.
 import { describe, expect, it } from 'vitest';
 import type { ClaimHostWorkResult, FetchBurstResult, FetchUrlResult, HostWorkItem, RefreshRobotsResult } from '../../../src/contracts/activities.js';
-import { HostLoop, claimSize, type HostStep, type RunHistoryFacts } from '../../../src/workflows/host-loop.js';
+import { BURST_EXTENSION, HostLoop, LOCAL_BURST, claimSize, type HostStep, type RunHistoryFacts } from '../../../src/workflows/host-loop.js';
+import { DEFAULT_FETCH_BURST_LIMITS } from '../../../src/domain/politeness/index.js';
 
 const HOST = 'h.example';
 const SMALL_HISTORY: RunHistoryFacts = { continueAsNewSuggested: false, historyLength: 10 };
@@ -542,3 +543,58 @@ describe('HostLoop: continue-as-new', () => {
     expect(carried.queue).toHaveLength(1);
   });
 });
+
+describe("HostLoop: a run's first burst as a local activity", () => {
+  /** A loop whose first claim came from a worker that says whether it runs bursts (localBursts). */
+  const claimedBy = (items: HostWorkItem[], localBursts: boolean): HostLoop => {
+    const loop = newLoop();
+    expectStep(loop.next(T0, SMALL_HISTORY), 'claim');
+    loop.claimReported({ ...claimed(items), ...(localBursts ? { localBursts: true as const } : {}) });
+    loop.state.robotsFreshUntilMs[`http://${HOST}`] = T0 + 24 * 3600_000;
+    return loop;
+  };
+  const fastItems = (n: number): HostWorkItem[] => Array.from({ length: n }, () => item({ minHostDelayMs: 100 }));
+
+  it('is local when the claim ran in a worker that runs bursts, within LOCAL_BURST: at most its URLs, its span, its extension', () => {
+    const loop = claimedBy(fastItems(12), true);
+    const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
+    expect(burst.local).toBe(true);
+    expect(burst.items).toHaveLength(LOCAL_BURST.maxUrls);
+    expect(burst.input.limits).toEqual({ ...DEFAULT_FETCH_BURST_LIMITS, ...LOCAL_BURST });
+    expect(loop.state.queue).toHaveLength(12 - LOCAL_BURST.maxUrls);
+  });
+
+  it('carries its extension limit when the burst claims for the host', () => {
+    const loop = claimedBy(fastItems(1), true);
+    const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
+    expect(burst.local).toBe(true);
+    expect(burst.input.claim).toBeDefined();
+    expect(burst.input.extendWithClaims).toEqual({ maxUrls: LOCAL_BURST.maxUrls });
+  });
+
+  it("is an activity with the default limits when the claim's worker does not run bursts (a 'workflows' worker)", () => {
+    const loop = claimedBy(fastItems(12), false);
+    const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
+    expect(burst.local).toBe(false);
+    expect(burst.items.length).toBeGreaterThan(LOCAL_BURST.maxUrls);
+    expect(burst.input.limits).toBe(DEFAULT_FETCH_BURST_LIMITS);
+  });
+
+  it("leaves the run's later bursts to activities, with the default extension", () => {
+    const loop = claimedBy(fastItems(1), true);
+    const first = expectStep(loop.next(T0, SMALL_HISTORY), 'burst').burst;
+    loop.burstReturned();
+    loop.burstClaimTaken(fastItems(3));
+    const result: FetchBurstResult = {
+      outcomes: [{ kind: 'done', result: fetched(T0, T0 + 10), parsed: { ok: true } as never }],
+      politeness: { ...loop.state.politenessAt(T0), inFlight: 0, nextFetchAtMs: T0 + 110 },
+      requestsStarted: 1,
+    };
+    loop.burstReported(first, result, T0 + 10);
+    const second = expectStep(nextPastClaims(loop, T0 + 110), 'burst').burst;
+    expect(second.local).toBe(false);
+    expect(second.input.limits).toBe(DEFAULT_FETCH_BURST_LIMITS);
+    if (second.input.extendWithClaims) expect(second.input.extendWithClaims).toBe(BURST_EXTENSION);
+  });
+});
+
