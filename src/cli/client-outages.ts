@@ -10,15 +10,21 @@ const TRANSIENT_GRPC_CODES: ReadonlySet<number> = new Set([2, 4, 8, 10, 13, 14])
 /** The same, as the client's error messages name them when the code is not kept. */
 const TRANSIENT_MESSAGE = /\b(UNAVAILABLE|DEADLINE_EXCEEDED|RESOURCE_EXHAUSTED|ECONNREFUSED|ECONNRESET|socket hang up|Connection dropped|No connection established)\b/i;
 
+/** `error` and the errors it wraps (`cause`), outermost first, at most 8 deep. */
+export function* errorChain(error: unknown): Generator<object> {
+  for (let current: unknown = error, depth = 0; typeof current === 'object' && current !== null && depth < 8; depth += 1) {
+    yield current;
+    current = (current as { cause?: unknown }).cause;
+  }
+}
+
 /** Whether `error` (or an error it wraps) says the Temporal service was unreachable or slow, not that the call was wrong. */
 export function isTransientClientError(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current !== undefined && current !== null && depth < 8; depth += 1) {
-    if (typeof current !== 'object') return false;
+  for (const current of errorChain(error)) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'number' && TRANSIENT_GRPC_CODES.has(code)) return true;
     const message = (current as { message?: unknown }).message;
     if (typeof message === 'string' && TRANSIENT_MESSAGE.test(message)) return true;
-    current = (current as { cause?: unknown }).cause;
   }
   return false;
 }

@@ -1,10 +1,10 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { redactCredentials } from '../../domain/url/index.js';
 import { errorsByType, frontierCounts, getCrawl, listCrawls } from '../../storage/postgres/crawl-repository.js';
 import { crawlWaits } from '../../storage/postgres/crawl-waits-repository.js';
 import { describeCrawlWaits } from '../../contracts/describe-waits.js';
 import { readSeenStats, readTrapReport } from '../../storage/postgres/url-scope-repository.js';
-import { crawlStatusQuery, crawlWorkflowId, hostStatusQuery, hostWorkflowId } from '../../contracts/messages.js';
+import { crawlStatusQuery, crawlWorkflowId } from '../../contracts/messages.js';
+import { describeHostStatus, hostStatusReport } from '../host-status.js';
 import { dataDirOption, defaultDataDir, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { connectClient, connectDatabase } from '../client.js';
@@ -16,7 +16,8 @@ Without options: recent crawls. With --crawl: the frontier by tier, in flight, a
 backpressure, errors by type (live from the running workflow, else from Postgres), the seen test
 (Bloom negatives, positives confirmed in Postgres, false positives), refused URLs by reason and
 the hosts with demoted or dropped URLs (crawler traps). With --host:
-the host's back queue, next fetch time and politeness state.`;
+the host's back queue, next fetch time and politeness state, from its workflow; when the
+workflow does not answer within 3 s (a burst holds its task open), what Postgres holds of it.`;
 
 export async function statusCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(argv, { ...dataDirOption, crawl: { type: 'string' }, host: { type: 'string' }, json: { type: 'boolean' } }, statusUsage);
@@ -27,18 +28,8 @@ export async function statusCommand(argv: string[]): Promise<number> {
   const print = (value: unknown, text: string): void => void process.stdout.write(values.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
   try {
     if (values.host) {
-      try {
-        const status = await client.workflow.getHandle(hostWorkflowId(values.host)).query(hostStatusQuery);
-        print(status, [
-          `host ${status.host} (run ${status.run})${status.paused ? ' PAUSED' : ''}${status.quarantinedReason ? ` QUARANTINED: ${status.quarantinedReason}` : ''}`,
-          `  queue ${status.queueLength}, in flight ${status.inFlight}, parses pending ${status.pendingParses}`,
-          `  next fetch at ${new Date(status.nextFetchAtMs).toISOString()}${status.delayOverrideMs !== null ? `, delay override ${status.delayOverrideMs} ms` : ''}`,
-          `  fetches this run ${status.fetchesThisRun}`,
-        ].join('\n'));
-      } catch (error) {
-        if (error instanceof WorkflowNotFoundError) throw new CliError(`no workflow for host ${values.host}: it has not been crawled, or its run ended (idle hosts end their workflow)`);
-        throw error;
-      }
+      const report = await hostStatusReport(client, pool, values.host);
+      print(report, describeHostStatus(report));
       return 0;
     }
     if (values.crawl) {

@@ -148,3 +148,49 @@ export async function crawlHostCounts(db: Queryable, crawlId: string): Promise<{
   );
   return { active: result.rows[0]?.active ?? 0, withWork: result.rows[0]?.with_work ?? 0 };
 }
+
+/** What Postgres holds of one host: what `crawler status --host` shows when the host's workflow cannot answer. */
+export interface SavedHostRecord {
+  workflowActive: boolean;
+  wokenAt: Date | null;
+  runStartedAt: Date | null;
+  /** From the politeness state saved when the host was last released; null before that. */
+  nextFetchAtMs: number | null;
+  paused: boolean;
+  delayOverrideMs: number | null;
+  quarantinedReason: string | null;
+  /** URLs of the host queued in Postgres, every crawl's, not yet claimed by its workflow. */
+  queued: number;
+}
+
+/** The host's saved record, or undefined when no crawl has met the host. */
+export async function readSavedHostRecord(db: Queryable, host: string): Promise<SavedHostRecord | undefined> {
+  const result = await db.query<{
+    workflow_active: boolean;
+    woken_at: Date | null;
+    run_started_at: Date | null;
+    politeness: { nextFetchAtMs?: unknown } | null;
+    paused: boolean;
+    delay_override_ms: number | null;
+    quarantined_reason: string | null;
+    queued: number;
+  }>(
+    `SELECT h.workflow_active, h.woken_at, h.run_started_at, h.politeness, h.paused, h.delay_override_ms, h.quarantined_reason,
+            (SELECT count(*)::int FROM frontier f WHERE f.host = h.host AND f.state = 'queued') AS queued
+     FROM hosts h WHERE h.host = $1`,
+    [host],
+  );
+  const row = result.rows[0];
+  if (row === undefined) return undefined;
+  const nextFetchAtMs = row.politeness?.nextFetchAtMs;
+  return {
+    workflowActive: row.workflow_active,
+    wokenAt: row.woken_at,
+    runStartedAt: row.run_started_at,
+    nextFetchAtMs: typeof nextFetchAtMs === 'number' && Number.isFinite(nextFetchAtMs) ? nextFetchAtMs : null,
+    paused: row.paused,
+    delayOverrideMs: row.delay_override_ms,
+    quarantinedReason: row.quarantined_reason,
+    queued: row.queued,
+  };
+}
