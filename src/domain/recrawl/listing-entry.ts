@@ -22,6 +22,22 @@ export interface ListingReading {
   readAtMs: number;
   /** The entry's digest when the item itself was last visited; null when no listing had shown it by then. */
   digestAtVisit: string | null;
+  /** The reading before the latest, when one was kept. */
+  previous?: { digest: string; readAtMs: number };
+}
+
+/**
+ * The latest of the item's two kept readings taken at or before `atMs` (a visit's fetch start):
+ * what the listings said before the visit, so the visit can check that claim. A listing read
+ * again while the item was fetched leaves its newer reading out. Undefined when neither is.
+ */
+export function listingReadingAsOf(reading: ListingReading | undefined, atMs: number): ListingReading | undefined {
+  if (reading === undefined) return undefined;
+  requireNumber('RECRAWL_OBSERVATION_INVALID', 'atMs', atMs);
+  if (reading.readAtMs <= atMs) return reading;
+  const { previous } = reading;
+  if (previous === undefined || previous.readAtMs > atMs) return undefined;
+  return { digest: previous.digest, readAtMs: previous.readAtMs, digestAtVisit: reading.digestAtVisit };
 }
 
 /**

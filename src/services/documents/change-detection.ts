@@ -16,6 +16,7 @@ import {
   versionDatesTrusted,
   claimConfirmed,
   claimsOf,
+  listingReadingAsOf,
   SIGNAL_SOURCES,
   type ChangeObservation,
   type RatePrior,
@@ -179,10 +180,12 @@ export async function recordVisit(client: PoolClient, report: VisitReport, locke
  * (or lose) trust (001: signals count only when they are reliable).
  */
 async function checkSignalClaims(client: PoolClient, locked: LockedUrlEvidence, observedAtMs: number, verdict: 'changed' | 'unchanged'): Promise<void> {
-  const claims = claimsOf(locked.signals, locked.evidence.lastObservedAtMs ?? undefined);
+  // Only a reading taken before this visit made a claim this visit can check: of a listing's, the
+  // latest such (a listing read again while this page was fetched may have committed first).
+  const before = { ...locked.signals, listing: listingReadingAsOf(locked.signals.listing, observedAtMs) };
+  const claims = claimsOf(before, locked.evidence.lastObservedAtMs ?? undefined);
   for (const source of SIGNAL_SOURCES) {
-    // Only a reading taken before this visit made a claim this visit can check.
-    const claim = (locked.signals[source]?.readAtMs ?? Infinity) <= observedAtMs ? claims[source] : undefined;
+    const claim = (before[source]?.readAtMs ?? Infinity) <= observedAtMs ? claims[source] : undefined;
     if (claim !== undefined) await addSignalTrust(client, locked.origin, source, claimConfirmed(claim, verdict));
   }
 }

@@ -10,7 +10,7 @@ type Queryable = Pool | PoolClient;
 
 /** The columns {@link pageSignalsOf} reads, for a SELECT list on `urls`. */
 export const SIGNAL_COLUMNS =
-  'sitemap_lastmod_from, sitemap_lastmod_to, sitemap_read_at, sitemap_lastmod_on_our_clock, listing_digest, listing_read_at, listing_digest_at_visit';
+  'sitemap_lastmod_from, sitemap_lastmod_to, sitemap_read_at, sitemap_lastmod_on_our_clock, listing_digest, listing_read_at, listing_digest_at_visit, listing_previous_digest, listing_previous_read_at';
 
 export interface SignalColumns {
   sitemap_lastmod_from: Date | null;
@@ -20,6 +20,8 @@ export interface SignalColumns {
   listing_digest: Buffer | null;
   listing_read_at: Date | null;
   listing_digest_at_visit: Buffer | null;
+  listing_previous_digest: Buffer | null;
+  listing_previous_read_at: Date | null;
 }
 
 export function pageSignalsOf(row: SignalColumns): PageSignals {
@@ -38,6 +40,9 @@ export function pageSignalsOf(row: SignalColumns): PageSignals {
       digest: row.listing_digest.toString('hex'),
       readAtMs: row.listing_read_at.getTime(),
       digestAtVisit: row.listing_digest_at_visit?.toString('hex') ?? null,
+      ...(row.listing_previous_digest !== null && row.listing_previous_read_at !== null
+        ? { previous: { digest: row.listing_previous_digest.toString('hex'), readAtMs: row.listing_previous_read_at.getTime() } }
+        : {}),
     };
   }
   return signals;

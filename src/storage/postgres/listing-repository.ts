@@ -1,8 +1,8 @@
 /**
- * Listing pages in Postgres (migration 0008): on each listed item's URL record, the digest of its
- * entry at the latest listing reading and when that was (the digest current at the item's own
- * visit is kept by the visit, saveUrlEvidence). Writes are in key order and safe to repeat: an
- * older reading (a replayed parse) changes nothing.
+ * Listing pages in Postgres (migrations 0008, 0020): on each listed item's URL record, the digest
+ * of its entry at the latest listing reading and at the one before, and when those were (the
+ * digest current at the item's own visit is kept by the visit, saveUrlEvidence). Writes are in
+ * key order and safe to repeat: a reading already kept, or older than both, changes nothing.
  */
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
 import type { Pool, PoolClient } from './pool.js';
@@ -18,22 +18,34 @@ export interface ListingEntryDigest {
 
 /**
  * Keeps one listing reading on the items' records (items without a record are left alone: the
- * crawl has not met them). Returns how many entries belong to known items and how many of those
- * differ from the entry the previous reading showed.
+ * crawl has not met them), as the latest reading or, when a newer one committed first, as the
+ * one before it: each record keeps its two latest readings. Returns how many entries belong to
+ * known items and how many of those differ from the entry the previous reading showed (counted
+ * for readings that became the latest).
  */
 export async function saveListingReading(db: Queryable, readAtMs: number, entries: readonly ListingEntryDigest[]): Promise<{ known: number; changed: number }> {
   if (entries.length === 0) return { known: 0, changed: 0 };
   const unique = [...new Map(entries.map((entry) => [entry.target, entry])).values()].sort((a, b) => (a.target < b.target ? -1 : 1));
-  const result = await db.query<{ changed: boolean }>(
+  const result = await db.query<{ latest: boolean; changed: boolean }>(
     `WITH e AS (SELECT * FROM unnest($2::bytea[], $3::bytea[]) AS e(target, digest)),
-     before AS (SELECT u.fingerprint, u.listing_digest FROM urls u JOIN e ON u.fingerprint = e.target)
-     UPDATE urls u SET listing_digest = e.digest, listing_read_at = to_timestamp($1 / 1000.0)
-     FROM e JOIN before b ON b.fingerprint = e.target
-     WHERE u.fingerprint = e.target AND (u.listing_read_at IS NULL OR u.listing_read_at < to_timestamp($1 / 1000.0))
-     RETURNING (b.listing_digest IS NOT NULL AND b.listing_digest <> e.digest) AS changed`,
+     r AS (SELECT to_timestamp($1 / 1000.0) AS read_at),
+     -- latest: newer than the kept latest; earlier: between the kept previous and the kept latest.
+     before AS (SELECT u.fingerprint, u.listing_digest,
+                       (u.listing_read_at IS NULL OR u.listing_read_at < r.read_at) AS latest,
+                       (u.listing_read_at > r.read_at AND (u.listing_previous_read_at IS NULL OR u.listing_previous_read_at < r.read_at)) AS earlier
+                FROM urls u JOIN e ON u.fingerprint = e.target, r)
+     UPDATE urls u SET
+       listing_previous_digest = CASE WHEN b.latest THEN u.listing_digest ELSE e.digest END,
+       listing_previous_read_at = CASE WHEN b.latest THEN u.listing_read_at ELSE r.read_at END,
+       listing_digest = CASE WHEN b.latest THEN e.digest ELSE u.listing_digest END,
+       listing_read_at = CASE WHEN b.latest THEN r.read_at ELSE u.listing_read_at END
+     FROM e JOIN before b ON b.fingerprint = e.target, r
+     WHERE u.fingerprint = e.target AND (b.latest OR b.earlier)
+     RETURNING b.latest, (b.listing_digest IS NOT NULL AND b.listing_digest <> e.digest) AS changed`,
     [readAtMs, unique.map((entry) => fingerprintToBytes(entry.target)), unique.map((entry) => Buffer.from(entry.digest, 'hex'))],
   );
-  return { known: result.rows.length, changed: result.rows.filter((row) => row.changed).length };
+  const latest = result.rows.filter((row) => row.latest);
+  return { known: latest.length, changed: latest.filter((row) => row.changed).length };
 }
 
 /**

@@ -286,7 +286,10 @@ const OBSERVATION_ROWS: RowStatement = {
        version_dates_confirmed = v.version_dates_confirmed, version_dates_refuted = v.version_dates_refuted,
        last_normalized_hash = COALESCE(v.normalized_hash, u.last_normalized_hash),
        -- The listing entry current at this visit: a later, different entry says the item changed since.
-       listing_digest_at_visit = u.listing_digest
+       -- A reading taken after the visit began (committed first) gives way to the one before it,
+       -- as in listingReadingAsOf; with none before, the latest stays the baseline.
+       listing_digest_at_visit = CASE WHEN u.listing_read_at > v.observed_at AND u.listing_previous_read_at <= v.observed_at
+                                      THEN u.listing_previous_digest ELSE u.listing_digest END
      FROM v WHERE u.fingerprint = v.fingerprint`,
   keyColumns: 2,
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RecrawlInputError, listingClaim, listingEntryDigest } from '../../../src/domain/recrawl/index.js';
+import { RecrawlInputError, listingClaim, listingEntryDigest, listingReadingAsOf } from '../../../src/domain/recrawl/index.js';
 
 const T0 = Date.UTC(2026, 10, 30, 8);
 const T1 = T0 + 3_600_000;
@@ -40,5 +40,33 @@ describe('listingClaim', () => {
   it('refuses a reading time that is no time, naming it', () => {
     expect(() => listingClaim({ digest: was, digestAtVisit: was, readAtMs: Number.NaN }, VISIT)).toThrow(RecrawlInputError);
     expect(() => listingClaim({ digest: was, digestAtVisit: was, readAtMs: Number.NaN }, VISIT)).toThrow(/readAtMs/);
+  });
+});
+
+describe('listingReadingAsOf', () => {
+  const was = listingEntryDigest('Blue kettle 24.90 EUR');
+  const now = listingEntryDigest('Blue kettle 21.90 EUR');
+  const VISIT = T1;
+
+  it('is the latest reading when it was taken at or before the visit', () => {
+    const reading = { digest: now, readAtMs: VISIT, digestAtVisit: was, previous: { digest: was, readAtMs: T0 } };
+    expect(listingReadingAsOf(reading, VISIT)).toBe(reading);
+  });
+
+  it('is the reading before the latest when the latest was taken after the visit began, keeping the baseline', () => {
+    const reading = { digest: now, readAtMs: VISIT + 1, digestAtVisit: was, previous: { digest: was, readAtMs: T0 } };
+    expect(listingReadingAsOf(reading, VISIT)).toEqual({ digest: was, readAtMs: T0, digestAtVisit: was });
+    // The claim it makes is the one a visit can check.
+    expect(listingClaim(listingReadingAsOf(reading, VISIT), T0)).toBe('unchanged');
+  });
+
+  it('is nothing when both readings came after the visit, or only a later one was kept', () => {
+    expect(listingReadingAsOf({ digest: now, readAtMs: VISIT + 2, digestAtVisit: was, previous: { digest: was, readAtMs: VISIT + 1 } }, VISIT)).toBeUndefined();
+    expect(listingReadingAsOf({ digest: now, readAtMs: VISIT + 1, digestAtVisit: was }, VISIT)).toBeUndefined();
+    expect(listingReadingAsOf(undefined, VISIT)).toBeUndefined();
+  });
+
+  it('refuses a visit time that is no time, naming it', () => {
+    expect(() => listingReadingAsOf({ digest: now, readAtMs: T0, digestAtVisit: was }, Number.NaN)).toThrow(/atMs/);
   });
 });
