@@ -6,7 +6,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker, type LogLevel } from '@temporalio/worker';
 import { jsonLogLine, textLogLine, type LogFormat } from './log-format.js';
 import { digestSlowTaskWarnings } from './slow-task-digest.js';
 import { PrometheusCrawlMetrics, startMetricsServer } from './prometheus-metrics.js';
@@ -14,6 +14,7 @@ import { findFreePorts } from '../stack/free-port.js';
 import { createActivities, type CrawlerActivities } from '../activities/index.js';
 import { HttpClientPool } from './http-client-pool.js';
 import { createWorkerStopping } from './worker-stopping.js';
+import { workerWithSandboxCallTimeout } from './sandbox-call-timeout.js';
 import { BodyStore, type BodyStoreOptions } from '../storage/object-store/body-store.js';
 import { migrate } from '../storage/postgres/migrate.js';
 import { createPool, type Pool } from '../storage/postgres/pool.js';
@@ -65,6 +66,11 @@ export interface CrawlerWorkerOptions {
   role?: WorkerRole;
   /** Parse threads and the per-page parse time budget (html-parse-pool.ts). Default its defaults. */
   htmlParsing?: HtmlParsePoolOptions;
+  /**
+   * Milliseconds a call into the workflow sandbox may run before the SDK fails the activation as a
+   * potential deadlock. Default none: Node's timeout costs a thread start a call (sandbox-call-timeout.ts).
+   */
+  sandboxCallTimeoutMs?: number;
   /** Wraps the activities this worker registers: fault injection in tests. Default: as created. */
   wrapActivities?: (activities: CrawlerActivities) => CrawlerActivities;
 }
@@ -161,7 +167,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   const activities = options.wrapActivities ? options.wrapActivities(created) : created;
 
   const role = options.role ?? 'all';
-  const worker = await Worker.create({
+  const worker = await workerWithSandboxCallTimeout(options.sandboxCallTimeoutMs).create({
     connection: nativeConnection,
     namespace: options.temporal.namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
