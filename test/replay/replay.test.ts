@@ -6,15 +6,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { WORKFLOWS_PATH } from '../../src/workers/workflow-bundle.js';
+import { localActivityOf } from '../support/local-activity-marker.js';
 
 const HISTORIES_DIR = path.resolve('test/replay/histories');
-
-/** The parts of a recorded history event (JSON, payload data in base64) this file reads. */
-interface HistoryEvent {
-  markerRecordedEventAttributes?: { markerName?: string; details?: Record<string, { payloads?: { data?: string }[] }> };
-  activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
-}
 
 describe('workflow history replay', async () => {
   const files = (await readdir(HISTORIES_DIR)).filter((file) => file.endsWith('.json')).sort();
@@ -37,9 +33,8 @@ describe('workflow history replay', async () => {
     let burstActivities = 0;
     for (const file of files.filter((name) => name.startsWith('host-workflow'))) {
       const { history } = JSON.parse(await readFile(path.join(HISTORIES_DIR, file), 'utf8'));
-      for (const event of history.events as HistoryEvent[]) {
-        const data = event.markerRecordedEventAttributes?.markerName === 'core_local_activity' ? event.markerRecordedEventAttributes.details?.data?.payloads?.[0]?.data : undefined;
-        if (data !== undefined && JSON.parse(Buffer.from(data, 'base64').toString('utf8')).activity_type === 'fetchBurst') localBursts += 1;
+      for (const event of historyFromJSON(history).events ?? []) {
+        if (localActivityOf(event)?.type === 'fetchBurst') localBursts += 1;
         if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'fetchBurst') burstActivities += 1;
       }
     }
