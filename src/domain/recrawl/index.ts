@@ -97,5 +97,5 @@ export {
   type SignalTrustOptions,
   type SignalTrustLevel,
 } from './cheap-signal.js';
-export { listingEntryDigest, listingClaim, listingReadingAsOf, type ListingReading } from './listing-entry.js';
+export { listingEntryDigest, listingClaim, listingDigestAtVisit, listingReadingAsOf, type ListingReading } from './listing-entry.js';
 export { claimsOf, SIGNAL_SOURCES, type PageSignals, type SignalSource } from './page-signals.js';

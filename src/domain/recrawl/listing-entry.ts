@@ -41,6 +41,15 @@ export function listingReadingAsOf(reading: ListingReading | undefined, atMs: nu
 }
 
 /**
+ * The entry digest a visit at `visitAtMs` keeps as its baseline (the next visit's `digestAtVisit`):
+ * the latest reading taken at or before the visit; with none, the latest reading; null with no
+ * reading at all. A later, different entry then says the item changed since this visit.
+ */
+export function listingDigestAtVisit(reading: ListingReading | undefined, visitAtMs: number): string | null {
+  return (listingReadingAsOf(reading, visitAtMs) ?? reading)?.digest ?? null;
+}
+
+/**
  * What the listing claims about the copy taken at `lastVisitAtMs`: an entry that differs from the
  * one current at that visit says 'changed'; the same entry, read after the visit, 'unchanged'.
  * With no entry known at the visit, or a reading older than the visit, it says nothing.

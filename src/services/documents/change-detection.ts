@@ -16,6 +16,7 @@ import {
   versionDatesTrusted,
   claimConfirmed,
   claimsOf,
+  listingDigestAtVisit,
   listingReadingAsOf,
   SIGNAL_SOURCES,
   type ChangeObservation,
@@ -167,6 +168,7 @@ export async function recordVisit(client: PoolClient, report: VisitReport, locke
       rateMethod,
       nextFetchAt: new Date(nextFetchAtMs),
       normalizedHash: report.normalizedHash ?? null,
+      listingDigestAtVisit: listingDigestAtVisit(locked.signals.listing, report.observedAtMs),
     },
   );
   // Reads only the evidence locked above and the origin's readings, not what was just written.

@@ -208,6 +208,8 @@ export interface SavedUrlEvidence {
   rateMethod: string;
   nextFetchAt: Date;
   normalizedHash?: string | null;
+  /** The listing entry digest current at this visit (listingDigestAtVisit, over the locked row's readings); null with none. */
+  listingDigestAtVisit: string | null;
 }
 
 const INSERT_OBSERVATION_SQL = `INSERT INTO url_observations (fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day, version_age_days)
@@ -263,6 +265,7 @@ export async function recordObservation(client: PoolClient, row: ObservationRow,
       row.versionAgeDays ?? null,
       evidence.versionDateChecks.confirmed,
       evidence.versionDateChecks.refuted,
+      saved.listingDigestAtVisit === null ? null : Buffer.from(saved.listingDigestAtVisit, 'hex'),
     ],
   ]);
 }
@@ -272,11 +275,11 @@ const OBSERVATION_ROWS: RowStatement = {
   sql: `WITH v AS (
        SELECT * FROM unnest($1::bytea[], $2::int[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::float8[], $8::text[], $9::float8[],
                             $10::timestamptz[], $11::text[], $12::int[], $13::int[], $14::float8[], $15::int[], $16::timestamptz[], $17::float8[],
-                            $18::text[], $19::timestamptz[], $20::bytea[], $21::float8[], $22::int[], $23::int[]) WITH ORDINALITY
+                            $18::text[], $19::timestamptz[], $20::bytea[], $21::float8[], $22::int[], $23::int[], $24::bytea[]) WITH ORDINALITY
          AS v(fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day,
               last_observed_at, last_change_key, change_observations, changes_observed, observed_days, change_streak, last_changed_at,
               change_rate_per_day, change_rate_method, next_fetch_at, normalized_hash, version_age_days, version_dates_confirmed,
-              version_dates_refuted, i)),
+              version_dates_refuted, listing_digest_at_visit, i)),
      observation AS (
        INSERT INTO url_observations (fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day, version_age_days)
        SELECT fingerprint, generation, crawl_id, observed_at, verdict, source, interval_days, change_key, rate_per_day, version_age_days FROM v ORDER BY i)
@@ -285,11 +288,8 @@ const OBSERVATION_ROWS: RowStatement = {
        change_rate_per_day = v.change_rate_per_day, change_rate_method = v.change_rate_method, next_fetch_at = v.next_fetch_at,
        version_dates_confirmed = v.version_dates_confirmed, version_dates_refuted = v.version_dates_refuted,
        last_normalized_hash = COALESCE(v.normalized_hash, u.last_normalized_hash),
-       -- The listing entry current at this visit: a later, different entry says the item changed since.
-       -- A reading taken after the visit began (committed first) gives way to the one before it,
-       -- as in listingReadingAsOf; with none before, the latest stays the baseline.
-       listing_digest_at_visit = CASE WHEN u.listing_read_at > v.observed_at AND u.listing_previous_read_at <= v.observed_at
-                                      THEN u.listing_previous_digest ELSE u.listing_digest END
+       -- The listing entry current at this visit (listingDigestAtVisit): a later, different entry says the item changed since.
+       listing_digest_at_visit = v.listing_digest_at_visit
      FROM v WHERE u.fingerprint = v.fingerprint`,
   keyColumns: 2,
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RecrawlInputError, listingClaim, listingEntryDigest, listingReadingAsOf } from '../../../src/domain/recrawl/index.js';
+import { RecrawlInputError, listingClaim, listingDigestAtVisit, listingEntryDigest, listingReadingAsOf } from '../../../src/domain/recrawl/index.js';
 
 const T0 = Date.UTC(2026, 10, 30, 8);
 const T1 = T0 + 3_600_000;
@@ -68,5 +68,21 @@ describe('listingReadingAsOf', () => {
 
   it('refuses a visit time that is no time, naming it', () => {
     expect(() => listingReadingAsOf({ digest: now, readAtMs: T0, digestAtVisit: was }, Number.NaN)).toThrow(/atMs/);
+  });
+});
+
+describe('listingDigestAtVisit', () => {
+  const was = listingEntryDigest('Blue kettle 24.90 EUR');
+  const now = listingEntryDigest('Blue kettle 21.90 EUR');
+  const VISIT = T1;
+
+  it('is the entry of the latest reading taken at or before the visit', () => {
+    expect(listingDigestAtVisit({ digest: now, readAtMs: VISIT, digestAtVisit: was, previous: { digest: was, readAtMs: T0 } }, VISIT)).toBe(now);
+    expect(listingDigestAtVisit({ digest: now, readAtMs: VISIT + 1, digestAtVisit: null, previous: { digest: was, readAtMs: T0 } }, VISIT)).toBe(was);
+  });
+
+  it('is the latest entry when every kept reading came after the visit, and null with none', () => {
+    expect(listingDigestAtVisit({ digest: now, readAtMs: VISIT + 2, digestAtVisit: null, previous: { digest: was, readAtMs: VISIT + 1 } }, VISIT)).toBe(now);
+    expect(listingDigestAtVisit(undefined, VISIT)).toBeNull();
   });
 });
