@@ -12,7 +12,8 @@ import { inTransaction } from '../../storage/postgres/pool.js';
 import type { ParseDocumentResult } from '../../contracts/activities.js';
 import type { ActivityDeps } from '../deps.js';
 import { loadComparisonEvidence, recordVisit } from './change-detection.js';
-import { registerDiscoveredUrlsOfSources, type RegistrationResult } from '../frontier/link-registration.js';
+import { registerLinksOfPages, type PageLinkRegistrations, type RegistrationResult } from '../frontier/link-registration.js';
+import { lowerFrontierDepthsTo, type DepthLowering } from '../../storage/postgres/frontier-repository.js';
 import { recordListingReading } from './listing-reading.js';
 import { clusterNearDuplicatesOf } from './near-duplicates.js';
 import { PARSER_VERSION, type AnalyzedPage } from './page-analysis.js';
@@ -26,14 +27,15 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
   const fetchRecords = pages.flatMap((page) => (page.fetchRecords ? [page.fetchRecords] : []));
   // The fetches' records open the transaction, sent with BEGIN: each page and its fetch commit together.
   const openWith = fetchRecords.length > 0 ? { openWith: fetchedBodiesStatement(fetchRecords) } : {};
-  return inTransaction(
+  let lowerAfterCommit: DepthLowering[] = [];
+  const results = await inTransaction(
     deps.pool,
     async (client) => {
       // A signal sweep only reads: its crawl fetches the sweep's sitemaps and listings, nothing they link to.
-      const registrations =
+      const linked: PageLinkRegistrations =
         context.record.kind === 'signals'
-          ? pages.map(() => NOTHING_REGISTERED)
-          : await registerDiscoveredUrlsOfSources(
+          ? { results: pages.map(() => NOTHING_REGISTERED), lowerAfterCommit: [] }
+          : await registerLinksOfPages(
               client,
               context,
               pages.map((page) => ({
@@ -45,6 +47,8 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
                 sourceContentHash: page.normalizedHash,
               })),
             );
+      const registrations = linked.results;
+      lowerAfterCommit = linked.lowerAfterCommit;
       const listings: ({ entries: number; changed: number } | undefined)[] = [];
       for (const page of pages) listings.push(page.listingEntries ? await recordListingReading(client, { readAtMs: page.readAtMs, entries: page.listingEntries }) : undefined);
       // The documents, the pages' settlements and the locks on their URLs' evidence in one round
@@ -116,4 +120,7 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
     },
     openWith,
   );
+  // Rows other transactions held while this one held its pages' rows (registerLinksOfPages).
+  if (lowerAfterCommit.length > 0) await lowerFrontierDepthsTo(deps.pool, context.record.id, lowerAfterCommit);
+  return results;
 }

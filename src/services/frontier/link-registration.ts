@@ -25,7 +25,7 @@ import {
 } from '../../domain/url/index.js';
 import { addCrawlCounters, counterShardOf } from '../../storage/postgres/crawl-counters.js';
 import { recordLinks, type LinkEdge } from '../../storage/postgres/document-repository.js';
-import { insertFrontierEntries, lowerFrontierDepthsTo, recordUrlIdentities, type NewFrontierEntry, type UrlIdentity } from '../../storage/postgres/frontier-repository.js';
+import { insertFrontierEntries, lowerFrontierDepthsTo, recordUrlIdentities, type DepthLowering, type NewFrontierEntry, type UrlIdentity } from '../../storage/postgres/frontier-repository.js';
 import type { PoolClient } from '../../storage/postgres/pool.js';
 import {
   addGrowthStats,
@@ -138,7 +138,41 @@ export async function registerDiscoveredUrls(client: PoolClient, context: CrawlC
  * of one batch are all links or all redirects (only links spend the discovery budget).
  */
 export async function registerDiscoveredUrlsOfSources(client: PoolClient, context: CrawlContext, inputs: readonly RegistrationInput[]): Promise<RegistrationResult[]> {
-  if (inputs.length === 0) return [];
+  return (await registerSources(client, context, inputs, 'wait')).results;
+}
+
+/** What registerLinksOfPages did, and what it leaves to its caller after COMMIT. */
+export interface PageLinkRegistrations {
+  results: RegistrationResult[];
+  /**
+   * Known URLs a shorter path reached whose frontier rows another transaction held (a page of
+   * theirs being recorded, a claim): lowerFrontierDepthsTo them after COMMIT, in a statement of
+   * their own. Lowering them again is harmless: only a row still deeper changes.
+   */
+  lowerAfterCommit: DepthLowering[];
+}
+
+/**
+ * registerDiscoveredUrlsOfSources for the links of parsed pages, in the transaction that records
+ * them. That transaction holds its pages' frontier rows from its first statement, so it must not
+ * wait for a row another one holds: the other, recording a page this batch links to, may be
+ * waiting for a URL this batch has just inserted (Postgres found that deadlock 15 times a
+ * 1,000-host crawl, each stalling a crawl's page recording for deadlock_timeout). Such rows are
+ * lowered after COMMIT; a crash before that retries the parse, whose registration finds them
+ * deeper again.
+ */
+export async function registerLinksOfPages(client: PoolClient, context: CrawlContext, inputs: readonly RegistrationInput[]): Promise<PageLinkRegistrations> {
+  return registerSources(client, context, inputs, 'later');
+}
+
+/** `rowsHeldElsewhere`: whether a depth lowering waits for a row another transaction holds, or leaves it for after COMMIT. */
+async function registerSources(
+  client: PoolClient,
+  context: CrawlContext,
+  inputs: readonly RegistrationInput[],
+  rowsHeldElsewhere: 'wait' | 'later',
+): Promise<PageLinkRegistrations> {
+  if (inputs.length === 0) return { results: [], lowerAfterCommit: [] };
   const kinds = new Set(inputs.map((input) => input.kind));
   if (kinds.size > 1) throw new Error(`registerDiscoveredUrlsOfSources: one batch registers links or redirects, not both (got ${[...kinds].join(', ')})`);
   const config = context.record.config;
@@ -318,15 +352,15 @@ export async function registerDiscoveredUrlsOfSources(client: PoolClient, contex
   const present = await frontierDepths(client, crawlId, entries.filter((entry) => !inserted.has(entry.fingerprint)).map((entry) => entry.fingerprint));
   // Parses run out of breadth-first order (hosts side by side, bursts), so a page may have been
   // found first by a longer path: its depth is the shortest path's (Heritrix's hop count would keep the first).
-  await lowerFrontierDepthsTo(
-    client,
-    crawlId,
-    sources.flatMap((source) => {
-      const deeper = [...source.deeper, ...source.entries.filter((entry) => (present.get(entry.fingerprint) ?? -1) > source.input.depth).map((entry) => entry.fingerprint)];
-      const atDepth = priorityOfDiscovery({ depth: source.input.depth, trapPenalty: 0 });
-      return deeper.map((fingerprint) => ({ fingerprint, depth: source.input.depth, ...atDepth }));
-    }),
-  );
+  const lowerings = sources.flatMap((source) => {
+    const deeper = [...source.deeper, ...source.entries.filter((entry) => (present.get(entry.fingerprint) ?? -1) > source.input.depth).map((entry) => entry.fingerprint)];
+    const atDepth = priorityOfDiscovery({ depth: source.input.depth, trapPenalty: 0 });
+    return deeper.map((fingerprint): DepthLowering => ({ fingerprint, depth: source.input.depth, ...atDepth }));
+  });
+  const lowered = await lowerFrontierDepthsTo(client, crawlId, lowerings, { skipLocked: rowsHeldElsewhere === 'later' });
+  const loweredNow = new Set(lowered.map((row) => row.fingerprint));
+  // Not lowered: held elsewhere, or no longer deeper (the statement after COMMIT changes nothing then).
+  const lowerAfterCommit = rowsHeldElsewhere === 'later' ? lowerings.filter((lowering) => !loweredNow.has(lowering.fingerprint)) : [];
   for (const source of sources) {
     for (const entry of source.entries) {
       source.fates.set(entry.fingerprint, inserted.has(entry.fingerprint) ? { kind: 'registered' } : present.has(entry.fingerprint) ? { kind: 'known' } : { kind: 'over-budget' });
@@ -389,12 +423,13 @@ export async function registerDiscoveredUrlsOfSources(client: PoolClient, contex
     );
   }
 
-  return sources.map((source) => ({
+  const results = sources.map((source) => ({
     registered: source.entries.filter((entry) => inserted.has(entry.fingerprint)).length,
     edges: source.edges.length,
     rejected: source.rejections.map((rejection) => ({ url: rejection.url, reason: `${rejection.code}: ${rejection.reason}` })),
     outcomes: source.candidates.map((candidate) => ({ url: candidate.url.url, fingerprint: candidate.fingerprint, fate: source.fates.get(candidate.fingerprint) ?? { kind: 'known' } })),
   }));
+  return { results, lowerAfterCommit };
 }
 
 /** What a batch with no URL in scope and none refused reads: nothing. */

@@ -470,7 +470,13 @@ export async function lowerFrontierDepths(
 }
 
 /** lowerFrontierDepthsTo's statement: $1 crawl, $2..$5 fingerprints (in key order), depths, priorities, tiers. */
-export const LOWER_FRONTIER_DEPTHS_SQL = `UPDATE frontier f SET depth = deeper.to_depth, updated_at = now(), links_stale = f.links_stale OR f.state <> 'queued',
+export const LOWER_FRONTIER_DEPTHS_SQL = lowerFrontierDepthsSql('FOR UPDATE OF x');
+
+/** The same, passing over rows another transaction holds (lowerFrontierDepthsTo's `skipLocked`). */
+const LOWER_UNLOCKED_FRONTIER_DEPTHS_SQL = lowerFrontierDepthsSql('FOR UPDATE OF x SKIP LOCKED');
+
+function lowerFrontierDepthsSql(rowLock: string): string {
+  return `UPDATE frontier f SET depth = deeper.to_depth, updated_at = now(), links_stale = f.links_stale OR f.state <> 'queued',
           priority = CASE WHEN f.demotion IS NULL AND deeper.to_priority > f.priority THEN deeper.to_priority ELSE f.priority END,
           tier = CASE WHEN f.demotion IS NULL AND deeper.to_priority > f.priority THEN deeper.to_tier ELSE f.tier END
    FROM (SELECT x.fingerprint, l.depth AS to_depth, l.priority AS to_priority, l.tier AS to_tier
@@ -478,9 +484,27 @@ export const LOWER_FRONTIER_DEPTHS_SQL = `UPDATE frontier f SET depth = deeper.t
            JOIN frontier x ON x.crawl_id = $1 AND x.fingerprint = l.fingerprint AND x.depth > l.depth
           -- The keys bound both scans whatever the planner thinks of the crawl's size (migration 0014).
           WHERE x.fingerprint = ANY($2::bytea[])
-         ORDER BY x.fingerprint FOR UPDATE OF x) deeper
+         ORDER BY x.fingerprint ${rowLock}) deeper
    WHERE f.crawl_id = $1 AND f.fingerprint = deeper.fingerprint AND f.fingerprint = ANY($2::bytea[]) AND f.depth > deeper.to_depth
    RETURNING f.fingerprint, f.state`;
+}
+
+/** A URL's depth as a shorter path from the seeds found it, and the priority and tier a URL discovered at that depth takes. */
+export interface DepthLowering {
+  fingerprint: string;
+  depth: number;
+  priority: number;
+  tier: number;
+}
+
+export interface LowerDepthsOptions {
+  /**
+   * Pass over rows another transaction holds instead of waiting for them (they are left out of
+   * the result). For a transaction that holds frontier rows of its own already: waiting there for
+   * a row of a transaction that waits for one of ours would deadlock.
+   */
+  skipLocked?: boolean;
+}
 
 /**
  * Lowers each URL's depth to the one given for it where this crawl holds it deeper (a shorter path
@@ -493,7 +517,8 @@ export const LOWER_FRONTIER_DEPTHS_SQL = `UPDATE frontier f SET depth = deeper.t
 export async function lowerFrontierDepthsTo(
   db: Queryable,
   crawlId: string,
-  lowerings: readonly { fingerprint: string; depth: number; priority: number; tier: number }[],
+  lowerings: readonly DepthLowering[],
+  options: LowerDepthsOptions = {},
 ): Promise<{ fingerprint: string; state: FrontierState }[]> {
   const shallowest = new Map<string, (typeof lowerings)[number]>();
   for (const lowering of lowerings) {
@@ -503,7 +528,7 @@ export async function lowerFrontierDepthsTo(
   if (shallowest.size === 0) return [];
   const sorted = [...shallowest.values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
   const result = await db.query<{ fingerprint: Buffer; state: FrontierState }>(
-    LOWER_FRONTIER_DEPTHS_SQL,
+    options.skipLocked === true ? LOWER_UNLOCKED_FRONTIER_DEPTHS_SQL : LOWER_FRONTIER_DEPTHS_SQL,
     [
       crawlId,
       sorted.map((lowering) => fingerprintToBytes(lowering.fingerprint)),
