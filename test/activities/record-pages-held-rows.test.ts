@@ -15,6 +15,7 @@ import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
 import { fingerprintToBytes, registerFrontierEntries } from '../../src/storage/postgres/frontier-repository.js';
 import { migrate } from '../../src/storage/postgres/migrate.js';
 import { createPool, type Pool } from '../../src/storage/postgres/pool.js';
+import { frontierEntry } from '../support/frontier-entry.js';
 import { freshDatabase } from '../support/stack-context.js';
 
 const HOST = '127.72.9.1';
@@ -33,17 +34,7 @@ describe('recording pages beside a transaction that holds a page they link to', 
     await migrate(pool);
     const config = resolveCrawlConfig({ allowPrivateNetworks: true, maxDepth: 10, scope: { mode: 'same-host', allowPrefixes: [], denyPrefixes: [] } });
     await createCrawl(pool, { id: crawlId, config, seedHosts: [HOST] });
-    const entry = (path: string, depth: number) => ({
-      fingerprint: urlFingerprint(url(path)),
-      url: url(path),
-      host: HOST,
-      origin: `http://${HOST}`,
-      canonicalizationVersion: 1,
-      depth,
-      priority: 1,
-      tier: 0,
-    });
-    await registerFrontierEntries(pool, crawlId, [entry('/home', 0), entry('/far', 5)], { respectDiscoveryBudget: false });
+    await registerFrontierEntries(pool, crawlId, [{ ...frontierEntry(HOST, 'home'), depth: 0 }, { ...frontierEntry(HOST, 'far'), depth: 5 }], { respectDiscoveryBudget: false });
     await pool.query(`UPDATE frontier SET state = 'fetched', generation = $2 WHERE crawl_id = $1`, [crawlId, GENERATION]);
     deps = { pool, now: () => Date.UTC(2026, 11, 6, 12) } as unknown as ActivityDeps;
   });
