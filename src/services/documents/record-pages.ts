@@ -13,7 +13,7 @@ import type { ParseDocumentResult } from '../../contracts/activities.js';
 import type { ActivityDeps } from '../deps.js';
 import { loadComparisonEvidence, recordVisit } from './change-detection.js';
 import { registerLinksOfPages, type PageLinkRegistrations, type RegistrationResult } from '../frontier/link-registration.js';
-import { lowerFrontierDepthsTo, type DepthLowering } from '../../storage/postgres/frontier-repository.js';
+import { lowerFrontierDepthsTo } from '../../storage/postgres/frontier-repository.js';
 import { recordListingReading } from './listing-reading.js';
 import { clusterNearDuplicatesOf } from './near-duplicates.js';
 import { PARSER_VERSION, type AnalyzedPage } from './page-analysis.js';
@@ -27,8 +27,7 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
   const fetchRecords = pages.flatMap((page) => (page.fetchRecords ? [page.fetchRecords] : []));
   // The fetches' records open the transaction, sent with BEGIN: each page and its fetch commit together.
   const openWith = fetchRecords.length > 0 ? { openWith: fetchedBodiesStatement(fetchRecords) } : {};
-  let lowerAfterCommit: DepthLowering[] = [];
-  const results = await inTransaction(
+  const { results, lowerAfterCommit } = await inTransaction(
     deps.pool,
     async (client) => {
       // A signal sweep only reads: its crawl fetches the sweep's sitemaps and listings, nothing they link to.
@@ -48,7 +47,6 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
               })),
             );
       const registrations = linked.results;
-      lowerAfterCommit = linked.lowerAfterCommit;
       const listings: ({ entries: number; changed: number } | undefined)[] = [];
       for (const page of pages) listings.push(page.listingEntries ? await recordListingReading(client, { readAtMs: page.readAtMs, entries: page.listingEntries }) : undefined);
       // The documents, the pages' settlements and the locks on their URLs' evidence in one round
@@ -110,13 +108,14 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
         client,
         recorded.map((page) => ({ fingerprint: page.fingerprint, generation: page.input.generation, parserVersion: PARSER_VERSION, simhash: page.simhash, minhash: page.minhash })),
       );
-      return pages.map((page, i) => ({
+      const results: ParseDocumentResult[] = pages.map((page, i) => ({
         title: page.title,
         linksFound: page.linksFound,
         linksRegistered: registrations[i]!.registered,
         noindex: page.noindex,
         nofollow: page.nofollow,
       }));
+      return { results, lowerAfterCommit: linked.lowerAfterCommit };
     },
     openWith,
   );
