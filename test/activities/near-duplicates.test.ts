@@ -103,7 +103,46 @@ describe('clusterNearDuplicates', () => {
     });
     expect(outcome).toMatchObject({ status: 'member', matched: nearest.fingerprint, method: 'simhash', distance: 1 });
   });
+
+  it('finds a near match that shares one block among more far pages sharing three than one lookup reads', async () => {
+    // Each decoy differs from the target only in its top 16-bit block, by 4 to 16 bits: it shares
+    // three blocks and is not near. The near page is 3 bits away, one bit in each of the lower three
+    // blocks: it shares only the top block. Ranked by blocks shared, the decoys fill the lookup.
+    const DECOYS = 120;
+    const TARGET = 0x7e7e_1818_6b6b_c3c3n;
+    const near = identityOf('near-one-block', TARGET ^ (1n << 3n) ^ (1n << 19n) ^ (1n << 35n));
+    const target = identityOf('target-one-block', TARGET);
+    const decoyPaths: string[] = [];
+    const decoys: ParsedIdentity[] = [];
+    for (let n = 1; decoys.length < DECOYS; n++) {
+      const flipped = BigInt(n);
+      if (popCount(flipped) < 4) continue;
+      decoyPaths.push(`far-decoy-${n}`);
+      decoys.push(identityOf(`far-decoy-${n}`, TARGET ^ (flipped << 48n)));
+    }
+    await recordUrlIdentities(
+      harness.pool,
+      [...decoyPaths, 'near-one-block', 'target-one-block'].map((path) => ({ fingerprint: urlFingerprint(`http://${HOST}/${path}`), url: `http://${HOST}/${path}`, canonicalizationVersion: 1, host: HOST, origin: `http://${HOST}` })),
+    );
+    for (const doc of [near, ...decoys]) {
+      await inTransaction(harness.pool, async (client) => {
+        await recordDocument(client, documentOf(doc));
+        await clusterNearDuplicates(client, doc);
+      });
+    }
+    const outcome = await inTransaction(harness.pool, async (client) => {
+      await recordDocument(client, documentOf(target));
+      return clusterNearDuplicates(client, target);
+    });
+    expect(outcome).toMatchObject({ status: 'member', matched: near.fingerprint, method: 'simhash', distance: 3 });
+  });
 });
+
+function popCount(value: bigint): number {
+  let count = 0;
+  for (let rest = value; rest > 0n; rest >>= 1n) count += Number(rest & 1n);
+  return count;
+}
 
 function documentOf(doc: ParsedIdentity) {
   return {

@@ -20,10 +20,11 @@ import { indexAndLookUpMany, leaveCluster, upsertMembership, type ClusteredCandi
 import type { PoolClient } from '../../storage/postgres/pool.js';
 
 /**
- * Candidates read per lookup at most, those sharing the most index keys first: a key shared by
- * thousands of pages is boilerplate, not similarity, and the nearest match shares the most keys.
+ * What one lookup reads at most: SimHash candidates are only those within the near-duplicate
+ * distance, nearest first (a block shared by thousands of pages is boilerplate, not similarity);
+ * MinHash candidates those sharing the most bands.
  */
-const MAX_CANDIDATES = 100;
+const LOOKUP_LIMITS = Object.freeze({ maxCandidates: 100, maxSimhashDistanceBits: DEFAULT_NEAR_DUPLICATE_OPTIONS.maxSimhashDistance });
 
 /** The thresholds stored with each membership, so clusters can be rebuilt when they change (000 §7.2). */
 export const NEAR_DUPLICATE_THRESHOLDS = Object.freeze({
@@ -73,6 +74,7 @@ export async function clusterNearDuplicatesOf(client: PoolClient, docs: readonly
     const short = doc.minhash !== null;
     return {
       doc,
+      simhashSigned: doc.simhash === null ? null : toSignedInt64String(doc.simhash),
       blocks: !short && doc.simhash !== null ? simhashBlockKeys(doc.simhash) : [],
       bands: short ? minhashBandKeys(doc.minhash!) : [],
       self: identityOf(doc.simhash, doc.minhash),
@@ -80,7 +82,7 @@ export async function clusterNearDuplicatesOf(client: PoolClient, docs: readonly
   });
   // One round trip under the index key locks: taking them, indexing, and the lookups (candidates
   // with their clusters, and each document's own); the membership writes go with COMMIT.
-  const lookups = await indexAndLookUpMany(client, keyed, MAX_CANDIDATES);
+  const lookups = await indexAndLookUpMany(client, keyed, LOOKUP_LIMITS);
   /** Memberships this batch wrote, over what the lookups read: null where a member left its cluster. */
   const decided = new Map<string, ClusterMembership | null>();
   const membershipNow = (fingerprint: string, read: ClusterMembership | undefined): ClusterMembership | undefined => {

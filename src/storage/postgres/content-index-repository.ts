@@ -36,8 +36,18 @@ function indexLockKeys(blocks: readonly SimhashBlockKey[], bands: readonly Minha
 /** A document to index and look up, with its index keys: SimHash blocks, or MinHash bands for a short text. */
 export interface DocumentKeys {
   doc: IndexedDocument;
+  /** The document's SimHash, signed decimal as stored; null when its text has no tokens. Kept with its blocks. */
+  simhashSigned: string | null;
   blocks: readonly SimhashBlockKey[];
   bands: readonly MinhashBandKey[];
+}
+
+/** How much one lookup reads. */
+export interface LookupLimits {
+  /** Candidates returned a document at most. */
+  maxCandidates: number;
+  /** SimHash candidates further than this many bits are not returned (MinHash ones are the caller's to judge). */
+  maxSimhashDistanceBits: number;
 }
 
 /**
@@ -45,8 +55,9 @@ export interface DocumentKeys {
  * keys (held to the end of the transaction, all in one global order), makes each document its
  * URL's indexed one unless a newer one is indexed already (a late replay of an older generation
  * changes nothing), and, for each document that is indexed, reads the candidates sharing its keys
- * (those of its bands for a short text, of its blocks otherwise) with their clusters
- * (near_duplicate_candidates, migration 0011). That function's queries take their own snapshot
+ * (those of its bands for a short text; of its blocks otherwise, only those within
+ * `limits.maxSimhashDistanceBits`, the SimHash kept in the block index) with their clusters
+ * (near_duplicate_candidates, migrations 0011, 0023). That function's queries take their own snapshot
  * after the locks are granted, so they see every document indexed under these keys by
  * transactions that held them before; the caller then needs no other round trip under the locks
  * before COMMIT. They do not see the documents this statement indexes: candidates among the
@@ -59,7 +70,7 @@ export interface DocumentKeys {
 export async function indexAndLookUpMany(
   client: PoolClient,
   documents: readonly DocumentKeys[],
-  maxCandidates: number,
+  limits: LookupLimits,
 ): Promise<({ current: boolean } & CandidateLookup)[]> {
   if (documents.length === 0) return [];
   const locks = indexLockKeys(
@@ -71,14 +82,14 @@ export async function indexAndLookUpMany(
   const result = await client.query<{ i: number; current: boolean } & (LookupRow | { [column in keyof LookupRow]: null })>(
     `WITH key_locks AS (
        SELECT pg_advisory_xact_lock(c, k) FROM (SELECT DISTINCT c, k FROM unnest($10::int[], $11::int[]) AS l(c, k) ORDER BY c, k) AS ordered),
-     docs AS (SELECT * FROM unnest($1::bytea[], $2::int[], $3::int[]) WITH ORDINALITY AS d(fingerprint, generation, parser_version, i)),
+     docs AS (SELECT * FROM unnest($1::bytea[], $2::int[], $3::int[], $13::bigint[]) WITH ORDINALITY AS d(fingerprint, generation, parser_version, simhash, i)),
      blocks AS (SELECT * FROM unnest($4::int[], $5::smallint[], $6::int[]) AS b(i, part, key)),
      bands AS (SELECT * FROM unnest($7::int[], $8::smallint[], $9::int[]) AS b(i, part, key)),
      newer AS (
        SELECT d.i FROM docs d
        WHERE EXISTS (SELECT 1 FROM simhash_blocks s WHERE s.fingerprint = d.fingerprint AND (s.generation, s.parser_version) > (d.generation, d.parser_version))
           OR EXISTS (SELECT 1 FROM minhash_bands m WHERE m.fingerprint = d.fingerprint AND (m.generation, m.parser_version) > (d.generation, d.parser_version))),
-     indexed AS (SELECT d.fingerprint, d.generation, d.parser_version, d.i FROM docs d WHERE d.i NOT IN (SELECT i FROM newer)),
+     indexed AS (SELECT d.fingerprint, d.generation, d.parser_version, d.simhash, d.i FROM docs d WHERE d.i NOT IN (SELECT i FROM newer)),
      stale_blocks AS (
        DELETE FROM simhash_blocks s USING indexed d
        WHERE s.fingerprint = d.fingerprint AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.i = d.i AND b.part = s.block)),
@@ -86,16 +97,16 @@ export async function indexAndLookUpMany(
        DELETE FROM minhash_bands m USING indexed d
        WHERE m.fingerprint = d.fingerprint AND NOT EXISTS (SELECT 1 FROM bands b WHERE b.i = d.i AND b.part = m.band)),
      new_blocks AS (
-       INSERT INTO simhash_blocks (fingerprint, block, key, generation, parser_version)
-       SELECT d.fingerprint, b.part, b.key, d.generation, d.parser_version FROM blocks b JOIN indexed d ON d.i = b.i ORDER BY d.fingerprint, b.part
-       ON CONFLICT (fingerprint, block) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version),
+       INSERT INTO simhash_blocks (fingerprint, block, key, generation, parser_version, simhash)
+       SELECT d.fingerprint, b.part, b.key, d.generation, d.parser_version, d.simhash FROM blocks b JOIN indexed d ON d.i = b.i ORDER BY d.fingerprint, b.part
+       ON CONFLICT (fingerprint, block) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version, simhash = EXCLUDED.simhash),
      new_bands AS (
        INSERT INTO minhash_bands (fingerprint, band, key, generation, parser_version)
        SELECT d.fingerprint, b.part, b.key, d.generation, d.parser_version FROM bands b JOIN indexed d ON d.i = b.i ORDER BY d.fingerprint, b.part
        ON CONFLICT (fingerprint, band) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version),
      locked AS (SELECT count(*) AS taken FROM key_locks),
      lookups AS (
-       SELECT d.i, d.fingerprint, d.i NOT IN (SELECT i FROM newer) AS current,
+       SELECT d.i, d.fingerprint, d.simhash, d.i NOT IN (SELECT i FROM newer) AS current,
               CASE WHEN EXISTS (SELECT 1 FROM bands b WHERE b.i = d.i) THEN 'minhash' ELSE 'simhash' END AS index_name,
               COALESCE((SELECT array_agg(part ORDER BY part) FROM bands b WHERE b.i = d.i), (SELECT array_agg(part ORDER BY part) FROM blocks b WHERE b.i = d.i), '{}') AS parts,
               COALESCE((SELECT array_agg(key ORDER BY part) FROM bands b WHERE b.i = d.i), (SELECT array_agg(key ORDER BY part) FROM blocks b WHERE b.i = d.i), '{}') AS keys,
@@ -103,7 +114,7 @@ export async function indexAndLookUpMany(
        FROM docs d CROSS JOIN locked)
      SELECT l.i::int AS i, l.current, c.fingerprint, c.generation, c.parser_version, c.simhash, c.minhash, c.cluster_id, c.method, c.own
      FROM lookups l
-     LEFT JOIN LATERAL near_duplicate_candidates(l.current AND l.taken >= 0 AND cardinality(l.keys) > 0, l.index_name, l.parts::smallint[], l.keys::int[], l.fingerprint, $12) AS c ON true
+     LEFT JOIN LATERAL near_duplicate_candidates(l.current AND l.taken >= 0 AND cardinality(l.keys) > 0, l.index_name, l.parts::smallint[], l.keys::int[], l.fingerprint, l.simhash, $14, $12) AS c ON true
      ORDER BY l.i`,
     [
       documents.map((entry) => fingerprintToBytes(entry.doc.fingerprint)),
@@ -117,7 +128,9 @@ export async function indexAndLookUpMany(
       bands.map((key) => key.key),
       locks.classes,
       locks.keys,
-      maxCandidates,
+      limits.maxCandidates,
+      documents.map((entry) => entry.simhashSigned),
+      limits.maxSimhashDistanceBits,
     ],
   );
   return documents.map((_, index) => {
