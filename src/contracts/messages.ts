@@ -22,7 +22,7 @@ export const SEARCH_ATTRIBUTES = { crawlId: 'CrawlId', host: 'CrawlHost', state:
 /** The host a host workflow serves, set by whoever starts a run. */
 export const HOST_SEARCH_ATTRIBUTE = defineSearchAttributeKey(SEARCH_ATTRIBUTES.host, SearchAttributeType.KEYWORD);
 
-/** The host workflow's type, as host runs are started by signal-with-start. */
+/** The host workflow's type: HostWaker starts host runs by it. */
 export const HOST_WORKFLOW_TYPE = 'hostWorkflow';
 
 // The frontier (crawl) workflow.

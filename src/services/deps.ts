@@ -14,8 +14,14 @@ export interface ActivityDeps {
   bodies: BodyStore;
   /** The HTTP client for a crawl's identity and network policy (clients are pooled per pair). */
   http: (options: { userAgent: string; allowPrivateNetworks: boolean }) => HttpClient;
-  /** To wake host workflows (signal-with-start) and check that they run. */
+  /** To wake host workflows (signal) and check that they run. */
   temporal: Client;
+  /**
+   * Starts host workflows: a client on the worker's own connection (NativeConnection), so the
+   * server may hand a new run's first workflow task straight to this worker (eager start) instead
+   * of through a task queue. Default: `temporal`.
+   */
+  workflowStarter?: Client;
   /** Names this worker in robots leases. */
   workerId: string;
   /** Where bodies are spooled (gzipped) between the socket and the object store. */

@@ -117,6 +117,8 @@ function installRuntime(logLevel: LogLevel, logFormat: LogFormat, sdkMetricsAddr
 export interface CrawlerWorker {
   worker: Worker;
   client: Client;
+  /** A client on the worker's own connection: workflows it starts may run their first task here at once (eager start). */
+  workflowStarter: Client;
   pool: Pool;
   bodies: BodyStore;
   /** Where this worker serves its Prometheus metrics, when metricsPort was given. */
@@ -147,6 +149,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   const connection = await Connection.connect({ address: options.temporal.address });
   const client = new Client({ connection, namespace: options.temporal.namespace });
   const nativeConnection = await NativeConnection.connect({ address: options.temporal.address });
+  const workflowStarter = new Client({ connection: nativeConnection, namespace: options.temporal.namespace });
 
   const httpClients = new HttpClientPool();
   // Threads start on the first large page, so a workflows-only process never starts one.
@@ -157,6 +160,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
     bodies,
     http: (identity) => httpClients.get(identity),
     temporal: client,
+    workflowStarter,
     workerId: identity,
     spoolDir: path.join(options.dataDir, 'spool', String(process.pid)),
     now: Date.now,
@@ -208,6 +212,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   return {
     worker,
     client,
+    workflowStarter,
     pool,
     bodies,
     ...(metricsServer === undefined ? {} : { metricsUrl: metricsServer.url }),

@@ -124,7 +124,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
   const { fetchOne, runBurst, followUp, parseTogether, settle } = hostEffects(loop, track);
   /**
    * Released in Postgres (by a claim or a burst): the run ends once its handlers finish. A wake that
-   * raced with the release is handled by this run; later ones start a new run through signal-with-start.
+   * raced with the release is handled by this run; later ones start a new run (HostWaker).
    */
   const endsAfterRelease = async (): Promise<boolean> => {
     await condition(allHandlersFinished);

@@ -1,13 +1,13 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { HOST_SEARCH_ATTRIBUTE, HOST_WORKFLOW_TYPE, hostWorkflowId, wakeHostSignal } from '../../contracts/messages.js';
 import { markHostInactive, markHostsActive, markHostsInactive, requeueOrphans, staleActiveHosts } from '../../storage/postgres/host-repository.js';
 import type { ActivityDeps } from '../deps.js';
 
-/** Signals sent at once while waking hosts: enough to hide latency, few enough to be gentle on the server. */
+/** Wakes (starts or signals) sent at once: enough to hide latency, few enough to be gentle on the server. */
 const WAKE_CONCURRENCY = 16;
 /**
  * Waking stops after this long, well inside the frontier tick's 60 s activity timeout: on a busy
- * server a signal-with-start can take seconds, and a tick that timed out left the hosts it had not
+ * server a start can take seconds, and a tick that timed out left the hosts it had not
  * reached marked active with no workflow, idle until the reaper found them (seen at 1,000 hosts).
  */
 const WAKE_BUDGET_MS = 20_000;
@@ -22,12 +22,29 @@ const REAP_INTERVAL_MS = 30_000;
 /** Hosts woken longer ago than this, still holding this crawl's work, are checked. */
 const REAP_AGE_SECONDS = 60;
 
+/** Start, then signal a run already there, then start again: a run may end between the two. */
+const WAKE_ATTEMPTS = 3;
+
 /**
- * Wakes host workflows with signal-with-start: a running host workflow gets a signal, a closed
- * one a new run. Hosts are marked active first so each is woken once per idle period.
+ * Wakes host workflows: a closed host workflow gets a new run, a running one a wake signal. Hosts
+ * are marked active first so each is woken once per idle period, so nearly every wake starts a
+ * run: it is a start (eager, on the worker's own connection: the server hands the run's first task
+ * to this worker, and in a wide crawl that task is most runs' only one), not a signal-with-start,
+ * which cannot be eager. A fresh run claims its host's work at once, as a woken one does.
  */
+/** What a waker did since it was made: for the worker's log and tests. */
+export interface HostWakeCounts {
+  /** New runs started. */
+  started: number;
+  /** Of those, runs whose first workflow task the server handed straight to this worker. */
+  startedEagerly: number;
+  /** Running workflows signalled instead. */
+  signalled: number;
+}
+
 export class HostWaker {
   private readonly lastReapMs = new Map<string, number>();
+  readonly counts: HostWakeCounts = { started: 0, startedEagerly: 0, signalled: 0 };
 
   constructor(private readonly deps: ActivityDeps) {}
 
@@ -45,7 +62,7 @@ export class HostWaker {
           return;
         }
         try {
-          await this.signalWithStart(host, crawlId, taskQueue);
+          await this.startOrSignal(host, crawlId, taskQueue);
           woken += 1;
         } catch (error) {
           // Not woken: let a later tick try again.
@@ -61,17 +78,34 @@ export class HostWaker {
     return woken;
   }
 
-  private async signalWithStart(host: string, crawlId: string, taskQueue: string): Promise<void> {
-    await this.deps.temporal.workflow.signalWithStart(HOST_WORKFLOW_TYPE, {
-      workflowId: hostWorkflowId(host),
-      taskQueue,
-      workflowTaskTimeout: HOST_WORKFLOW_TASK_TIMEOUT,
-      typedSearchAttributes: [{ key: HOST_SEARCH_ATTRIBUTE, value: host }],
-      args: [{ host, taskQueue }],
-      signal: wakeHostSignal,
-      signalArgs: [{ crawlId }],
-      staticSummary: `Back queue of ${host}`,
-    });
+  private async startOrSignal(host: string, crawlId: string, taskQueue: string): Promise<void> {
+    const workflowId = hostWorkflowId(host);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const handle = await (this.deps.workflowStarter ?? this.deps.temporal).workflow.start(HOST_WORKFLOW_TYPE, {
+          workflowId,
+          taskQueue,
+          workflowTaskTimeout: HOST_WORKFLOW_TASK_TIMEOUT,
+          typedSearchAttributes: [{ key: HOST_SEARCH_ATTRIBUTE, value: host }],
+          args: [{ host, taskQueue }],
+          staticSummary: `Back queue of ${host}`,
+          requestEagerStart: this.deps.workflowStarter !== undefined,
+        });
+        this.counts.started += 1;
+        if (handle.eagerlyStarted) this.counts.startedEagerly += 1;
+        return;
+      } catch (error) {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      }
+      try {
+        await this.deps.temporal.workflow.getHandle(workflowId).signal(wakeHostSignal, { crawlId });
+        this.counts.signalled += 1;
+        return;
+      } catch (error) {
+        // The run ended between the start and the signal: start the next one.
+        if (!(error instanceof WorkflowNotFoundError) || attempt >= WAKE_ATTEMPTS) throw error;
+      }
+    }
   }
 
   /**

@@ -1,0 +1,78 @@
+// Waking hosts on a real Temporal server: a closed host workflow gets a new run, started (eagerly
+// when the waker has the worker's own connection), a running one a wake signal, never an error.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostWorkflowId, wakeHostSignal } from '../../src/contracts/messages.js';
+import type { ActivityDeps } from '../../src/services/deps.js';
+import { HostWaker } from '../../src/services/frontier/host-waker.js';
+import { createHarness, type Harness } from '../support/crawler-harness.js';
+
+describe('HostWaker', () => {
+  let harness: Harness;
+  const crawlId = `host-waker-${Date.now()}`;
+
+  const depsOf = (extra: Partial<ActivityDeps> = {}): ActivityDeps => ({
+    pool: harness.pool,
+    bodies: harness.bodies,
+    http: () => {
+      throw new Error('waking hosts must not fetch');
+    },
+    temporal: harness.client,
+    workerId: 'host-waker-test',
+    spoolDir: path.join(harness.dataDir, 'host-waker-spool'),
+    now: Date.now,
+    ...extra,
+  });
+  const eventTypesOf = async (host: string): Promise<string[]> => {
+    const history = await harness.client.workflow.getHandle(hostWorkflowId(host)).fetchHistory();
+    return (history.events ?? []).map((event) => String(event.eventType));
+  };
+
+  beforeAll(async () => {
+    harness = await createHarness('host-waker');
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('starts a run for a host with none, signals it while it runs, and starts the next once it closed', async () => {
+    // No worker: a started run stays open, waiting for one.
+    const host = '127.75.1.1';
+    const waker = new HostWaker(depsOf());
+    expect(await waker.wake([host], crawlId, harness.taskQueue)).toBe(1);
+    expect(waker.counts).toEqual({ started: 1, startedEagerly: 0, signalled: 0 });
+    const handle = harness.client.workflow.getHandle(hostWorkflowId(host));
+    const first = await handle.describe();
+    expect(first.status.name).toBe('RUNNING');
+    expect(await eventTypesOf(host)).not.toContain('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED');
+
+    expect(await waker.wake([host], crawlId, harness.taskQueue)).toBe(1);
+    expect(waker.counts).toEqual({ started: 1, startedEagerly: 0, signalled: 1 });
+    expect((await handle.describe()).runId).toBe(first.runId);
+    const signalled = (await handle.fetchHistory()).events?.find((event) => event.workflowExecutionSignaledEventAttributes);
+    expect(signalled?.workflowExecutionSignaledEventAttributes?.signalName).toBe(wakeHostSignal.name);
+
+    await handle.terminate('test: the run ended');
+    expect(await waker.wake([host], crawlId, harness.taskQueue)).toBe(1);
+    expect(waker.counts).toEqual({ started: 2, startedEagerly: 0, signalled: 1 });
+    const second = await harness.client.workflow.getHandle(hostWorkflowId(host)).describe();
+    expect(second.runId).not.toBe(first.runId);
+    expect(second.status.name).toBe('RUNNING');
+    await harness.client.workflow.getHandle(hostWorkflowId(host)).terminate('test over');
+  });
+
+  it("hands a new run's first task straight to the worker on its own connection (eager start)", async () => {
+    const worker = await harness.startWorker();
+    try {
+      const host = '127.75.1.2';
+      const waker = new HostWaker(depsOf({ workflowStarter: worker.workflowStarter }));
+      expect(await waker.wake([host], crawlId, harness.taskQueue)).toBe(1);
+      expect(waker.counts).toEqual({ started: 1, startedEagerly: 1, signalled: 0 });
+      // The host has no work: its run claims nothing, releases the host and ends.
+      await harness.client.workflow.getHandle(hostWorkflowId(host)).result();
+    } finally {
+      await harness.stopWorker();
+    }
+  });
+});
