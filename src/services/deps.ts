@@ -22,7 +22,7 @@ export interface ActivityDeps {
    * of through a task queue. Default: `temporal`.
    */
   workflowStarter?: Client;
-  /** Names this worker in robots leases. */
+  /** Names this worker in robots leases; the identity it polls Temporal with. */
   workerId: string;
   /** Where bodies are spooled (gzipped) between the socket and the object store. */
   spoolDir: string;

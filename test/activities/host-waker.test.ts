@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostWorkflowId, wakeHostSignal } from '../../src/contracts/messages.js';
 import type { ActivityDeps } from '../../src/services/deps.js';
 import { HostWaker } from '../../src/services/frontier/host-waker.js';
+import { createCrawlerWorker } from '../../src/workers/crawler-worker.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 
 describe('HostWaker', () => {
@@ -62,16 +63,41 @@ describe('HostWaker', () => {
     await harness.client.workflow.getHandle(hostWorkflowId(host)).terminate('test over');
   });
 
-  it("hands a new run's first task straight to the worker on its own connection (eager start)", async () => {
+  it("hands a new run's first task straight to the worker on its own connection (eager start) while it polls alone", async () => {
     const worker = await harness.startWorker();
     try {
       const host = '127.75.1.2';
-      const waker = new HostWaker(depsOf({ workflowStarter: worker.workflowStarter }));
+      const waker = new HostWaker(depsOf({ workflowStarter: worker.workflowStarter, workerId: worker.worker.options.identity }));
       expect(await waker.wake([host], crawlId, harness.taskQueue)).toBe(1);
       expect(waker.counts).toEqual({ started: 1, startedEagerly: 1, signalled: 0 });
       // The host has no work: its run claims nothing, releases the host and ends.
       await harness.client.workflow.getHandle(hostWorkflowId(host)).result();
     } finally {
+      await harness.stopWorker();
+    }
+  });
+
+  it('starts runs through the task queue when another worker polls it too, so that both get hosts', async () => {
+    const worker = await harness.startWorker();
+    const other = await createCrawlerWorker({ temporal: harness.stack.temporal, databaseUrl: harness.databaseUrl, s3: harness.s3, dataDir: harness.dataDir, taskQueue: harness.taskQueue, identity: 'host-waker-test/other', maxDatabaseConnections: 2 });
+    const otherRunning = other.run();
+    try {
+      const otherPolls = async (): Promise<boolean> => {
+        const { pollers } = await harness.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: harness.taskQueue }, taskQueueType: 1 });
+        return (pollers ?? []).some((poller) => poller.identity === 'host-waker-test/other');
+      };
+      for (let tries = 0; !(await otherPolls()); tries += 1) {
+        if (tries > 100) throw new Error('the second worker never polled');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const host = '127.75.1.3';
+      const waker = new HostWaker(depsOf({ workflowStarter: worker.workflowStarter, workerId: worker.worker.options.identity }));
+      expect(await waker.wake([host], crawlId, harness.taskQueue)).toBe(1);
+      expect(waker.counts).toEqual({ started: 1, startedEagerly: 0, signalled: 0 });
+      await harness.client.workflow.getHandle(hostWorkflowId(host)).result();
+    } finally {
+      await other.shutdown();
+      await otherRunning;
       await harness.stopWorker();
     }
   });

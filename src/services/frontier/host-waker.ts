@@ -24,13 +24,22 @@ const REAP_AGE_SECONDS = 60;
 
 /** Start, then signal a run already there, then start again: a run may end between the two. */
 const WAKE_ATTEMPTS = 3;
+/**
+ * How long the workers polling a task queue for workflow tasks are taken as known before they are
+ * asked again (one cheap call a wake at most): a worker that joins gets hosts within this long.
+ */
+const POLLERS_TRUSTED_MS = 2_000;
+/** temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW (the proto package is not a dependency of ours). */
+const TASK_QUEUE_TYPE_WORKFLOW = 1;
 
 /**
  * Wakes host workflows: a closed host workflow gets a new run, a running one a wake signal. Hosts
  * are marked active first so each is woken once per idle period, so nearly every wake starts a
- * run: it is a start (eager, on the worker's own connection: the server hands the run's first task
- * to this worker, and in a wide crawl that task is most runs' only one), not a signal-with-start,
- * which cannot be eager. A fresh run claims its host's work at once, as a woken one does.
+ * run: it is a start, not a signal-with-start, which cannot be eager. Eager (on the worker's own
+ * connection: the server hands the run's first task to this worker, and in a wide crawl that task
+ * is most runs' only one) only while this worker is the only one polling the task queue for
+ * workflow tasks: with two, every host would run where the frontier's tick ran. A fresh run claims
+ * its host's work at once, as a woken one does.
  */
 /** What a waker did since it was made: for the worker's log and tests. */
 export interface HostWakeCounts {
@@ -45,6 +54,7 @@ export interface HostWakeCounts {
 export class HostWaker {
   private readonly lastReapMs = new Map<string, number>();
   readonly counts: HostWakeCounts = { started: 0, startedEagerly: 0, signalled: 0 };
+  private readonly soleWorker = new Map<string, { askedAtMs: number; sole: boolean }>();
 
   constructor(private readonly deps: ActivityDeps) {}
 
@@ -52,6 +62,7 @@ export class HostWaker {
     if (hosts.length === 0) return 0;
     await markHostsActive(this.deps.pool, hosts);
     let woken = 0;
+    const eager = await this.soleWorkflowWorker(taskQueue);
     const queue = [...hosts];
     const failures: unknown[] = [];
     const deadlineMs = this.deps.now() + WAKE_BUDGET_MS;
@@ -62,7 +73,7 @@ export class HostWaker {
           return;
         }
         try {
-          await this.startOrSignal(host, crawlId, taskQueue);
+          await this.startOrSignal(host, crawlId, taskQueue, eager);
           woken += 1;
         } catch (error) {
           // Not woken: let a later tick try again.
@@ -78,18 +89,44 @@ export class HostWaker {
     return woken;
   }
 
-  private async startOrSignal(host: string, crawlId: string, taskQueue: string): Promise<void> {
+  /**
+   * Whether this worker is the only one polling `taskQueue` for workflow tasks (its workflow
+   * starter then starts runs eagerly). Asked of the server at most every POLLERS_TRUSTED_MS; a
+   * worker that stopped lately still counts until the server forgets it. Unknown: not eager.
+   */
+  private async soleWorkflowWorker(taskQueue: string): Promise<boolean> {
+    if (this.deps.workflowStarter === undefined) return false;
+    const nowMs = this.deps.now();
+    const known = this.soleWorker.get(taskQueue);
+    if (known !== undefined && nowMs - known.askedAtMs < POLLERS_TRUSTED_MS) return known.sole;
+    let sole = false;
+    try {
+      const { pollers } = await this.deps.temporal.workflowService.describeTaskQueue({
+        namespace: this.deps.temporal.options.namespace,
+        taskQueue: { name: taskQueue },
+        taskQueueType: TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      const identities = new Set((pollers ?? []).map((poller) => poller.identity));
+      sole = identities.size === 1 && identities.has(this.deps.workerId);
+    } catch {
+      // Not known now: start through the task queue, as any worker may.
+    }
+    this.soleWorker.set(taskQueue, { askedAtMs: nowMs, sole });
+    return sole;
+  }
+
+  private async startOrSignal(host: string, crawlId: string, taskQueue: string, eager: boolean): Promise<void> {
     const workflowId = hostWorkflowId(host);
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const handle = await (this.deps.workflowStarter ?? this.deps.temporal).workflow.start(HOST_WORKFLOW_TYPE, {
+        const handle = await (eager ? this.deps.workflowStarter! : this.deps.temporal).workflow.start(HOST_WORKFLOW_TYPE, {
           workflowId,
           taskQueue,
           workflowTaskTimeout: HOST_WORKFLOW_TASK_TIMEOUT,
           typedSearchAttributes: [{ key: HOST_SEARCH_ATTRIBUTE, value: host }],
           args: [{ host, taskQueue }],
           staticSummary: `Back queue of ${host}`,
-          requestEagerStart: this.deps.workflowStarter !== undefined,
+          requestEagerStart: eager,
         });
         this.counts.started += 1;
         if (handle.eagerlyStarted) this.counts.startedEagerly += 1;
