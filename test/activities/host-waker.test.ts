@@ -29,6 +29,16 @@ describe('HostWaker', () => {
     return (history.events ?? []).map((event) => String(event.eventType));
   };
 
+  /** Until the server lists `identity` among the task queue's workflow pollers: a worker just started may not poll yet. */
+  const untilPolling = async (identity: string): Promise<void> => {
+    for (let tries = 0; ; tries += 1) {
+      const { pollers } = await harness.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: harness.taskQueue }, taskQueueType: 1 });
+      if ((pollers ?? []).some((poller) => poller.identity === identity)) return;
+      if (tries > 100) throw new Error(`worker ${identity} never polled ${harness.taskQueue}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
   beforeAll(async () => {
     harness = await createHarness('host-waker');
   });
@@ -66,6 +76,7 @@ describe('HostWaker', () => {
   it("hands a new run's first task straight to the worker on its own connection (eager start) while it polls alone", async () => {
     const worker = await harness.startWorker();
     try {
+      await untilPolling(worker.worker.options.identity);
       const host = '127.75.1.2';
       const waker = new HostWaker(depsOf({ workflowStarter: worker.workflowStarter, workerId: worker.worker.options.identity }));
       expect(await waker.wake([host], crawlId, harness.taskQueue)).toBe(1);
@@ -82,14 +93,8 @@ describe('HostWaker', () => {
     const other = await createCrawlerWorker({ temporal: harness.stack.temporal, databaseUrl: harness.databaseUrl, s3: harness.s3, dataDir: harness.dataDir, taskQueue: harness.taskQueue, identity: 'host-waker-test/other', maxDatabaseConnections: 2 });
     const otherRunning = other.run();
     try {
-      const otherPolls = async (): Promise<boolean> => {
-        const { pollers } = await harness.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: harness.taskQueue }, taskQueueType: 1 });
-        return (pollers ?? []).some((poller) => poller.identity === 'host-waker-test/other');
-      };
-      for (let tries = 0; !(await otherPolls()); tries += 1) {
-        if (tries > 100) throw new Error('the second worker never polled');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await untilPolling(worker.worker.options.identity);
+      await untilPolling('host-waker-test/other');
       const host = '127.75.1.3';
       const waker = new HostWaker(depsOf({ workflowStarter: worker.workflowStarter, workerId: worker.worker.options.identity }));
       expect(await waker.wake([host], crawlId, harness.taskQueue)).toBe(1);
