@@ -3,7 +3,6 @@
  * them into the activities, and polls one task queue for workflows and activities. Run more of
  * these, on more machines, against one Temporal cluster to scale out.
  */
-import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker, type LogLevel } from '@temporalio/worker';
@@ -13,6 +12,7 @@ import { PrometheusCrawlMetrics, startMetricsServer } from './prometheus-metrics
 import { findFreePorts } from '../stack/free-port.js';
 import { createActivities, type CrawlerActivities } from '../activities/index.js';
 import { HttpClientPool } from './http-client-pool.js';
+import { workerIdentity } from '../services/worker-identity.js';
 import { createWorkerStopping } from './worker-stopping.js';
 import { workerWithSandboxCallTimeout } from './sandbox-call-timeout.js';
 import { BodyStore, type BodyStoreOptions } from '../storage/object-store/body-store.js';
@@ -140,7 +140,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   const metrics = options.metricsPort === undefined ? undefined : new PrometheusCrawlMetrics();
   const sdkMetricsAddress = metrics === undefined ? undefined : `127.0.0.1:${(await findFreePorts(1))[0]!}`;
   installRuntime(options.logLevel ?? 'WARN', options.logFormat ?? 'text', sdkMetricsAddress);
-  const identity = options.identity ?? `${os.hostname()}/${process.pid}`;
+  const identity = options.identity ?? workerIdentity();
   const pool = createPool({ connectionString: options.databaseUrl, maxConnections: options.maxDatabaseConnections ?? DEFAULT_MAX_DATABASE_CONNECTIONS, applicationName: `crawler-worker ${identity}` });
   await migrate(pool);
   const bodies = new BodyStore(options.s3);

@@ -1,10 +1,12 @@
 // Waking hosts on a real Temporal server: a closed host workflow gets a new run, started (eagerly
 // when the waker has the worker's own connection), a running one a wake signal, never an error.
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostWorkflowId, wakeHostSignal } from '../../src/contracts/messages.js';
 import type { ActivityDeps } from '../../src/services/deps.js';
 import { HostWaker } from '../../src/services/frontier/host-waker.js';
+import { workerIdentity } from '../../src/services/worker-identity.js';
 import { createCrawlerWorker } from '../../src/workers/crawler-worker.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 
@@ -82,6 +84,28 @@ describe('HostWaker', () => {
       expect(await waker.wake([host], crawlId, harness.taskQueue)).toBe(1);
       expect(waker.counts).toEqual({ started: 1, startedEagerly: 1, signalled: 0 });
       // The host has no work: its run claims nothing, releases the host and ends.
+      await harness.client.workflow.getHandle(hostWorkflowId(host)).result();
+    } finally {
+      await harness.stopWorker();
+    }
+  });
+
+  it('starts eagerly again once the other worker was a process of this machine that has exited', async () => {
+    // A worker named as a process that has exited polls, then stops: the server still lists it.
+    const exited = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => exited.once('exit', resolve));
+    const gone = await createCrawlerWorker({ temporal: harness.stack.temporal, databaseUrl: harness.databaseUrl, s3: harness.s3, dataDir: harness.dataDir, taskQueue: harness.taskQueue, identity: workerIdentity(exited.pid!), maxDatabaseConnections: 2 });
+    const goneRunning = gone.run();
+    await untilPolling(workerIdentity(exited.pid!));
+    await gone.shutdown();
+    await goneRunning;
+    const worker = await harness.startWorker();
+    try {
+      await untilPolling(worker.worker.options.identity);
+      const host = '127.75.1.4';
+      const waker = new HostWaker(depsOf({ workflowStarter: worker.workflowStarter, workerId: worker.worker.options.identity }));
+      expect(await waker.wake([host], crawlId, harness.taskQueue)).toBe(1);
+      expect(waker.counts).toEqual({ started: 1, startedEagerly: 1, signalled: 0 });
       await harness.client.workflow.getHandle(hostWorkflowId(host)).result();
     } finally {
       await harness.stopWorker();

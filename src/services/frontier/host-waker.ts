@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import { HOST_SEARCH_ATTRIBUTE, HOST_WORKFLOW_TYPE, hostWorkflowId, wakeHostSignal } from '../../contracts/messages.js';
 import { markHostInactive, markHostsActive, markHostsInactive, requeueOrphans, staleActiveHosts } from '../../storage/postgres/host-repository.js';
 import type { ActivityDeps } from '../deps.js';
+import { isExitedLocalWorker } from '../worker-identity.js';
 
 /** Wakes (starts or signals) sent at once: enough to hide latency, few enough to be gentle on the server. */
 const WAKE_CONCURRENCY = 16;
@@ -29,6 +30,12 @@ const WAKE_ATTEMPTS = 3;
  * asked again (one cheap call a wake at most): a worker that joins gets hosts within this long.
  */
 const POLLERS_TRUSTED_MS = 2_000;
+/**
+ * A poller unseen for longer has stopped: a live worker polls again at least every long-poll
+ * interval (60 s by default; watched on the dev server), while the server lists a poller for 5
+ * minutes after its last poll.
+ */
+const POLLER_GONE_AFTER_MS = 75_000;
 /** temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW (the proto package is not a dependency of ours). */
 const TASK_QUEUE_TYPE_WORKFLOW = 1;
 
@@ -92,7 +99,8 @@ export class HostWaker {
   /**
    * Whether this worker is the only one polling `taskQueue` for workflow tasks (its workflow
    * starter then starts runs eagerly). Asked of the server at most every POLLERS_TRUSTED_MS; a
-   * worker that stopped lately still counts until the server forgets it. Unknown: not eager.
+   * worker that stopped counts until it has not polled for POLLER_GONE_AFTER_MS, or at once if
+   * it was a process of this machine. Unknown: not eager.
    */
   private async soleWorkflowWorker(taskQueue: string): Promise<boolean> {
     if (this.deps.workflowStarter === undefined) return false;
@@ -106,7 +114,13 @@ export class HostWaker {
         taskQueue: { name: taskQueue },
         taskQueueType: TASK_QUEUE_TYPE_WORKFLOW,
       });
-      const identities = new Set((pollers ?? []).map((poller) => poller.identity));
+      // Crawl processes that ended minutes ago are still listed: the ones of this machine whose
+      // process has exited, and any unseen for longer than a live worker waits between polls, are not workers.
+      const live = (pollers ?? []).filter((poller) => {
+        const lastPollMs = poller.lastAccessTime ? Number(poller.lastAccessTime.seconds ?? 0) * 1000 : nowMs;
+        return nowMs - lastPollMs <= POLLER_GONE_AFTER_MS && !isExitedLocalWorker(poller.identity ?? '');
+      });
+      const identities = new Set(live.map((poller) => poller.identity));
       sole = identities.size === 1 && identities.has(this.deps.workerId);
     } catch {
       // Not known now: start through the task queue, as any worker may.
