@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostWorkflowId, wakeHostSignal } from '../../src/contracts/messages.js';
 import type { ActivityDeps } from '../../src/services/deps.js';
-import { HostWaker } from '../../src/services/frontier/host-waker.js';
+import { HostWaker, type HostWakeCounts } from '../../src/services/frontier/host-waker.js';
 import { workerIdentity } from '../../src/services/worker-identity.js';
 import { createCrawlerWorker } from '../../src/workers/crawler-worker.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
@@ -75,59 +75,45 @@ describe('HostWaker', () => {
     await harness.client.workflow.getHandle(hostWorkflowId(host)).terminate('test over');
   });
 
-  it("hands a new run's first task straight to the worker on its own connection (eager start) while it polls alone", async () => {
+  /** Wakes `host` from the harness's worker once it polls; its run claims nothing, releases the host and ends. */
+  const wakeFromHarnessWorker = async (host: string): Promise<HostWakeCounts> => {
     const worker = await harness.startWorker();
     try {
       await untilPolling(worker.worker.options.identity);
-      const host = '127.75.1.2';
       const waker = new HostWaker(depsOf({ workflowStarter: worker.workflowStarter, workerId: worker.worker.options.identity }));
       expect(await waker.wake([host], crawlId, harness.taskQueue)).toBe(1);
-      expect(waker.counts).toEqual({ started: 1, startedEagerly: 1, signalled: 0 });
-      // The host has no work: its run claims nothing, releases the host and ends.
       await harness.client.workflow.getHandle(hostWorkflowId(host)).result();
+      return waker.counts;
     } finally {
       await harness.stopWorker();
     }
+  };
+  /** A second worker on the harness's task queue, polling. */
+  const startOtherWorker = async (identity: string): Promise<{ stop: () => Promise<void> }> => {
+    const other = await createCrawlerWorker({ temporal: harness.stack.temporal, databaseUrl: harness.databaseUrl, s3: harness.s3, dataDir: harness.dataDir, taskQueue: harness.taskQueue, identity, maxDatabaseConnections: 2 });
+    const running = other.run();
+    await untilPolling(identity);
+    return { stop: async () => (await other.shutdown(), await running) };
+  };
+
+  it("hands a new run's first task straight to the worker on its own connection (eager start) while it polls alone", async () => {
+    expect(await wakeFromHarnessWorker('127.75.1.2')).toEqual({ started: 1, startedEagerly: 1, signalled: 0 });
   });
 
   it('starts eagerly again once the other worker was a process of this machine that has exited', async () => {
     // A worker named as a process that has exited polls, then stops: the server still lists it.
     const exited = spawn(process.execPath, ['-e', '']);
     await new Promise((resolve) => exited.once('exit', resolve));
-    const gone = await createCrawlerWorker({ temporal: harness.stack.temporal, databaseUrl: harness.databaseUrl, s3: harness.s3, dataDir: harness.dataDir, taskQueue: harness.taskQueue, identity: workerIdentity(exited.pid!), maxDatabaseConnections: 2 });
-    const goneRunning = gone.run();
-    await untilPolling(workerIdentity(exited.pid!));
-    await gone.shutdown();
-    await goneRunning;
-    const worker = await harness.startWorker();
-    try {
-      await untilPolling(worker.worker.options.identity);
-      const host = '127.75.1.4';
-      const waker = new HostWaker(depsOf({ workflowStarter: worker.workflowStarter, workerId: worker.worker.options.identity }));
-      expect(await waker.wake([host], crawlId, harness.taskQueue)).toBe(1);
-      expect(waker.counts).toEqual({ started: 1, startedEagerly: 1, signalled: 0 });
-      await harness.client.workflow.getHandle(hostWorkflowId(host)).result();
-    } finally {
-      await harness.stopWorker();
-    }
+    await (await startOtherWorker(workerIdentity(exited.pid!))).stop();
+    expect(await wakeFromHarnessWorker('127.75.1.4')).toEqual({ started: 1, startedEagerly: 1, signalled: 0 });
   });
 
   it('starts runs through the task queue when another worker polls it too, so that both get hosts', async () => {
-    const worker = await harness.startWorker();
-    const other = await createCrawlerWorker({ temporal: harness.stack.temporal, databaseUrl: harness.databaseUrl, s3: harness.s3, dataDir: harness.dataDir, taskQueue: harness.taskQueue, identity: 'host-waker-test/other', maxDatabaseConnections: 2 });
-    const otherRunning = other.run();
+    const other = await startOtherWorker('host-waker-test/other');
     try {
-      await untilPolling(worker.worker.options.identity);
-      await untilPolling('host-waker-test/other');
-      const host = '127.75.1.3';
-      const waker = new HostWaker(depsOf({ workflowStarter: worker.workflowStarter, workerId: worker.worker.options.identity }));
-      expect(await waker.wake([host], crawlId, harness.taskQueue)).toBe(1);
-      expect(waker.counts).toEqual({ started: 1, startedEagerly: 0, signalled: 0 });
-      await harness.client.workflow.getHandle(hostWorkflowId(host)).result();
+      expect(await wakeFromHarnessWorker('127.75.1.3')).toEqual({ started: 1, startedEagerly: 0, signalled: 0 });
     } finally {
-      await other.shutdown();
-      await otherRunning;
-      await harness.stopWorker();
+      await other.stop();
     }
   });
 });

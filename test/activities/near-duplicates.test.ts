@@ -6,7 +6,7 @@ import { toSignedInt64String } from '../../src/domain/content/index.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { recordDocument } from '../../src/storage/postgres/document-repository.js';
 import { recordUrlIdentities } from '../../src/storage/postgres/frontier-repository.js';
-import { inTransaction } from '../../src/storage/postgres/pool.js';
+import { inTransaction, type Pool } from '../../src/storage/postgres/pool.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { waitForLockWaiters } from '../support/lock-waiters.js';
 
@@ -87,20 +87,7 @@ describe('clusterNearDuplicates', () => {
     }
     const decoys = decoyPaths.map((path, i) => identityOf(path, (TARGET & 0xffffn) | ((BigInt(i + 1) * 0x0001_0001_0001_0000n) ^ (TARGET & ~0xffffn) ^ 0xffff_0000_0000_0000n)));
     const paths = [...decoyPaths, 'nearest', 'target'];
-    await recordUrlIdentities(
-      harness.pool,
-      paths.map((path) => ({ fingerprint: urlFingerprint(`http://${HOST}/${path}`), url: `http://${HOST}/${path}`, canonicalizationVersion: 1, host: HOST, origin: `http://${HOST}` })),
-    );
-    for (const doc of [...decoys, nearest]) {
-      await inTransaction(harness.pool, async (client) => {
-        await recordDocument(client, documentOf(doc));
-        await clusterNearDuplicates(client, doc);
-      });
-    }
-    const outcome = await inTransaction(harness.pool, async (client) => {
-      await recordDocument(client, documentOf(target));
-      return clusterNearDuplicates(client, target);
-    });
+    const outcome = await clusterLast(harness.pool, paths, [...decoys, nearest], target);
     expect(outcome).toMatchObject({ status: 'member', matched: nearest.fingerprint, method: 'simhash', distance: 1 });
   });
 
@@ -120,23 +107,25 @@ describe('clusterNearDuplicates', () => {
       decoyPaths.push(`far-decoy-${n}`);
       decoys.push(identityOf(`far-decoy-${n}`, TARGET ^ (flipped << 48n)));
     }
-    await recordUrlIdentities(
-      harness.pool,
-      [...decoyPaths, 'near-one-block', 'target-one-block'].map((path) => ({ fingerprint: urlFingerprint(`http://${HOST}/${path}`), url: `http://${HOST}/${path}`, canonicalizationVersion: 1, host: HOST, origin: `http://${HOST}` })),
-    );
-    for (const doc of [near, ...decoys]) {
-      await inTransaction(harness.pool, async (client) => {
-        await recordDocument(client, documentOf(doc));
-        await clusterNearDuplicates(client, doc);
-      });
-    }
-    const outcome = await inTransaction(harness.pool, async (client) => {
-      await recordDocument(client, documentOf(target));
-      return clusterNearDuplicates(client, target);
-    });
+    const outcome = await clusterLast(harness.pool, [...decoyPaths, 'near-one-block', 'target-one-block'], [near, ...decoys], target);
     expect(outcome).toMatchObject({ status: 'member', matched: near.fingerprint, method: 'simhash', distance: 3 });
   });
 });
+
+/** Records the URLs at `paths`, parses and clusters each of `earlier` in a transaction of its own, then `last`: its outcome. */
+async function clusterLast(pool: Pool, paths: readonly string[], earlier: readonly ParsedIdentity[], last: ParsedIdentity) {
+  await recordUrlIdentities(
+    pool,
+    paths.map((path) => ({ fingerprint: urlFingerprint(`http://${HOST}/${path}`), url: `http://${HOST}/${path}`, canonicalizationVersion: 1, host: HOST, origin: `http://${HOST}` })),
+  );
+  const parse = (doc: ParsedIdentity) =>
+    inTransaction(pool, async (client) => {
+      await recordDocument(client, documentOf(doc));
+      return clusterNearDuplicates(client, doc);
+    });
+  for (const doc of earlier) await parse(doc);
+  return parse(last);
+}
 
 function popCount(value: bigint): number {
   let count = 0;
