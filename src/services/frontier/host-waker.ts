@@ -39,16 +39,7 @@ const POLLER_GONE_AFTER_MS = 75_000;
 /** temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW (the proto package is not a dependency of ours). */
 const TASK_QUEUE_TYPE_WORKFLOW = 1;
 
-/**
- * Wakes host workflows: a closed host workflow gets a new run, a running one a wake signal. Hosts
- * are marked active first so each is woken once per idle period, so nearly every wake starts a
- * run: it is a start, not a signal-with-start, which cannot be eager. Eager (on the worker's own
- * connection: the server hands the run's first task to this worker, and in a wide crawl that task
- * is most runs' only one) only while this worker is the only one polling the task queue for
- * workflow tasks: with two, every host would run where the frontier's tick ran. A fresh run claims
- * its host's work at once, as a woken one does.
- */
-/** What a waker did since it was made: for the worker's log and tests. */
+/** What a waker did since it was made: what its tests observe. */
 export interface HostWakeCounts {
   /** New runs started. */
   started: number;
@@ -58,6 +49,15 @@ export interface HostWakeCounts {
   signalled: number;
 }
 
+/**
+ * Wakes host workflows: a closed host workflow gets a new run, a running one a wake signal. Hosts
+ * are marked active first so each is woken once per idle period, so nearly every wake starts a
+ * run: it is a start, not a signal-with-start, which cannot be eager. Eager (on the worker's own
+ * connection: the server hands the run's first task to this worker, and in a wide crawl that task
+ * is most runs' only one) only while this worker is the only one polling the task queue for
+ * workflow tasks: with two, every host would run where the frontier's tick ran. A fresh run claims
+ * its host's work at once, as a woken one does.
+ */
 export class HostWaker {
   private readonly lastReapMs = new Map<string, number>();
   readonly counts: HostWakeCounts = { started: 0, startedEagerly: 0, signalled: 0 };
