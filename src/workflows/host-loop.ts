@@ -523,8 +523,11 @@ export class HostLoop {
     state.adoptBurstPoliteness(result.politeness, result.requestsStarted);
     // Its robots.txt refreshes, counted in its politeness already.
     for (const { origin, refreshed } of result.robots ?? []) noteRobotsRules(state, origin, refreshed);
-    // A burst that could not start its first URL hands them all back; fetched one by one, they cannot loop.
-    const handBack = (result.outcomes[0] ?? { kind: 'not-attempted' }).kind === 'not-attempted';
+    // A burst that sent nothing, not even its first URL, hands them all back: fetched one by one,
+    // they cannot loop. One that sent its robots.txt request first made progress: its URLs stay
+    // burstable (else every URL of a host whose robots.txt was slow went alone, at two activities,
+    // a timer and three workflow tasks a page).
+    const handBack = (result.outcomes[0] ?? { kind: 'not-attempted' }).kind === 'not-attempted' && result.requestsStarted === 0;
     const requeued: HostWorkItem[] = [];
     const followUps: FollowUp[] = [];
     // Carried bodies the burst could not parse go to parseDocument and its poison budget (settled at once if over the parse budget).

@@ -5,6 +5,7 @@
  */
 import {
   applyHostOutcome,
+  burstWaitLimitMs,
   canStartFetch,
   circuitStateAt,
   DEFAULT_HOST_POLITENESS_POLICY,
@@ -193,7 +194,7 @@ export class HostQueue {
     if (this.paused || first === undefined) return undefined;
     const politeness = this.politenessAt(nowMs);
     const startAtMs = nextFetchAtMs(politeness, nowMs);
-    if (startAtMs <= nowMs || startAtMs - nowMs > limits.maxHostDelayMs) return undefined;
+    if (startAtMs <= nowMs || startAtMs - nowMs > burstWaitLimitMs(politeness, nowMs, limits)) return undefined;
     if (!canStartFetch(politeness, this.policyFor(first), startAtMs) || !this.robotsFresh(first.origin, startAtMs)) return undefined;
     return this.burstSizeAt(first, startAtMs, limits, minUrls, this.queue.slice(1)) > 0 ? startAtMs : undefined;
   }

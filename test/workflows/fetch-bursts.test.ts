@@ -317,6 +317,10 @@ async function crawlOneHost(options: {
   beforeCrawl?: (harness: Harness, origin: string) => Promise<void>;
   /** The host's robots.txt. Default: allow everything. */
   robotsTxt?: string;
+  /** robots.txt answers after this long, ms. Default: at once. */
+  robotsSlowMs?: number;
+  /** Mercator's factor (the host waits this many times its response time). Default 1: the delay alone. */
+  adaptiveFactor?: number;
 }): Promise<OneHostCrawl> {
   const children = (i: number): string =>
     options.tree ? [2 * i + 1, 2 * i + 2].filter((child) => child < options.pages).map((child) => `<a href="${pagePath(child)}">page ${child}</a>`).join(' ') : '';
@@ -324,7 +328,11 @@ async function crawlOneHost(options: {
     hosts: [
       {
         host: options.host,
-        robotsTxt: options.robotsTxt ?? 'User-agent: *\nAllow: /\n',
+        robotsTxt: {
+          status: 200,
+          body: options.robotsTxt ?? 'User-agent: *\nAllow: /\n',
+          ...(options.robotsSlowMs === undefined ? {} : { behavior: { kind: 'slow' as const, delayMs: options.robotsSlowMs } }),
+        },
         pages: Array.from({ length: options.pages }, (_, i) => ({
           path: pagePath(i),
           body: `<!doctype html><html><head><title>${i}</title></head><body><p>Page ${i} of ${options.name}: ${'ipsum '.repeat(i + 5)}</p>${children(i)}</body></html>`,
@@ -336,7 +344,7 @@ async function crawlOneHost(options: {
   await harness.startWorker(options.worker);
   await options.beforeCrawl?.(harness, `http://${options.host}:${web.port}`);
   const seeds = Array.from({ length: options.tree ? 1 : options.pages }, (_, i) => `http://${options.host}:${web.port}${pagePath(i)}`);
-  const config = { minHostDelayMs: options.delayMs, maxDepth: options.tree ? 10 : 0, politeness: { adaptiveFactor: 1 } };
+  const config = { minHostDelayMs: options.delayMs, maxDepth: options.tree ? 10 : 0, politeness: { adaptiveFactor: options.adaptiveFactor ?? 1 } };
   const summary = await harness.runCrawl({ crawlId: options.name, seeds, config });
   expect(summary.state).toBe('finished');
   const withRobots = requestsByHost(web.log()).get(options.host) ?? [];
@@ -425,6 +433,25 @@ describe("a host's robots.txt refreshed inside its first burst", () => {
 
   it('keeps the host delay between robots.txt and the pages, as between any two requests', () => {
     expectHostDelayKept(crawled().withRobots, ROBOTS_DELAY_MS);
+  });
+});
+
+describe('a robots.txt that answers slowly, at the factor that makes its wait longer than maxHostDelayMs', () => {
+  const PAGES_HERE = 8;
+  const ROBOTS_SLOW_MS = 150;
+  const crawled = crawlOneHostAround({ name: 'wf-slow-robots', host: '127.65.0.10', pages: PAGES_HERE, delayMs: 150, robotsSlowMs: ROBOTS_SLOW_MS, adaptiveFactor: 10 });
+
+  it("keeps the pages in bursts: the next burst waits out the host's pace (10 x robots.txt's response time)", () => {
+    const { activities, withRobots, log } = crawled();
+    // Before, the burst that asked for robots.txt handed every URL back untried, and each went on
+    // its own: a fetch and a parse activity, a timer and three workflow tasks a page.
+    expect(activities.singleFetches).toEqual([]);
+    expect(activities.burstAttempts.reduce((sum, tried) => sum + tried, 0)).toBe(PAGES_HERE);
+    expect(log).toHaveLength(PAGES_HERE);
+    const [robots, firstPage] = withRobots;
+    expect(robots!.path).toBe('/robots.txt');
+    expect(firstPage!.startedAtMs - robots!.finishedAtMs).toBeGreaterThanOrEqual(10 * ROBOTS_SLOW_MS);
+    expectHostDelayKept(withRobots, 150);
   });
 });
 

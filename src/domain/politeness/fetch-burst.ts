@@ -10,8 +10,19 @@ import type { HostPolitenessState } from './host-politeness-state.js';
  * (canStartFetch before every request, applyHostOutcome after it).
  */
 export interface FetchBurstLimits {
-  /** Hosts whose static delay (max of our delay and Crawl-delay) is above this, ms, fetch one URL per activity. */
+  /**
+   * Hosts whose static delay (max of our delay and Crawl-delay) is above this, ms, fetch one URL
+   * per activity. Also the longest wait a burst makes for a host that signalled overload (a
+   * Retry-After, a throttle backoff): that wait is the workflow's durable timer.
+   */
   maxHostDelayMs: number;
+  /**
+   * The longest wait, ms, a burst makes for the host's ordinary pace: its delay grown by its
+   * response times (Mercator's factor 10 makes a 150 ms response a 1.5 s wait). Below the burst
+   * activity's first retry interval (5 s), so a retried burst still comes later than any wait it
+   * skipped.
+   */
+  maxPaceWaitMs: number;
   /** At most this many URLs per burst. */
   maxUrls: number;
   /**
@@ -29,6 +40,9 @@ export interface FetchBurstLimits {
  */
 export const DEFAULT_FETCH_BURST_LIMITS: Readonly<FetchBurstLimits> = Object.freeze({
   maxHostDelayMs: 1000,
+  // At 1 s, a host answering in 100 ms on a busy machine ended every burst and had each later URL
+  // fetched on its own, with a timer, two activities and three workflow tasks a page.
+  maxPaceWaitMs: 4000,
   maxUrls: 20,
   maxSpanMs: 10_000,
 });
@@ -46,15 +60,22 @@ export function fetchBurstSize(policy: HostPolitenessPolicy, readyUrls: number, 
 /**
  * Inside a burst, before each request after the first: how long to wait, ms, or undefined when
  * the burst must end and hand its remaining URLs back. It ends when the host asks for more than
- * a short delay (a Retry-After, a throttle backoff, an open circuit, a hold, an adaptive delay
- * grown past the limit): the workflow's durable timer waits that out, not an activity.
+ * a short delay (a Retry-After or throttle backoff past maxHostDelayMs, an open circuit, a hold,
+ * an adaptive delay grown past maxPaceWaitMs): the workflow's durable timer waits that out, not
+ * an activity.
  */
 export function burstWaitMs(state: HostPolitenessState, policy: HostPolitenessPolicy, nowMs: number, limits: FetchBurstLimits = DEFAULT_FETCH_BURST_LIMITS): number | undefined {
   requireTimeMs('nowMs', nowMs);
   const startAtMs = nextFetchAtMs(state, nowMs);
   const waitMs = startAtMs - nowMs;
-  if (waitMs > limits.maxHostDelayMs) return undefined;
+  if (waitMs > burstWaitLimitMs(state, nowMs, limits)) return undefined;
   // A circuit that opened allows one probe once it is half-open: the workflow sends that, alone.
   if (circuitStateAt(state, policy, startAtMs) !== 'closed' || !canStartFetch(state, policy, startAtMs)) return undefined;
   return waitMs;
+}
+
+/** The longest wait a burst makes now: its pace's, unless the host signalled overload (then the workflow's timer waits). */
+export function burstWaitLimitMs(state: HostPolitenessState, nowMs: number, limits: FetchBurstLimits = DEFAULT_FETCH_BURST_LIMITS): number {
+  const overloaded = state.recentThrottles > 0 || state.retryAfterAtMs > nowMs;
+  return overloaded ? limits.maxHostDelayMs : Math.max(limits.maxHostDelayMs, limits.maxPaceWaitMs);
 }

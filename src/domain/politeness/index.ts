@@ -5,7 +5,7 @@ export type { HostPolitenessState } from './host-politeness-state.js';
 export { adaptiveDelayMs, hostDelayFloorMs, throttleDelayMs } from './host-delays.js';
 export { applyHostOutcome } from './host-outcome.js';
 export type { HostOutcome } from './host-outcome.js';
-export { DEFAULT_FETCH_BURST_LIMITS, burstWaitMs, fetchBurstSize } from './fetch-burst.js';
+export { DEFAULT_FETCH_BURST_LIMITS, burstWaitLimitMs, burstWaitMs, fetchBurstSize } from './fetch-burst.js';
 export type { FetchBurstLimits } from './fetch-burst.js';
 export { hostDownloadMs, hostOutcomeOfFailure, hostOutcomeOfResult, hostOutcomeOfRobotsRefresh } from './fetch-outcome.js';
 export type { RobotsRefreshTiming } from './fetch-outcome.js';

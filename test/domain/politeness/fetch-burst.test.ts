@@ -14,7 +14,7 @@ import {
 
 const T0 = 1_700_000_000_000;
 const neutral = () => 0.5;
-const LIMITS: FetchBurstLimits = { maxHostDelayMs: 1000, maxUrls: 10, maxSpanMs: 5000 };
+const LIMITS: FetchBurstLimits = { maxHostDelayMs: 1000, maxPaceWaitMs: 3000, maxUrls: 10, maxSpanMs: 5000 };
 
 describe('fetchBurstSize', () => {
   it.each([
@@ -36,7 +36,9 @@ describe('fetchBurstSize', () => {
   });
 
   it('uses the documented defaults when no limits are given', () => {
-    expect(DEFAULT_FETCH_BURST_LIMITS).toEqual({ maxHostDelayMs: 1000, maxUrls: 20, maxSpanMs: 10_000 });
+    expect(DEFAULT_FETCH_BURST_LIMITS).toEqual({ maxHostDelayMs: 1000, maxPaceWaitMs: 4000, maxUrls: 20, maxSpanMs: 10_000 });
+    // Below the burst activity's first retry interval (5 s, host-workflow.ts): a retried burst comes later than any wait it skipped.
+    expect(DEFAULT_FETCH_BURST_LIMITS.maxPaceWaitMs).toBeLessThan(5000);
     expect(fetchBurstSize(resolveHostPolitenessPolicy({ minDelayMs: 250 }), 100)).toBe(20);
     // 41 starts fit 10 s at 250 ms, but maxUrls says 20; at 600 ms the span says 1 + 16.
     expect(fetchBurstSize(resolveHostPolitenessPolicy({ minDelayMs: 600 }), 100)).toBe(17);
@@ -75,13 +77,24 @@ describe('burstWaitMs: the same arithmetic as the workflow, and a burst never wa
     expect(burstWaitMs(state, policy, T0 + 40, LIMITS)).toBeUndefined();
   });
 
-  it('ends the burst when the adaptive delay grows past the limit (a slow host)', () => {
+  it("waits out the host's pace (its delay grown by its response times) up to maxPaceWaitMs, then ends (a slow host)", () => {
     const adaptive = resolveHostPolitenessPolicy({ minDelayMs: 250, adaptiveFactor: 10 });
     const started = onFetchStarted(initialHostPolitenessState(T0), T0);
-    const slow = applyHostOutcome(started, { kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 150, status: 200 }, adaptive, neutral);
-    expect(burstWaitMs(slow, adaptive, T0 + 150, LIMITS)).toBeUndefined();
     const quick = applyHostOutcome(started, { kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 50, status: 200 }, adaptive, neutral);
     expect(burstWaitMs(quick, adaptive, T0 + 50, LIMITS)).toBe(500);
+    // 150 ms a response: 1.5 s, past maxHostDelayMs but the host's ordinary pace.
+    const slower = applyHostOutcome(started, { kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 150, status: 200 }, adaptive, neutral);
+    expect(burstWaitMs(slower, adaptive, T0 + 150, LIMITS)).toBe(1500);
+    const slow = applyHostOutcome(started, { kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 301, status: 200 }, adaptive, neutral);
+    expect(burstWaitMs(slow, adaptive, T0 + 301, LIMITS)).toBeUndefined();
+  });
+
+  it('waits no longer than maxHostDelayMs once the host signalled overload, whatever its pace', () => {
+    const adaptive = resolveHostPolitenessPolicy({ minDelayMs: 250, adaptiveFactor: 10 });
+    const started = onFetchStarted(initialHostPolitenessState(T0), T0);
+    const slower = applyHostOutcome(started, { kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 150, status: 200 }, adaptive, neutral);
+    expect(burstWaitMs({ ...slower, recentThrottles: 1 }, adaptive, T0 + 150, LIMITS)).toBeUndefined();
+    expect(burstWaitMs({ ...slower, recentThrottles: 1 }, adaptive, T0 + 700, LIMITS)).toBe(950);
   });
 
   it('never starts a request beside one in flight', () => {

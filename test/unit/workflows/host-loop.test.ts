@@ -424,6 +424,46 @@ describe('HostLoop: bursts report', () => {
     expect(loop.state.queue.map((one) => one.url)).toEqual([items[2]!.url]);
   });
 
+  it('hands every URL back, to go one by one, when the burst sent nothing at all', () => {
+    const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
+    const loop = loadedLoop(items);
+    const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
+    loop.burstReturned();
+    loop.burstClaimTaken([]);
+    const result: FetchBurstResult = {
+      outcomes: [{ kind: 'not-attempted' }, { kind: 'not-attempted' }],
+      politeness: { ...loop.state.politenessAt(T0), inFlight: 0, nextFetchAtMs: T0 + 1500 },
+      requestsStarted: 0,
+    };
+    expect(loop.burstReported(burst, result, T0 + 10)).toEqual([]);
+    expect(loop.state.queue.every((one) => one.notBeforeMs === T0 + 10)).toBe(true);
+    expect(expectStep(nextPastClaims(loop, T0 + 1500), 'fetch').item.url).toBe(items[0]!.url);
+  });
+
+  it("keeps the URLs in bursts when the burst sent only its robots.txt (a slow one): the next burst waits out the host's pace", () => {
+    const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
+    const loop = loadedLoop(items);
+    loop.state.robotsFreshUntilMs[`http://${HOST}`] = 0;
+    const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
+    loop.burstReturned();
+    loop.burstClaimTaken([]);
+    // robots.txt took 150 ms: ten times that (1.5 s) before the next request, past the burst's
+    // old 1 s limit, so the burst handed both URLs back without trying them.
+    const result: FetchBurstResult = {
+      outcomes: [{ kind: 'not-attempted' }, { kind: 'not-attempted' }],
+      politeness: { ...loop.state.politenessAt(T0), inFlight: 0, nextFetchAtMs: T0 + 1650, lastResponseTimeMs: 150, recentResponseTimesMs: [150] },
+      requestsStarted: 1,
+      robots: [{ origin: `http://${HOST}`, refreshed: rules(T0, { finishedAtMs: T0 + 150 }) }],
+    };
+    expect(loop.burstReported(burst, result, T0 + 150)).toEqual([]);
+    expect(loop.state.queue.map((one) => one.url)).toEqual(items.map((one) => one.url));
+    expect(loop.state.queue.every((one) => one.notBeforeMs === undefined)).toBe(true);
+    // Started at once; its activity waits until T0 + 1650, the host's next fetch time.
+    const next = expectStep(nextPastClaims(loop, T0 + 150), 'burst');
+    expect(next.burst.items.map((one) => one.url)).toEqual(items.map((one) => one.url));
+    expect(next.burst.input.politeness.nextFetchAtMs).toBe(T0 + 1650);
+  });
+
   it('settles a page over its parse budget once, and sends a page whose parse failed otherwise to parseDocument', () => {
     const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
     const loop = loadedLoop(items);

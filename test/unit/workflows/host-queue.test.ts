@@ -67,7 +67,7 @@ describe('HostQueue', () => {
 
   describe('fetch bursts', () => {
     const T0 = 1_700_000_000_000;
-    const limits = { maxHostDelayMs: 1000, maxUrls: 4, maxSpanMs: 5000 };
+    const limits = { maxHostDelayMs: 1000, maxPaceWaitMs: 3000, maxUrls: 4, maxSpanMs: 5000 };
     const fresh = (...items: HostWorkItem[]): HostQueue => {
       const queue = HostQueue.fresh('h.example');
       queue.queue = items;
@@ -117,7 +117,16 @@ describe('HostQueue', () => {
       it("starts at the host's next fetch time when that is within the burst's wait limit", () => {
         expect(waiting(item(), item()).earlyBurstStartAtMs(T0, limits)).toBe(T0 + 500);
         expect(waiting(item(), item()).earlyBurstStartAtMs(T0 - 500, limits)).toBe(T0 + 500);
-        expect(waiting(item(), item()).earlyBurstStartAtMs(T0 - 501, limits)).toBeUndefined();
+        // The host's pace (its delay grown by slow responses) is waited out up to maxPaceWaitMs.
+        expect(waiting(item(), item()).earlyBurstStartAtMs(T0 - 2500, limits)).toBe(T0 + 500);
+        expect(waiting(item(), item()).earlyBurstStartAtMs(T0 - 2501, limits)).toBeUndefined();
+      });
+
+      it('waits no longer than maxHostDelayMs for a host that signalled overload: the durable timer waits', () => {
+        const throttled = waiting(item(), item());
+        throttled.politeness = { ...throttled.politenessAt(T0), recentThrottles: 1 };
+        expect(throttled.earlyBurstStartAtMs(T0 - 500, limits)).toBe(T0 + 500);
+        expect(throttled.earlyBurstStartAtMs(T0 - 501, limits)).toBeUndefined();
       });
 
       it('never when a request may start now: the usual path takes it', () => {
