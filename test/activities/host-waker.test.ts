@@ -75,6 +75,32 @@ describe('HostWaker', () => {
     await harness.client.workflow.getHandle(hostWorkflowId(host)).terminate('test over');
   });
 
+  it('starts the next run when the running one ends between the refused start and the wake signal', async () => {
+    const host = '127.75.1.5';
+    const workflowId = hostWorkflowId(host);
+    // No worker: the first run stays open until the signal below ends it.
+    await new HostWaker(depsOf()).wake([host], crawlId, harness.taskQueue);
+    const first = await harness.client.workflow.getHandle(workflowId).describe();
+    // The run closes just as the waker signals it: the signal meets a closed run (WorkflowNotFound).
+    const client = harness.client;
+    const closesBeforeSignal = {
+      workflow: {
+        start: client.workflow.start.bind(client.workflow),
+        getHandle: (id: string) => {
+          const handle = client.workflow.getHandle(id);
+          return { signal: async (...args: Parameters<typeof handle.signal>) => (await handle.terminate('test: the run ended'), handle.signal(...args)) };
+        },
+      },
+    } as unknown as Harness['client'];
+    const waker = new HostWaker(depsOf({ temporal: closesBeforeSignal }));
+    expect(await waker.wake([host], crawlId, harness.taskQueue)).toBe(1);
+    expect(waker.counts).toEqual({ started: 1, startedEagerly: 0, signalled: 0 });
+    const second = await client.workflow.getHandle(workflowId).describe();
+    expect(second.runId).not.toBe(first.runId);
+    expect(second.status.name).toBe('RUNNING');
+    await client.workflow.getHandle(workflowId).terminate('test over');
+  });
+
   /** Wakes `host` from the harness's worker once it polls; its run claims nothing, releases the host and ends. */
   const wakeFromHarnessWorker = async (host: string): Promise<HostWakeCounts> => {
     const worker = await harness.startWorker();
