@@ -38,6 +38,9 @@ export const CLI_WEBS: readonly CliWeb[] = [
   varied('cross-0', 'no cross-host links', '127.75.0.1', { crossHostLinkRatio: 0 }),
   varied('cross-80', '80% cross-host links', '127.76.0.1', { crossHostLinkRatio: 0.8 }),
   varied('hosts-1000', '1,000 hosts x 5 pages', '127.77.0.1', { hosts: 1000, pagesPerHost: 5 }),
+  // As servers far away or busy answer: each response 120 ms. Mercator's rule (our politeness,
+  // not Crawlee's) then waits 10 times that, 1.2 s, between two requests to a host.
+  varied('latency-120', 'every response takes 120 ms', '127.79.0.1', { latencyMs: 120 }),
   // As a user starts a crawl: a few seeds, every other host found by following links.
   varied('seeds-3', '3 seeds, the rest discovered', '127.81.0.1', { seedHosts: 3 }),
   varied('hosts-10000', '10,000 hosts x 2 pages', '127.80.0.1', { hosts: 10_000, pagesPerHost: 2, linksPerPage: 5 }),

@@ -629,6 +629,21 @@ describe('generateWeb', () => {
     expect(paths.sort()).toEqual([...expected].sort());
   });
 
+  it('answers every request, robots.txt included, after latencyMs when asked to', async () => {
+    const generated = generateWeb({ ...options, hosts: 1, latencyMs: 120 });
+    expect(generated.spec.hosts[0]!.defaultBehavior).toEqual({ kind: 'slow', delayMs: 120 });
+    expect(generateWeb(options).spec.hosts[0]!.defaultBehavior).toBeUndefined();
+    const web = await start(generated.spec);
+    const [host] = generated.spec.hosts;
+    for (const path of ['/robots.txt', '/']) {
+      const startedAtMs = Date.now();
+      const response = await fetch(`http://${host!.host}:${web.port}${path}`);
+      await response.arrayBuffer();
+      expect(Date.now() - startedAtMs).toBeGreaterThanOrEqual(115);
+    }
+    expect(() => generateWeb({ ...options, latencyMs: -1 })).toThrow(/latencyMs/);
+  });
+
   it('writes links every way a crawler must understand', () => {
     const html = generateWeb({ ...options, hosts: 20 }).spec.hosts.flatMap((host) => host.pages.map((page) => page.body as string)).join('\n');
     const hrefs = [...html.matchAll(/<a href="([^"]*)"/g)].map((match) => match[1] ?? '');

@@ -32,6 +32,8 @@ export interface GenerateWebOptions {
   duplicatePages?: number;
   /** Token the robots groups name. Default {@link PRODUCT_TOKEN}. */
   productToken?: string;
+  /** Every response, robots.txt's included, waits this long before its headers, as a distant or busy server does. Default 0. */
+  latencyMs?: number;
 }
 
 /**
@@ -148,6 +150,7 @@ function validate(options: GenerateWebOptions): void {
   positive('linksPerPage', options.linksPerPage, 0);
   positive('seedHosts', options.seedHosts ?? 1, 1);
   positive('duplicatePages', options.duplicatePages ?? 0, 0);
+  positive('latencyMs', options.latencyMs ?? 0, 0);
   if (!(options.crossHostLinkRatio >= 0 && options.crossHostLinkRatio <= 1)) {
     throw new TestWebError('TEST_WEB_INVALID_OPTION', `generateWeb: crossHostLinkRatio must be within 0..1, got ${options.crossHostLinkRatio}`);
   }
@@ -237,7 +240,8 @@ export function generateWeb(options: GenerateWebOptions): GeneratedWeb {
   }
   for (const copy of mirrors) bodies.set(copy, bodies.get(copy.mirrorOf as Node) ?? '');
 
-  const hostSpecs: HostSpec[] = hosts.map((host) => ({ host, robotsTxt: robotsTxt(robotsByHost.get(host) ?? 'missing', token), pages: [] }));
+  const latency = options.latencyMs ? { defaultBehavior: { kind: 'slow' as const, delayMs: options.latencyMs } } : {};
+  const hostSpecs: HostSpec[] = hosts.map((host) => ({ host, robotsTxt: robotsTxt(robotsByHost.get(host) ?? 'missing', token), pages: [], ...latency }));
   for (const node of nodes) hostSpecs[node.hostIndex]?.pages.push({ path: node.path, body: bodies.get(node) ?? '' });
   const spec: WebSpec = { hosts: hostSpecs };
 
