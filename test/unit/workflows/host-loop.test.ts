@@ -387,12 +387,19 @@ describe('HostLoop: failures', () => {
 });
 
 describe('HostLoop: bursts report', () => {
-  it('carries bodies the burst did not parse to the next step, which parses them first', () => {
+  /** Two first tries of a 100 ms host sent as one burst, which has returned, its claim taken. */
+  const returnedBurstOfTwo = (options: { robotsStale?: boolean } = {}) => {
     const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
     const loop = loadedLoop(items);
+    if (options.robotsStale) loop.state.robotsFreshUntilMs[`http://${HOST}`] = 0;
     const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
     loop.burstReturned();
     loop.burstClaimTaken([]);
+    return { items, loop, burst };
+  };
+
+  it('carries bodies the burst did not parse to the next step, which parses them first', () => {
+    const { items, loop, burst } = returnedBurstOfTwo();
     const result: FetchBurstResult = {
       outcomes: [
         { kind: 'done', result: fetched(T0, T0 + 10) },
@@ -425,11 +432,7 @@ describe('HostLoop: bursts report', () => {
   });
 
   it('hands every URL back, to go one by one, when the burst sent nothing at all', () => {
-    const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
-    const loop = loadedLoop(items);
-    const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
-    loop.burstReturned();
-    loop.burstClaimTaken([]);
+    const { items, loop, burst } = returnedBurstOfTwo();
     const result: FetchBurstResult = {
       outcomes: [{ kind: 'not-attempted' }, { kind: 'not-attempted' }],
       politeness: { ...loop.state.politenessAt(T0), inFlight: 0, nextFetchAtMs: T0 + 1500 },
@@ -441,12 +444,7 @@ describe('HostLoop: bursts report', () => {
   });
 
   it("keeps the URLs in bursts when the burst sent only its robots.txt (a slow one): the next burst waits out the host's pace", () => {
-    const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
-    const loop = loadedLoop(items);
-    loop.state.robotsFreshUntilMs[`http://${HOST}`] = 0;
-    const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
-    loop.burstReturned();
-    loop.burstClaimTaken([]);
+    const { items, loop, burst } = returnedBurstOfTwo({ robotsStale: true });
     // robots.txt took 150 ms: ten times that (1.5 s) before the next request, past the burst's
     // old 1 s limit, so the burst handed both URLs back without trying them.
     const result: FetchBurstResult = {
