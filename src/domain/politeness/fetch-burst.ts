@@ -74,8 +74,13 @@ export function burstWaitMs(state: HostPolitenessState, policy: HostPolitenessPo
   return waitMs;
 }
 
-/** The longest wait a burst makes now: its pace's, unless the host signalled overload (then the workflow's timer waits). */
+/**
+ * The longest wait a burst makes now: its pace's, unless the host signalled overload (then the
+ * workflow's timer waits). Limits without maxPaceWaitMs (a burst scheduled by a run of an older
+ * release, retried after an upgrade) wait no longer than maxHostDelayMs, as that release did.
+ */
 export function burstWaitLimitMs(state: HostPolitenessState, nowMs: number, limits: FetchBurstLimits = DEFAULT_FETCH_BURST_LIMITS): number {
   const overloaded = state.recentThrottles > 0 || state.retryAfterAtMs > nowMs;
-  return overloaded ? limits.maxHostDelayMs : Math.max(limits.maxHostDelayMs, limits.maxPaceWaitMs);
+  const paceWaitMs = Number.isFinite(limits.maxPaceWaitMs) ? limits.maxPaceWaitMs : limits.maxHostDelayMs;
+  return overloaded ? limits.maxHostDelayMs : Math.max(limits.maxHostDelayMs, paceWaitMs);
 }

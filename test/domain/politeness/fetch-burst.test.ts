@@ -89,6 +89,15 @@ describe('burstWaitMs: the same arithmetic as the workflow, and a burst never wa
     expect(burstWaitMs(slow, adaptive, T0 + 301, LIMITS)).toBeUndefined();
   });
 
+  it('waits no longer than maxHostDelayMs for limits without maxPaceWaitMs (a burst an older release scheduled)', () => {
+    const adaptive = resolveHostPolitenessPolicy({ minDelayMs: 250, adaptiveFactor: 10 });
+    const started = onFetchStarted(initialHostPolitenessState(T0), T0);
+    const slower = applyHostOutcome(started, { kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 150, status: 200 }, adaptive, neutral);
+    const older = { maxHostDelayMs: 1000, maxUrls: 10, maxSpanMs: 5000 } as FetchBurstLimits;
+    expect(burstWaitMs(slower, adaptive, T0 + 150, older)).toBeUndefined();
+    expect(burstWaitMs(slower, adaptive, T0 + 700, older)).toBe(950);
+  });
+
   it('waits no longer than maxHostDelayMs once the host signalled overload, whatever its pace', () => {
     const adaptive = resolveHostPolitenessPolicy({ minDelayMs: 250, adaptiveFactor: 10 });
     const started = onFetchStarted(initialHostPolitenessState(T0), T0);
