@@ -4,6 +4,7 @@
  * this machine from one that still runs.
  */
 import os from 'node:os';
+import { isProcessAlive } from '../stack/process-supervisor.js';
 
 export function workerIdentity(pid: number = process.pid): string {
   return `${os.hostname()}/${pid}`;
@@ -17,15 +18,8 @@ export function localWorkerPid(identity: string): number | undefined {
   return /^[1-9][0-9]{0,9}$/.test(pid) ? Number(pid) : undefined;
 }
 
-/** Whether `identity` names a worker process of this machine that has exited. Unknown: false. */
+/** Whether `identity` names a worker process of this machine that has exited (or is a zombie). Unknown: false. */
 export function isExitedLocalWorker(identity: string): boolean {
   const pid = localWorkerPid(identity);
-  if (pid === undefined) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    // EPERM: the process exists, under another user.
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  return pid !== undefined && !isProcessAlive(pid);
 }
