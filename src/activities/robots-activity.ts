@@ -20,7 +20,7 @@ import { hostDownloadMs } from '../domain/politeness/index.js';
 import { decideRedirect, urlFingerprint } from '../domain/url/index.js';
 import { robotsUnreachableRetryMsOf } from '../config/politeness-config.js';
 import { HttpFetchError, type FetchResponseHead, type HttpClient } from '../http/index.js';
-import { getRobotsEntry, releaseRobotsLease, saveRobotsEntry, tryAcquireRobotsLease } from '../storage/postgres/robots-repository.js';
+import { getRobotsEntry, readRobotsTakingLease, releaseRobotsLease, saveRobotsEntry } from '../storage/postgres/robots-repository.js';
 import type { CrawlContextCache } from '../services/frontier/crawl-context.js';
 import type { RefreshRobotsInput, RefreshRobotsResult } from '../contracts/activities.js';
 import { activityCallToken } from './activity-call-token.js';
@@ -71,11 +71,14 @@ export function createRobotsRefresher(deps: ActivityDeps, crawls: CrawlContextCa
     const context = await crawls.get(input.crawlId);
     const config = context.record.config;
     const token = productTokenOf(config.userAgent);
-    const cached = await getRobotsEntry(deps.pool, input.origin);
-    if (cached && isRobotsFresh(cached, deps.now())) return summary(cached, token, false, deps.now(), deps.now());
-
     const owner = `${deps.workerId}/${callId}`;
-    if (!(await tryAcquireRobotsLease(deps.pool, { origin: input.origin, owner, leaseMs: LEASE_MS }))) {
+    const { entry: cached, leased } = await readRobotsTakingLease(deps.pool, { origin: input.origin, owner, leaseMs: LEASE_MS });
+    if (cached && isRobotsFresh(cached, deps.now())) {
+      // Refreshed since the caller read it stale: nothing to fetch, and the lease goes back.
+      if (leased) await releaseRobotsLease(deps.pool, input.origin, owner);
+      return summary(cached, token, false, deps.now(), deps.now());
+    }
+    if (!leased) {
       // Another worker is refreshing this origin: use its result instead of asking the host twice.
       const entry = await waitForOtherRefresher(input.origin);
       if (entry) return summary(entry, token, false, deps.now(), deps.now());

@@ -239,6 +239,17 @@ const CLAIMABLE_CRAWLS_SQL = `
                         FROM crawl_counters WHERE crawl_id = q.crawl_id) AS s
   ORDER BY q.crawl_id`;
 
+/**
+ * CLAIMABLE_CRAWLS_SQL unless a claim under token $3 took URLs already (`earlier`: then no crawl
+ * row, and CLAIMED_ROWS_SQL returns them): a claim whose token may have been used asks both in one
+ * round trip, since it almost never has.
+ */
+const CLAIMABLE_CRAWLS_UNLESS_CLAIMED_SQL = `
+  SELECT t.earlier, q.crawl_id, q.tiers, q.counts, q.room
+  FROM (SELECT EXISTS (SELECT 1 FROM frontier WHERE claim_token = $3) AS earlier) AS t
+  LEFT JOIN LATERAL (${CLAIMABLE_CRAWLS_SQL}) AS q ON NOT t.earlier
+  ORDER BY q.crawl_id`;
+
 /** Above any tier a URL is given (tiers are smallints). */
 const MAX_TIER = 32_767;
 
@@ -325,19 +336,41 @@ export async function claimHostWorkToFetch(pool: Pool, input: ClaimHostWorkInput
   };
 }
 
+interface ClaimableCrawl {
+  crawl_id: string;
+  room: number;
+  tiers: number[];
+  counts: number[];
+}
+
+/** The crawls a claim may take from, or 'earlier' when a claim under its token took URLs already. */
+async function claimableUnlessClaimed(pool: Pool, input: ClaimHostWorkInput): Promise<ClaimableCrawl[] | 'earlier'> {
+  const result = await pool.query<{ earlier: boolean } & { [K in keyof ClaimableCrawl]: ClaimableCrawl[K] | null }>(CLAIMABLE_CRAWLS_UNLESS_CLAIMED_SQL, [
+    input.host,
+    input.maxItems,
+    input.claimToken,
+  ]);
+  if (result.rows.some((row) => row.earlier)) return 'earlier';
+  // No claimable crawl leaves the token's row alone, its crawl columns null.
+  return result.rows.filter((row): row is { earlier: boolean } & ClaimableCrawl => row.crawl_id !== null);
+}
+
 /** The claim's rows in claim order, and whether they are an earlier claim's under the same token. */
 async function claimRows<Row extends ClaimRow>(pool: Pool, input: ClaimHostWorkInput, claimSql: string): Promise<{ rows: Row[]; earlier: boolean }> {
-  if (input.freshToken !== true) {
-    const previous = await pool.query<Row>(CLAIMED_ROWS_SQL, [input.claimToken]);
-    if (previous.rows.length > 0) return { rows: previous.rows.sort(inClaimOrder), earlier: true };
-  }
-  const claimed: Row[] = [];
   // Read without a lock; each crawl's grant below is exact. Each crawl's claim is one statement (a
   // transaction of its own): a claim that fails part way keeps what it took under its token, and
   // its retry returns that.
-  const crawls = await pool.query<{ crawl_id: string; room: number; tiers: number[]; counts: number[] }>(CLAIMABLE_CRAWLS_SQL, [input.host, input.maxItems]);
+  const crawls =
+    input.freshToken === true
+      ? (await pool.query<ClaimableCrawl>(CLAIMABLE_CRAWLS_SQL, [input.host, input.maxItems])).rows
+      : await claimableUnlessClaimed(pool, input);
+  if (crawls === 'earlier') {
+    const previous = await pool.query<Row>(CLAIMED_ROWS_SQL, [input.claimToken]);
+    return { rows: previous.rows.sort(inClaimOrder), earlier: true };
+  }
+  const claimed: Row[] = [];
   let remaining = input.maxItems;
-  for (const { crawl_id: crawlId, room: roomNow, tiers, counts } of crawls.rows) {
+  for (const { crawl_id: crawlId, room: roomNow, tiers, counts } of crawls) {
     if (remaining <= 0) break;
     // The room read above sizes the selection; the statement's grant is exact.
     const room = Math.min(Number(roomNow), remaining);

@@ -10,17 +10,26 @@ export async function getRobotsEntry(db: Queryable, origin: string): Promise<Rob
 }
 
 /**
- * Takes the origin's refresh lease unless another worker holds a live one, so that two workers
- * never fetch the same robots.txt at once. The lease expires by itself if its holder dies.
+ * The origin's cached entry, and its refresh lease taken unless another worker holds a live one (so
+ * that two workers never fetch the same robots.txt at once; the lease expires by itself if its
+ * holder dies). One statement: a refresh almost always finds the entry stale and needs both.
  */
-export async function tryAcquireRobotsLease(db: Queryable, input: { origin: string; owner: string; leaseMs: number }): Promise<boolean> {
-  const result = await db.query(
-    `INSERT INTO robots_cache (origin, lease_owner, lease_until) VALUES ($1, $2, now() + make_interval(secs => $3))
-     ON CONFLICT (origin) DO UPDATE SET lease_owner = $2, lease_until = now() + make_interval(secs => $3)
-     WHERE robots_cache.lease_until IS NULL OR robots_cache.lease_until < now() OR robots_cache.lease_owner = $2`,
+export async function readRobotsTakingLease(
+  db: Queryable,
+  input: { origin: string; owner: string; leaseMs: number },
+): Promise<{ entry: RobotsCacheEntry | undefined; leased: boolean }> {
+  const result = await db.query<{ entry: RobotsCacheEntry | null; leased: boolean }>(
+    `WITH cached AS (SELECT entry FROM robots_cache WHERE origin = $1),
+          leased AS (
+            INSERT INTO robots_cache (origin, lease_owner, lease_until) VALUES ($1, $2, now() + make_interval(secs => $3))
+            ON CONFLICT (origin) DO UPDATE SET lease_owner = $2, lease_until = now() + make_interval(secs => $3)
+            WHERE robots_cache.lease_until IS NULL OR robots_cache.lease_until < now() OR robots_cache.lease_owner = $2
+            RETURNING 1)
+     SELECT (SELECT entry FROM cached) AS entry, EXISTS (SELECT 1 FROM leased) AS leased`,
     [input.origin, input.owner, input.leaseMs / 1000],
   );
-  return (result.rowCount ?? 0) > 0;
+  const row = result.rows[0]!;
+  return { entry: row.entry ?? undefined, leased: row.leased };
 }
 
 export async function saveRobotsEntry(db: Queryable, input: { origin: string; owner: string; entry: RobotsCacheEntry; sitemaps: string[] }): Promise<void> {
