@@ -18,6 +18,9 @@
 //                                              Crawlee (in memory and persistent) on webs of several shapes (bench/lib/cli-webs.ts)
 //            --webs base,pages-2kb,...  (cli: which webs; default all)  --rounds N (cli: warm rounds per web)
 //            --first-web-rounds N (cli: more rounds for the first web, whose ratio the target is)
+//   npm run bench -- --scenario host-shapes    what a host's turn costs Temporal and the worker: a run per host
+//                                              (the product's shape) against back-queue workflows serving hosts in turn
+//            --hosts N (default 2000)  --rounds N  --back-queues N (default 16)  --hosts-per-run N (default 250)
 //   npm run bench -- --print report.json       the tables of a report saved with --json
 // See bench/README.md for what each figure means.
 import { join } from 'node:path';
@@ -25,6 +28,7 @@ import { parseArgs } from 'node:util';
 import { projectRoot, stopStack } from '../src/stack/index.js';
 import { printCliReport, runCliScenario, type CliScenarioReport } from './lib/cli-scenario.js';
 import { cliWebsNamed } from './lib/cli-webs.js';
+import { printHostShapesReport, runHostShapesScenario, type HostShapesReport } from './lib/host-shapes/scenario.js';
 import { PRODUCT_TOKEN, type GenerateWebOptions } from '../test/support/test-web/index.js';
 import { DEFAULT_USER_AGENT } from '../src/config/crawl-config.js';
 import { defaultBenchDataDir, prepareBenchStack, type BenchStack } from './lib/bench-stack.js';
@@ -88,6 +92,8 @@ const BENCH_OPTIONS = {
   print: { type: 'string' },
   webs: { type: 'string' },
   'first-web-rounds': { type: 'string' },
+  'back-queues': { type: 'string', default: '16' },
+  'hosts-per-run': { type: 'string', default: '250' },
 } as const;
 
 function parseBenchArgs() {
@@ -103,8 +109,9 @@ const values = parseBenchArgs();
 
 if (values.print !== undefined) {
   // Prints the tables of a report saved with --json, without running anything.
-  const saved = JSON.parse((await import('node:fs')).readFileSync(values.print, 'utf8')) as BenchReport | CliScenarioReport;
+  const saved = JSON.parse((await import('node:fs')).readFileSync(values.print, 'utf8')) as BenchReport | CliScenarioReport | HostShapesReport;
   if ('scenario' in saved && saved.scenario === 'cli') printCliReport(saved);
+  else if ('scenario' in saved && saved.scenario === 'host-shapes') printHostShapesReport(saved);
   else printReport(saved as BenchReport);
   process.exit(0);
 }
@@ -121,8 +128,8 @@ function positiveInteger(name: string, value: string | undefined): number | unde
 
 const scenarioNames: ScenarioName[] =
   values.scenario === 'all' ? ['compare', '10000x2'] : values.scenario in SCENARIOS ? [values.scenario as ScenarioName] : [];
-if (scenarioNames.length === 0 && values.scenario !== 'cli') {
-  console.error(`--scenario must be 200x25, 10000x2, compare, cli or all, got ${values.scenario}`);
+if (scenarioNames.length === 0 && values.scenario !== 'cli' && values.scenario !== 'host-shapes') {
+  console.error(`--scenario must be 200x25, 10000x2, compare, cli, host-shapes or all, got ${values.scenario}`);
   process.exit(2);
 }
 const delayMs = positiveInteger('delay-ms', values['delay-ms'])!;
@@ -188,6 +195,20 @@ const json = values.json === true;
 const log = (line: string): void => void process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 if (values.scenario === 'cli') {
   await runCliBench();
+  process.exit(0);
+}
+if (values.scenario === 'host-shapes') {
+  const report = await runHostShapesScenario({
+    hosts: positiveInteger('hosts', values.hosts) ?? 2000,
+    rounds,
+    backQueues: positiveInteger('back-queues', values['back-queues'])!,
+    hostsPerRun: positiveInteger('hosts-per-run', values['hosts-per-run'])!,
+    dataDir: values['data-dir'] ?? defaultBenchDataDir(),
+    keepStack: values['keep-stack'] === true,
+    log,
+  });
+  if (json) process.stdout.write(`${JSON.stringify({ startedAt: new Date().toISOString(), machine: { cores: (await import('node:os')).cpus().length, node: process.version }, ...report })}\n`);
+  else printHostShapesReport(report);
   process.exit(0);
 }
 
