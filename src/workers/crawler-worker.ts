@@ -76,7 +76,7 @@ export interface CrawlerWorkerOptions {
 }
 
 /** Workflow tasks held open at once, and local activities run at once, by an 'all' worker: about one per host it fetches. */
-const MAX_OPEN_WORKFLOW_TASKS = 400;
+export const MAX_OPEN_WORKFLOW_TASKS = 400;
 
 /** A worker that runs both: its claims say so, and a host's first burst runs in it as a local activity. */
 function withLocalBursts(activities: CrawlerActivities): CrawlerActivities {

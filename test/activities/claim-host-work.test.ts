@@ -16,9 +16,9 @@ import { waitForLockWaiters } from '../support/lock-waiters.js';
 
 const HOST = '127.70.0.1';
 
-const entry = (path: string, tier: number): NewFrontierEntry => {
-  const url = `http://${HOST}/${path}`;
-  return { fingerprint: urlFingerprint(url), url, host: HOST, origin: `http://${HOST}`, canonicalizationVersion: 1, depth: 1, priority: 10 - tier, tier };
+const entry = (path: string, tier: number, host = HOST): NewFrontierEntry => {
+  const url = `http://${host}/${path}`;
+  return { fingerprint: urlFingerprint(url), url, host, origin: `http://${host}`, canonicalizationVersion: 1, depth: 1, priority: 10 - tier, tier };
 };
 
 describe('claimHostWork', () => {
@@ -178,9 +178,8 @@ describe('claimHostWork', () => {
 
   it('asks whether its token claimed before in the statement that reads the claimable crawls (a local claim, one round trip fewer)', async () => {
     const host = '127.70.0.3';
-    const url = (path: string): NewFrontierEntry => ({ ...entry(path, 0), fingerprint: urlFingerprint(`http://${host}/${path}`), url: `http://${host}/${path}`, host, origin: `http://${host}` });
     await createCrawl(harness.pool, { id: 'crawl-counted', config: resolveCrawlConfig({ allowPrivateNetworks: true, maxPages: 100 }), seedHosts: [host] });
-    await registerFrontierEntries(harness.pool, 'crawl-counted', [url('c0'), url('c1')], { respectDiscoveryBudget: false });
+    await registerFrontierEntries(harness.pool, 'crawl-counted', [entry('c0', 0, host), entry('c1', 0, host)], { respectDiscoveryBudget: false });
     const statements: string[] = [];
     const counted = { query: (text: string, values?: unknown[]) => (statements.push(text), harness.pool.query(text, values)) } as unknown as typeof harness.pool;
     const input = { host, maxItems: 1, claimToken: 'maybe-used', random: () => 0.5, freshToken: false };

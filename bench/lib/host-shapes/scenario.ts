@@ -9,9 +9,11 @@ import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { stopStack } from '../../../src/stack/index.js';
 import { workerWithSandboxCallTimeout } from '../../../src/workers/sandbox-call-timeout.js';
+import { MAX_OPEN_WORKFLOW_TASKS } from '../../../src/workers/crawler-worker.js';
 import { prepareBenchStack } from '../bench-stack.js';
 import { serviceCpuSeconds } from '../child-cpu.js';
 import { quantile, ratioOf, round as rounded } from '../stats.js';
+import { waitForWorkflowsToClose } from '../temporal-figures.js';
 import { hostShapeActivities } from './activities.js';
 import type { BackQueueInput } from './workflows.js';
 
@@ -54,8 +56,8 @@ export interface HostShapesReport {
   workerCpuRatio: number;
 }
 
-/** The product's worker limits (src/workers/crawler-worker.ts): many open workflow tasks and local activities. */
-const OPEN_TASKS = 400;
+/** How long the runs may take to close once the last burst returned, ms. */
+const CLOSE_TIMEOUT_MS = 60_000;
 /** Starts in flight at once, as the product's host waker sends them. */
 const STARTERS = 16;
 
@@ -124,8 +126,9 @@ async function runShape(shape: HostShape, round: number, context: ShapeContext):
       if (++bursts === context.hosts) allServed();
     }),
     maxCachedWorkflows: 1000,
-    maxConcurrentWorkflowTaskExecutions: OPEN_TASKS,
-    maxConcurrentLocalActivityExecutions: OPEN_TASKS,
+    // The product's worker limits: many open workflow tasks and local activities.
+    maxConcurrentWorkflowTaskExecutions: MAX_OPEN_WORKFLOW_TASKS,
+    maxConcurrentLocalActivityExecutions: MAX_OPEN_WORKFLOW_TASKS,
   });
   const running = worker.run();
   const hosts = Array.from({ length: context.hosts }, (_, i) => `${taskQueue}-host-${i}`);
@@ -152,7 +155,8 @@ async function runShape(shape: HostShape, round: number, context: ShapeContext):
   }
   // Served when the last burst returned; the runs' completions follow within their workflow task.
   await served;
-  const workflowRuns = await waitForCompletions(context.client, taskQueue);
+  await waitForWorkflowsToClose(context.client, taskQueue, CLOSE_TIMEOUT_MS);
+  const workflowRuns = await runsAndEvents(context.client, taskQueue);
   const wallSeconds = (performance.now() - startedAt) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const serverSeconds = serviceCpuSeconds(context.serverPid) - serverBefore;
@@ -170,14 +174,8 @@ async function runShape(shape: HostShape, round: number, context: ShapeContext):
   };
 }
 
-/** Once visibility shows no run of the task queue still running: the runs and their history events. */
-async function waitForCompletions(client: Client, taskQueue: string): Promise<{ runs: number; events: number }> {
-  for (;;) {
-    let running = 0;
-    for await (const _ of client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` })) running += 1;
-    if (running === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+/** Runs of the task queue and their history events, as visibility lists them. */
+async function runsAndEvents(client: Client, taskQueue: string): Promise<{ runs: number; events: number }> {
   let runs = 0;
   let events = 0;
   for await (const info of client.workflow.list({ query: `TaskQueue = '${taskQueue}'` })) {

@@ -345,14 +345,10 @@ interface ClaimableCrawl {
 
 /** The crawls a claim may take from, or 'earlier' when a claim under its token took URLs already. */
 async function claimableUnlessClaimed(pool: Pool, input: ClaimHostWorkInput): Promise<ClaimableCrawl[] | 'earlier'> {
-  const result = await pool.query<{ earlier: boolean } & { [K in keyof ClaimableCrawl]: ClaimableCrawl[K] | null }>(CLAIMABLE_CRAWLS_UNLESS_CLAIMED_SQL, [
-    input.host,
-    input.maxItems,
-    input.claimToken,
-  ]);
-  if (result.rows.some((row) => row.earlier)) return 'earlier';
+  const { rows } = await pool.query<ClaimableCrawl & { earlier: boolean }>(CLAIMABLE_CRAWLS_UNLESS_CLAIMED_SQL, [input.host, input.maxItems, input.claimToken]);
+  if (rows.some((row) => row.earlier)) return 'earlier';
   // No claimable crawl leaves the token's row alone, its crawl columns null.
-  return result.rows.filter((row): row is { earlier: boolean } & ClaimableCrawl => row.crawl_id !== null);
+  return rows.filter((row) => row.crawl_id !== null);
 }
 
 /** The claim's rows in claim order, and whether they are an earlier claim's under the same token. */
