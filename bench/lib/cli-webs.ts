@@ -43,6 +43,11 @@ export const CLI_WEBS: readonly CliWeb[] = [
   varied('latency-120', 'every response takes 120 ms', '127.79.0.1', { latencyMs: 120 }),
   // As a user starts a crawl: a few seeds, every other host found by following links.
   varied('seeds-3', '3 seeds, the rest discovered', '127.81.0.1', { seedHosts: 3 }),
+  // The same web twice but for its text: every page's own words from a large vocabulary, or most
+  // of each page one template passage shared by the whole web (near-duplicate lookups meet many
+  // pages alike). The pair's ratio to each other says what alike pages cost.
+  varied('text-distinct', 'pages of distinct text', '127.82.0.1', { text: 'distinct' }),
+  varied('text-templated', 'pages sharing a template passage', '127.83.0.1', { text: 'templated' }),
   varied('hosts-10000', '10,000 hosts x 2 pages', '127.80.0.1', { hosts: 10_000, pagesPerHost: 2, linksPerPage: 5 }),
 ];
 

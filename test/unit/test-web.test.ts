@@ -1,4 +1,5 @@
 import { createServer, get as httpGet, type Server } from 'node:http';
+import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import * as cheerio from 'cheerio';
@@ -15,12 +16,15 @@ import {
   requestsByHost,
   startTestWeb,
   trapWeb,
+  PAGE_TEXT_SHAPES,
+  type PageTextShape,
   type HostSpec,
   type RequestLogEntry,
   type TestWeb,
   type WebSpec,
 } from '../support/test-web/index.js';
 import { stampWrites } from '../support/test-web/respond.js';
+import { hammingDistance64, normalizeTextForHash, simhash64, tokenize } from '../../src/domain/content/index.js';
 
 const MIB = 1024 * 1024;
 const webs: TestWeb[] = [];
@@ -688,6 +692,32 @@ describe('generateWeb', () => {
       expect(bodyOf(copy)).toBe(bodyOf(original));
     }
     for (const host of generated.spec.hosts) for (const page of host.pages) expect(Buffer.byteLength(page.body as string)).toBeGreaterThanOrEqual(4096);
+  });
+
+  it('gives pages the text shape asked for, on the same links; the default is the web it always was', () => {
+    const shaped = (text?: PageTextShape) => generateWeb({ ...options, duplicatePages: 0, pageBytes: 6000, ...(text ? { text } : {}) });
+    // The benches compare runs across releases: the default web is the same, byte for byte.
+    const digest = createHash('sha256');
+    for (const host of generateWeb({ hosts: 12, pagesPerHost: 9, linksPerPage: 6, crossHostLinkRatio: 0.3, pageBytes: 3000, seed: 7 }).spec.hosts) {
+      for (const page of host.pages) digest.update(`${page.path}\n${page.body as string}`);
+    }
+    expect(digest.digest('hex')).toBe('0a11af892b0c8f8fa209f4d883580101d279495be8eb6919cae3cf7c3e35dd8f');
+    const hrefsOf = (web: ReturnType<typeof shaped>): string[] => web.spec.hosts.flatMap((host) => host.pages.flatMap((page) => [...(page.body as string).matchAll(/<a href="([^"]*)"/g)].map((match) => match[1]!)));
+    const simhashes = (web: ReturnType<typeof shaped>): bigint[] =>
+      web.spec.hosts.flatMap((host) => host.pages.map((page) => simhash64(tokenize(normalizeTextForHash(cheerio.load(page.body as string)('body').text())))));
+    const meanDistance = (hashes: bigint[]): number => {
+      let sum = 0;
+      let pairs = 0;
+      for (let i = 0; i < hashes.length; i++) for (let j = i + 1; j < hashes.length; j++, pairs++) sum += hammingDistance64(hashes[i]!, hashes[j]!);
+      return sum / pairs;
+    };
+    const byShape = new Map(PAGE_TEXT_SHAPES.map((shape) => [shape, shaped(shape)]));
+    expect(JSON.stringify(byShape.get('small-vocabulary')!.spec)).toBe(JSON.stringify(shaped().spec));
+    for (const web of byShape.values()) expect(hrefsOf(web)).toEqual(hrefsOf(shaped()));
+    // Distinct pages are about as far apart as unrelated texts; templated ones a few bits, as near-duplicates are.
+    expect(meanDistance(simhashes(byShape.get('distinct')!))).toBeGreaterThan(20);
+    expect(meanDistance(simhashes(byShape.get('templated')!))).toBeLessThan(12);
+    expect(codeOf(() => generateWeb({ ...options, text: 'lorem' as PageTextShape }))).toBe('TEST_WEB_INVALID_OPTION');
   });
 
   it('refuses nonsense options with a typed error', () => {

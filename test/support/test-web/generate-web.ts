@@ -2,6 +2,7 @@ import { TestWebError } from './errors.js';
 import { renderHtmlPage, type PageLink } from './html.js';
 import { absoluteUrl, CROSS_HOST_FORMS, hrefFor, SAME_HOST_FORMS, type LinkSource } from './link-forms.js';
 import { loopbackHosts } from './loopback.js';
+import { PAGE_TEXT_SHAPES, pageText, type PageTextShape } from './page-text.js';
 import { pick, randomInt, seededRandom } from './random.js';
 import { PORT_PLACEHOLDER, type HostSpec, type WebSpec } from './types.js';
 
@@ -34,6 +35,8 @@ export interface GenerateWebOptions {
   productToken?: string;
   /** Every response, robots.txt's included, waits this long before its headers, as a distant or busy server does. Default 0. */
   latencyMs?: number;
+  /** The words pages carry (page-text.ts). Default 'small-vocabulary'. */
+  text?: PageTextShape;
 }
 
 /**
@@ -91,7 +94,6 @@ interface Node {
   mirrorOf?: Node;
 }
 
-const WORDS = 'crawl frontier politeness robots fetch parse canonical fingerprint queue host delay budget recrawl freshness sitemap anchor link page content hash'.split(' ');
 const NOISE_LINKS: readonly PageLink[] = [
   { href: 'mailto:webmaster@example.invalid', text: 'Write to us' },
   { href: 'javascript:void(0)', text: 'Open menu' },
@@ -151,6 +153,9 @@ function validate(options: GenerateWebOptions): void {
   positive('seedHosts', options.seedHosts ?? 1, 1);
   positive('duplicatePages', options.duplicatePages ?? 0, 0);
   positive('latencyMs', options.latencyMs ?? 0, 0);
+  if (options.text !== undefined && !PAGE_TEXT_SHAPES.includes(options.text)) {
+    throw new TestWebError('TEST_WEB_INVALID_OPTION', `generateWeb: text must be one of ${PAGE_TEXT_SHAPES.join(', ')}, got ${String(options.text)}`);
+  }
   if (!(options.crossHostLinkRatio >= 0 && options.crossHostLinkRatio <= 1)) {
     throw new TestWebError('TEST_WEB_INVALID_OPTION', `generateWeb: crossHostLinkRatio must be within 0..1, got ${options.crossHostLinkRatio}`);
   }
@@ -236,7 +241,7 @@ export function generateWeb(options: GenerateWebOptions): GeneratedWeb {
 
   const bodies = new Map<Node, string>();
   for (const node of nodes) {
-    if (!node.mirrorOf) bodies.set(node, renderNode(node, random, options.pageBytes ?? 0));
+    if (!node.mirrorOf) bodies.set(node, renderNode(node, random, options.pageBytes ?? 0, options.text ?? 'small-vocabulary', options.seed));
   }
   for (const copy of mirrors) bodies.set(copy, bodies.get(copy.mirrorOf as Node) ?? '');
 
@@ -278,7 +283,7 @@ function reachableFrom(seeds: Node[]): Set<Node> {
   return seen;
 }
 
-function renderNode(node: Node, random: () => number, minBytes: number): string {
+function renderNode(node: Node, random: () => number, minBytes: number, shape: PageTextShape, webSeed: number): string {
   const source: LinkSource = { host: node.host, path: node.path, baseHref: node.baseHref };
   const links: PageLink[] = node.links.map(({ target, nofollow }) => {
     const form = pick(random, target.host === node.host ? SAME_HOST_FORMS : CROSS_HOST_FORMS);
@@ -292,16 +297,16 @@ function renderNode(node: Node, random: () => number, minBytes: number): string 
     if (noise.href.startsWith('#') && node.baseHref !== undefined) continue;
     if (random() < 0.5) links.splice(randomInt(random, links.length + 1), 0, noise);
   }
-  const sentence = (): string => Array.from({ length: 8 + randomInt(random, 8) }, () => pick(random, WORDS)).join(' ') + '.';
+  const text = pageText(shape, random, webSeed, node.host, node.path, minBytes > 0);
   return renderHtmlPage({
     title: node.title,
     links,
-    paragraphs: [sentence(), sentence()],
+    paragraphs: text.paragraphs,
     baseHref: node.baseHref,
     metaRobots: node.metaRobots,
     canonical: node.canonical ? absoluteUrl(node.host, node.path) : undefined,
     minBytes,
-    filler: minBytes > 0 ? [sentence(), sentence(), sentence()] : [],
+    filler: text.filler,
   });
 }
 
