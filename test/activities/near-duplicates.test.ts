@@ -1,7 +1,9 @@
 // Near-duplicate clustering on Postgres: two copies parsed at the same moment still meet, because
-// the second waits on the index keys the first holds and then looks them up. On Postgres.
+// the second waits on the index keys the first holds and then looks them up; pages that join a
+// cluster are found through its representative, and a lookup reads a bounded number of rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterNearDuplicates, type ParsedIdentity } from '../../src/services/documents/near-duplicates.js';
+import { LOOKUP_LIMITS, clusterNearDuplicates, type ParsedIdentity } from '../../src/services/documents/near-duplicates.js';
+import { seededRandom } from '../../src/domain/random.js';
 import { toSignedInt64String } from '../../src/domain/content/index.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { recordDocument } from '../../src/storage/postgres/document-repository.js';
@@ -109,6 +111,72 @@ describe('clusterNearDuplicates', () => {
     }
     const outcome = await clusterLast(harness.pool, [...decoyPaths, 'near-one-block', 'target-one-block'], [near, ...decoys], target);
     expect(outcome).toMatchObject({ status: 'member', matched: near.fingerprint, method: 'simhash', distance: 3 });
+  });
+
+  it('reads cluster leaders only: a page alike to a cluster of many compares with its representative', async () => {
+    // MEMBERS pages, each 1 or 2 bits from the representative, join its cluster one by one; their
+    // index rows stop being candidates, so the next alike page reads the representative alone.
+    const MEMBERS = 150;
+    const CENTRE = 0x3c5a_96e1_0f72_b4d8n;
+    const flips: bigint[] = [];
+    for (let a = 0; a < 64 && flips.length < MEMBERS; a++) {
+      for (let b = a; b < 64 && flips.length < MEMBERS; b++) flips.push((1n << BigInt(a)) | (1n << BigInt(b)));
+    }
+    const representative = identityOf('leader-centre', CENTRE);
+    const members = flips.map((flip, i) => identityOf(`leader-member-${i}`, CENTRE ^ flip));
+    const next = identityOf('leader-next', CENTRE ^ (1n << 63n) ^ (1n << 1n));
+    const outcome = await clusterLast(harness.pool, ['leader-centre', ...members.map((_, i) => `leader-member-${i}`), 'leader-next'], [representative, ...members], next);
+    expect(outcome).toEqual({ status: 'member', clusterId: representative.fingerprint, matched: representative.fingerprint, method: 'simhash', distance: 2 });
+    const leaders = await harness.pool.query<{ fingerprint: Buffer }>(
+      `SELECT DISTINCT fingerprint FROM simhash_blocks WHERE leader AND fingerprint = ANY($1::bytea[])`,
+      [[representative, ...members, next].map((doc) => Buffer.from(doc.fingerprint, 'hex'))],
+    );
+    expect(leaders.rows.map((row) => row.fingerprint.toString('hex'))).toEqual([representative.fingerprint]);
+  });
+
+  it('reads a bounded number of leaders a key and still finds a near page under another key', async () => {
+    // LEADERS far pages (pairwise far: random upper bits) share the target's lowest block: more than
+    // one lookup reads a key. The near page differs in that block only, so it is found through the
+    // other three.
+    const LEADERS = LOOKUP_LIMITS.maxRowsPerKey + 40;
+    const TARGET = 0x6d2b_79f5_4a7c_159en;
+    const random = seededRandom(52);
+    const word = (): bigint => BigInt(Math.floor(random() * 0x1_0000));
+    const far = Array.from({ length: LEADERS }, (_, i) => identityOf(`capped-far-${i}`, (TARGET & 0xffffn) | (word() << 16n) | (word() << 32n) | (word() << 48n)));
+    const near = identityOf('capped-near', TARGET ^ (1n << 5n));
+    const target = identityOf('capped-target', TARGET);
+    const outcome = await clusterLast(harness.pool, [...far.map((_, i) => `capped-far-${i}`), 'capped-near', 'capped-target'], [...far, near], target);
+    expect(outcome).toMatchObject({ status: 'member', matched: near.fingerprint, method: 'simhash', distance: 1, cappedKeys: 1 });
+  });
+
+  it('lets pages that join a leader\'s cluster parse at once: only a page that may lead waits for the keys', async () => {
+    const LEADER = 0x1f3e_5d7c_9bba_d8f6n;
+    const leader = identityOf('lockless-leader', LEADER);
+    await clusterLast(harness.pool, ['lockless-leader', 'lockless-a', 'lockless-b'], [], leader);
+    const a = identityOf('lockless-a', LEADER ^ 0b11n);
+    const b = identityOf('lockless-b', LEADER ^ 0b101n);
+    let releaseA!: () => void;
+    const aHolds = new Promise<void>((resolve) => (releaseA = resolve));
+    let aLookedUp!: () => void;
+    const aHasLookedUp = new Promise<void>((resolve) => (aLookedUp = resolve));
+    const aParse = inTransaction(harness.pool, async (client) => {
+      await recordDocument(client, documentOf(a));
+      const outcome = await clusterNearDuplicates(client, a);
+      aLookedUp();
+      await aHolds;
+      return outcome;
+    });
+    await aHasLookedUp;
+    // b shares three blocks with a, whose transaction is open: b must not wait for it.
+    const bParse = inTransaction(harness.pool, async (client) => {
+      await recordDocument(client, documentOf(b));
+      return clusterNearDuplicates(client, b);
+    });
+    const bEnded = await Promise.race([bParse.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000))]);
+    releaseA();
+    expect(bEnded).toBe(true);
+    expect(await aParse).toMatchObject({ status: 'member', clusterId: leader.fingerprint, distance: 2 });
+    expect(await bParse).toMatchObject({ status: 'member', clusterId: leader.fingerprint, distance: 2 });
   });
 });
 

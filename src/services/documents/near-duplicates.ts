@@ -2,7 +2,9 @@
  * Near-duplicate clustering at parse time (000 §7.2): index the document's SimHash blocks (or,
  * for a short text, its MinHash band keys), look candidates up through that index, confirm them
  * by Hamming distance <= 3 (or estimated Jaccard >= 0.8), and record cluster membership. Members
- * are demoted in recrawl priority; nothing is deleted.
+ * are demoted in recrawl priority; nothing is deleted. Lookups read cluster leaders only
+ * (representatives and pages in no cluster), a bounded number a key: a page joins a cluster by
+ * comparing with its representative, so its cost does not grow with the pages alike to it.
  */
 import {
   DEFAULT_MINHASH_OPTIONS,
@@ -20,11 +22,11 @@ import { indexAndLookUpMany, leaveCluster, upsertMembership, type ClusteredCandi
 import type { PoolClient } from '../../storage/postgres/pool.js';
 
 /**
- * What one lookup reads at most: SimHash candidates are only those within the near-duplicate
- * distance, nearest first (a block shared by thousands of pages is boilerplate, not similarity);
- * MinHash candidates those sharing the most bands.
+ * What one lookup reads at most: 64 leaders a key (a key more pages lead under is a template's or a
+ * vocabulary's, not evidence of nearness), of which SimHash candidates are only those within the
+ * near-duplicate distance, nearest first; MinHash candidates those sharing the most bands.
  */
-const LOOKUP_LIMITS = Object.freeze({ maxCandidates: 100, maxSimhashDistanceBits: DEFAULT_NEAR_DUPLICATE_OPTIONS.maxSimhashDistance });
+export const LOOKUP_LIMITS = Object.freeze({ maxCandidates: 100, maxSimhashDistanceBits: DEFAULT_NEAR_DUPLICATE_OPTIONS.maxSimhashDistance, maxRowsPerKey: 64 });
 
 /** The thresholds stored with each membership, so clusters can be rebuilt when they change (000 §7.2). */
 export const NEAR_DUPLICATE_THRESHOLDS = Object.freeze({
@@ -46,10 +48,16 @@ export interface ParsedIdentity {
   minhash: number[] | null;
 }
 
+/** Present when the lookup read only the first LOOKUP_LIMITS.maxRowsPerKey leaders of some of its keys: how many keys. */
+interface CappedRead {
+  cappedKeys?: number;
+}
+
 export type NearDuplicateOutcome =
-  | { status: 'unique' | 'superseded' | 'no-text' }
-  | { status: 'representative'; clusterId: string }
-  | { status: 'member'; clusterId: string; matched: string; method: 'simhash' | 'minhash'; distance?: number; similarity?: number };
+  | { status: 'superseded' | 'no-text' }
+  | ({ status: 'unique' } & CappedRead)
+  | ({ status: 'representative'; clusterId: string } & CappedRead)
+  | ({ status: 'member'; clusterId: string; matched: string; method: 'simhash' | 'minhash'; distance?: number; similarity?: number } & CappedRead);
 
 interface Match {
   candidate: ClusteredCandidate;
@@ -94,18 +102,19 @@ export async function clusterNearDuplicatesOf(client: PoolClient, docs: readonly
   const outcomes: NearDuplicateOutcome[] = [];
   for (const [index, entry] of keyed.entries()) {
     const { doc, blocks, bands, self } = entry;
-    const { current, candidates, own: ownRead } = lookups[index]!;
+    const { current, candidates, own: ownRead, cappedKeys } = lookups[index]!;
     if (!current) {
       outcomes.push({ status: 'superseded' });
       continue;
     }
+    const capped: CappedRead = cappedKeys > 0 ? { cappedKeys } : {};
     const keys = new Set([...blocks.map((key) => `s${key.block}:${key.key}`), ...bands.map((key) => `m${key.band}:${key.key}`)]);
     const own = membershipNow(doc.fingerprint, ownRead);
     const leave = async (status: 'no-text' | 'unique'): Promise<void> => {
       await leaveCluster(client, doc.fingerprint);
       // A representative stays one (leaveCluster keeps its row).
       decided.set(doc.fingerprint, own?.method === 'representative' ? own : null);
-      outcomes.push({ status });
+      outcomes.push(status === 'unique' ? { status, ...capped } : { status });
     };
     if (keys.size === 0) {
       await leave('no-text');
@@ -151,7 +160,7 @@ export async function clusterNearDuplicatesOf(client: PoolClient, docs: readonly
     );
 
     if (own?.method === 'representative') {
-      outcomes.push({ status: 'representative', clusterId: doc.fingerprint });
+      outcomes.push({ status: 'representative', clusterId: doc.fingerprint, ...capped });
       continue;
     }
     // Join the nearest match's cluster; if the nearest is in none, the nearest that is, so clusters do not split.
@@ -192,6 +201,7 @@ export async function clusterNearDuplicatesOf(client: PoolClient, docs: readonly
       method: best.method,
       ...(best.distance === undefined ? {} : { distance: best.distance }),
       ...(best.similarity === undefined ? {} : { similarity: best.similarity }),
+      ...capped,
     });
   }
   return outcomes;

@@ -20,17 +20,16 @@ export interface IndexedDocument {
 }
 
 /**
- * The index keys a document will be written and looked up under, as advisory lock keys in one
- * global order (no deadlocks). Two documents within distance 3 share a SimHash block (or, when
- * short, likely a band), so their lookups run one after the other and the second sees the first:
- * concurrent parses of two copies still cluster them.
+ * The index keys a document will be written and looked up under, as advisory lock keys (taken in
+ * one global order: no deadlocks). Two documents within distance 3 share a SimHash block (or, when
+ * short, likely a band), so when both may lead a cluster their lookups run one after the other and
+ * the second sees the first: concurrent parses of two copies still cluster them.
  */
-function indexLockKeys(blocks: readonly SimhashBlockKey[], bands: readonly MinhashBandKey[]): { classes: number[]; keys: number[] } {
-  const keys = [
-    ...blocks.map((key) => [SIMHASH_LOCK_CLASS + key.block, key.key] as const),
-    ...bands.map((key) => [MINHASH_LOCK_CLASS + key.band, key.key] as const),
-  ].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  return { classes: keys.map((key) => key[0]), keys: keys.map((key) => key[1]) };
+function indexLockKeys(blocks: readonly SimhashBlockKey[], bands: readonly MinhashBandKey[]): { lockClass: number; key: number }[] {
+  return [
+    ...blocks.map((key) => ({ lockClass: SIMHASH_LOCK_CLASS + key.block, key: key.key })),
+    ...bands.map((key) => ({ lockClass: MINHASH_LOCK_CLASS + key.band, key: key.key })),
+  ];
 }
 
 /** A document to index and look up, with its index keys: SimHash blocks, or MinHash bands for a short text. */
@@ -48,41 +47,44 @@ export interface LookupLimits {
   maxCandidates: number;
   /** SimHash candidates further than this many bits are not returned (MinHash ones are the caller's to judge). */
   maxSimhashDistanceBits: number;
+  /**
+   * Leaders read a key at most (in fingerprint order): a key more pages lead under than this is a
+   * template's or a vocabulary's, not evidence of nearness, and its other leaders are not read.
+   */
+  maxRowsPerKey: number;
 }
 
 /**
- * In one statement, for each of `documents` (no two of one URL): takes the locks on their index
- * keys (held to the end of the transaction, all in one global order), makes each document its
- * URL's indexed one unless a newer one is indexed already (a late replay of an older generation
- * changes nothing), and, for each document that is indexed, reads the candidates sharing its keys
- * (those of its bands for a short text; of its blocks otherwise, only those within
+ * In one statement, for each of `documents` (no two of one URL): makes each document its URL's
+ * indexed one unless a newer one is indexed already (a late replay of an older generation changes
+ * nothing), and, for each document that is indexed, reads the leaders sharing its keys (those of
+ * its bands for a short text; of its blocks otherwise, only those within
  * `limits.maxSimhashDistanceBits`, the SimHash kept in the block index) with their clusters
- * (near_duplicate_candidates, migrations 0011, 0023). That function's queries take their own snapshot
- * after the locks are granted, so they see every document indexed under these keys by
- * transactions that held them before; the caller then needs no other round trip under the locks
- * before COMMIT. They do not see the documents this statement indexes: candidates among the
- * documents themselves are the caller's to find.
+ * (near_duplicate_candidates, migration 0024).
  *
- * The main query reads the locks first, the writes run after it. The statement's snapshot
- * predates its lock waits, which is sound for the writes because the parse holds the URLs' row
- * locks (recordVisit) already: no other parse of these URLs can commit in between.
+ * Only a document that may lead a cluster takes locks. A first look, without locks, finds most of
+ * a site's alike pages a near leader: such a page joins that leader's cluster, is no lookup's
+ * candidate afterwards, and so need not be seen by anyone parsing at the same moment. A document
+ * that finds none (and every short text, whose nearness the caller judges) takes the locks on its
+ * index keys (held to the end of the transaction, all in one global order) and looks again: that
+ * look takes its own snapshot after the locks are granted, so it sees every document indexed under
+ * these keys by transactions that held them before. The caller then needs no other round trip
+ * under the locks before COMMIT. Neither look sees the documents this statement indexes (the
+ * writes run after the main query): candidates among the documents themselves are the caller's to
+ * find.
+ *
+ * The statement's snapshot predates its lock waits, which is sound for the writes because the
+ * parse holds the URLs' row locks (recordVisit) already: no other parse of these URLs can commit
+ * in between.
  */
-export async function indexAndLookUpMany(
-  client: PoolClient,
-  documents: readonly DocumentKeys[],
-  limits: LookupLimits,
-): Promise<({ current: boolean } & CandidateLookup)[]> {
+export async function indexAndLookUpMany(client: PoolClient, documents: readonly DocumentKeys[], limits: LookupLimits): Promise<DocumentLookup[]> {
   if (documents.length === 0) return [];
-  const locks = indexLockKeys(
-    documents.flatMap((entry) => entry.blocks),
-    documents.flatMap((entry) => entry.bands),
-  );
+  const locks = documents.flatMap((entry, i) => indexLockKeys(entry.blocks, entry.bands).map((lock) => ({ i: i + 1, ...lock })));
   const blocks = documents.flatMap((entry, i) => entry.blocks.map((key) => ({ i: i + 1, part: key.block, key: key.key })));
   const bands = documents.flatMap((entry, i) => entry.bands.map((key) => ({ i: i + 1, part: key.band, key: key.key })));
-  const result = await client.query<{ i: number; current: boolean } & (LookupRow | { [column in keyof LookupRow]: null })>(
-    `WITH key_locks AS (
-       SELECT pg_advisory_xact_lock(c, k) FROM (SELECT DISTINCT c, k FROM unnest($10::int[], $11::int[]) AS l(c, k) ORDER BY c, k) AS ordered),
-     docs AS (SELECT * FROM unnest($1::bytea[], $2::int[], $3::int[], $13::bigint[]) WITH ORDINALITY AS d(fingerprint, generation, parser_version, simhash, i)),
+  const lookupArguments = `l.index_name, l.parts::smallint[], l.keys::int[], l.fingerprint, l.simhash, $15, $12, $16`;
+  const result = await client.query<LookupRow>(
+    `WITH docs AS (SELECT * FROM unnest($1::bytea[], $2::int[], $3::int[], $13::bigint[]) WITH ORDINALITY AS d(fingerprint, generation, parser_version, simhash, i)),
      blocks AS (SELECT * FROM unnest($4::int[], $5::smallint[], $6::int[]) AS b(i, part, key)),
      bands AS (SELECT * FROM unnest($7::int[], $8::smallint[], $9::int[]) AS b(i, part, key)),
      newer AS (
@@ -104,18 +106,33 @@ export async function indexAndLookUpMany(
        INSERT INTO minhash_bands (fingerprint, band, key, generation, parser_version)
        SELECT d.fingerprint, b.part, b.key, d.generation, d.parser_version FROM bands b JOIN indexed d ON d.i = b.i ORDER BY d.fingerprint, b.part
        ON CONFLICT (fingerprint, band) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version),
-     locked AS (SELECT count(*) AS taken FROM key_locks),
      lookups AS (
        SELECT d.i, d.fingerprint, d.simhash, d.i NOT IN (SELECT i FROM newer) AS current,
               CASE WHEN EXISTS (SELECT 1 FROM bands b WHERE b.i = d.i) THEN 'minhash' ELSE 'simhash' END AS index_name,
               COALESCE((SELECT array_agg(part ORDER BY part) FROM bands b WHERE b.i = d.i), (SELECT array_agg(part ORDER BY part) FROM blocks b WHERE b.i = d.i), '{}') AS parts,
-              COALESCE((SELECT array_agg(key ORDER BY part) FROM bands b WHERE b.i = d.i), (SELECT array_agg(key ORDER BY part) FROM blocks b WHERE b.i = d.i), '{}') AS keys,
-              locked.taken
-       FROM docs d CROSS JOIN locked)
-     SELECT l.i::int AS i, l.current, c.fingerprint, c.generation, c.parser_version, c.simhash, c.minhash, c.cluster_id, c.method, c.own
-     FROM lookups l
-     LEFT JOIN LATERAL near_duplicate_candidates(l.current AND l.taken >= 0 AND cardinality(l.keys) > 0, l.index_name, l.parts::smallint[], l.keys::int[], l.fingerprint, l.simhash, $14, $12) AS c ON true
-     ORDER BY l.i`,
+              COALESCE((SELECT array_agg(key ORDER BY part) FROM bands b WHERE b.i = d.i), (SELECT array_agg(key ORDER BY part) FROM blocks b WHERE b.i = d.i), '{}') AS keys
+       FROM docs d),
+     first_look AS (
+       SELECT l.i, c.* FROM lookups l
+       CROSS JOIN LATERAL near_duplicate_candidates(l.current AND cardinality(l.keys) > 0, ${lookupArguments}) AS c),
+     may_lead AS (
+       SELECT l.* FROM lookups l
+       WHERE l.current AND cardinality(l.keys) > 0
+         AND (l.index_name = 'minhash' OR NOT EXISTS (SELECT 1 FROM first_look f WHERE f.i = l.i AND f.kind = 'candidate'))),
+     key_locks AS (
+       SELECT pg_advisory_xact_lock(c, k) FROM (
+         SELECT DISTINCT c, k FROM unnest($10::int[], $11::int[], $14::int[]) AS l(c, k, i) WHERE l.i IN (SELECT i FROM may_lead) ORDER BY c, k) AS ordered),
+     locked AS (SELECT count(*) AS taken FROM key_locks),
+     second_look AS (
+       SELECT l.i, c.* FROM may_lead l CROSS JOIN locked
+       CROSS JOIN LATERAL near_duplicate_candidates(locked.taken >= 0, ${lookupArguments}) AS c)
+     SELECT f.i::int AS i, true AS current, f.kind, f.fingerprint, f.generation, f.parser_version, f.simhash, f.minhash, f.cluster_id, f.method, f.capped_keys, false AS locked
+       FROM first_look f WHERE f.i NOT IN (SELECT i FROM may_lead)
+     UNION ALL
+     SELECT s.i::int, true, s.kind, s.fingerprint, s.generation, s.parser_version, s.simhash, s.minhash, s.cluster_id, s.method, s.capped_keys, true
+       FROM second_look s
+     UNION ALL
+     SELECT l.i::int, l.current, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false FROM lookups l WHERE NOT l.current`,
     [
       documents.map((entry) => fingerprintToBytes(entry.doc.fingerprint)),
       documents.map((entry) => entry.doc.generation),
@@ -126,27 +143,29 @@ export async function indexAndLookUpMany(
       bands.map((key) => key.i),
       bands.map((key) => key.part),
       bands.map((key) => key.key),
-      locks.classes,
-      locks.keys,
+      locks.map((lock) => lock.lockClass),
+      locks.map((lock) => lock.key),
       limits.maxCandidates,
       documents.map((entry) => entry.simhashSigned),
+      locks.map((lock) => lock.i),
       limits.maxSimhashDistanceBits,
+      limits.maxRowsPerKey,
     ],
   );
   return documents.map((_, index) => {
-    const ofDocument = result.rows.filter((row) => row.i === index + 1);
-    const current = ofDocument[0]?.current === true;
-    // One row with no candidate columns when nothing was found (LEFT JOIN).
-    const rows = ofDocument.filter((row): row is { i: number; current: boolean } & LookupRow => row.fingerprint !== null);
-    const ownRow = rows.find((row) => row.own);
+    const rows = result.rows.filter((row) => row.i === index + 1);
+    // A document without keys returns no row; one not indexed (a newer one is) returns one with current false.
+    const current = !rows.some((row) => !row.current);
+    const ownRow = rows.find((row) => row.kind === 'own');
     const own = ownRow ? membershipOf(ownRow) : undefined;
     const candidates = rows
-      .filter((row) => !row.own)
+      .filter((row) => row.kind === 'candidate')
       .map((row) => {
         const membership = membershipOf(row);
-        return { ...toCandidate(row), ...(membership ? { membership } : {}) };
+        return { ...toCandidate(row as CandidateRow), ...(membership ? { membership } : {}) };
       });
-    return { current, candidates, ...(own ? { own } : {}) };
+    const cappedKeys = rows.find((row) => row.kind === 'summary')?.capped_keys ?? 0;
+    return { current, candidates, cappedKeys, locked: rows.some((row) => row.locked), ...(own ? { own } : {}) };
   });
 }
 
@@ -194,10 +213,29 @@ export interface CandidateLookup {
   own?: ClusterMembership;
 }
 
-interface LookupRow extends CandidateRow {
+/** What indexAndLookUpMany found for one document. */
+export interface DocumentLookup extends CandidateLookup {
+  /** False when a newer document of the URL is indexed already: nothing was looked up. */
+  current: boolean;
+  /** Keys that held more leaders than one lookup reads (LookupLimits.maxRowsPerKey). */
+  cappedKeys: number;
+  /** Whether the document took its index key locks (it found no near leader without them). */
+  locked: boolean;
+}
+
+interface LookupRow {
+  i: number;
+  current: boolean;
+  kind: 'candidate' | 'own' | 'summary' | null;
+  fingerprint: Buffer;
+  generation: number;
+  parser_version: number;
+  simhash: string | null;
+  minhash: number[] | null;
   cluster_id: Buffer | null;
   method: ClusterMembership['method'] | null;
-  own: boolean;
+  capped_keys: number | null;
+  locked: boolean;
 }
 
 const membershipOf = (row: LookupRow): ClusterMembership | undefined =>
@@ -265,7 +303,14 @@ const MEMBERSHIP_ROWS: RowStatement = {
        WHERE near_duplicates.method <> 'representative' OR EXCLUDED.method = 'representative'
        RETURNING fingerprint),
      left_cluster AS (
-       DELETE FROM near_duplicates n USING v WHERE v.action = 'leave' AND n.fingerprint = v.fingerprint AND n.method <> 'representative')
+       DELETE FROM near_duplicates n USING v WHERE v.action = 'leave' AND n.fingerprint = v.fingerprint AND n.method <> 'representative'),
+     -- Lookups read leaders only: representatives and pages in no cluster. A member is found through its representative.
+     leaders AS (
+       SELECT v.fingerprint, v.action = 'leave' OR v.method = 'representative' OR v.fingerprint NOT IN (SELECT fingerprint FROM written) AS leader FROM v),
+     led_blocks AS (
+       UPDATE simhash_blocks s SET leader = l.leader FROM leaders l WHERE s.fingerprint = l.fingerprint AND s.leader <> l.leader),
+     led_bands AS (
+       UPDATE minhash_bands m SET leader = l.leader FROM leaders l WHERE m.fingerprint = l.fingerprint AND m.leader <> l.leader)
      UPDATE urls u SET near_duplicate_of = v.mirror
      FROM v
      WHERE u.fingerprint = v.fingerprint
