@@ -165,7 +165,7 @@ function runOrder(scenario: Scenario): { crawler: CrawlerName; round: number }[]
 async function runCliBench(): Promise<void> {
   let webs;
   try {
-    webs = cliWebsNamed(values.webs);
+    webs = cliWebsNamed(values.webs, log);
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     process.exit(2);

@@ -12,7 +12,7 @@ import { PRODUCT_TOKEN } from '../../test/support/test-web/index.js';
 import { adminQuery, prepareBenchStack } from './bench-stack.js';
 import { childrenOf, serviceCpuSeconds } from './child-cpu.js';
 import { runCliCrawl, type CliCrawlRun } from './cli-crawl.js';
-import type { CliWeb } from './cli-webs.js';
+import { describeWeb, type CliWeb } from './cli-webs.js';
 import { runCrawlee } from './crawlee-run.js';
 import { quantile, ratioOf, round } from './stats.js';
 import { startWebProcess } from './web-process.js';
@@ -156,9 +156,9 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
   const webs: CliWebReport[] = [];
   try {
     for (const [index, shape] of options.webs.entries()) {
-      log(`cli ${shape.name}: generating and serving ${shape.web.hosts} hosts x ${shape.web.pagesPerHost} pages (${shape.varies})`);
+      log(`cli ${shape.name}: generating and serving ${describeWeb(shape.web)} (${shape.varies})`);
       const web = await startWebProcess(shape.web);
-      const ceiling = shape.web.hosts / (delayMs / 1000);
+      const ceiling = web.ready.hosts / (delayMs / 1000);
       const seedsFile = join(logDir, `${shape.name}-seeds.txt`);
       writeFileSync(seedsFile, `${web.ready.seeds.join('\n')}\n`);
       const maxPages = web.ready.pages * 2 + 100;
@@ -268,7 +268,7 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
       } finally {
         await web.close();
       }
-      webs.push(webReport(shape, web.ready.pages, web.ready.expected, ceiling, runs));
+      webs.push(webReport(shape, web.ready.hosts, web.ready.pages, web.ready.expected, ceiling, runs));
       // What is measured so far survives a later web's failure.
       writeFileSync(join(logDir, 'cli-report.partial.json'), JSON.stringify({ scenario: 'cli', delayMs, rounds: options.rounds, webs }));
     }
@@ -282,7 +282,7 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
   return { scenario: 'cli', delayMs, rounds: options.rounds, webs };
 }
 
-function webReport(shape: CliWeb, pagesGenerated: number, expectedReachable: number, ceiling: number, runs: CliRunFigures[]): CliWebReport {
+function webReport(shape: CliWeb, hosts: number, pagesGenerated: number, expectedReachable: number, ceiling: number, runs: CliRunFigures[]): CliWebReport {
   const ratios: number[] = [];
   for (const run of runs.filter((r) => r.crawler === 'ours-warm')) {
     const crawlee = runs.find((r) => r.crawler === 'crawlee-memory' && r.round === run.round);
@@ -295,7 +295,7 @@ function webReport(shape: CliWeb, pagesGenerated: number, expectedReachable: num
   return {
     name: shape.name,
     varies: shape.varies,
-    hosts: shape.web.hosts,
+    hosts,
     pagesGenerated,
     expectedReachable,
     politenessCeilingPagesPerSecond: round(ceiling, 1),

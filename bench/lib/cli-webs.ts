@@ -2,15 +2,29 @@
 // size, links per page, share of cross-host links, host count), so a ratio that moves says which
 // shape of web moved it. Each web has its own address range: host workflows of one web never
 // meet another web's crawl.
-import type { GenerateWebOptions } from '../../test/support/test-web/index.js';
+import { existsSync } from 'node:fs';
+import type { DocTree, GenerateWebOptions } from '../../test/support/test-web/index.js';
+import type { BenchWebOptions } from './web-process.js';
 
 export interface CliWeb {
   /** What the report calls it, and what `--webs` selects. */
   name: string;
   /** The one thing that differs from the base web. */
   varies: string;
-  web: GenerateWebOptions;
+  web: BenchWebOptions;
 }
+
+/**
+ * Manuals Debian installs as HTML (`apt-get install postgresql-doc-15 python3.11-doc`): real
+ * documentation trees, written by others, each served as one host. (Not nodejs-doc: installing
+ * it removes a Node.js that did not come from Debian.)
+ */
+export const DOC_TREES: readonly DocTree[] = [
+  { name: 'PostgreSQL 15 manual', dir: '/usr/share/doc/postgresql-doc-15/html' },
+  { name: 'Python 3.11 documentation', dir: '/usr/share/doc/python3.11/html' },
+];
+
+export const DOC_TREE_PACKAGES = 'postgresql-doc-15 python3.11-doc';
 
 /** 200 hosts x 25 pages of 12 KB, 15 random links a page (a third to other hosts), robots.txt rules, every root a seed. */
 const BASE: GenerateWebOptions = {
@@ -27,6 +41,11 @@ const BASE: GenerateWebOptions = {
 function varied(name: string, varies: string, base: string, change: Partial<GenerateWebOptions>): CliWeb {
   const web = { ...BASE, ...change, base };
   return { name, varies, web: { ...web, seedHosts: change.seedHosts ?? web.hosts } };
+}
+
+/** What the report says a web is: hosts x pages for a generated one, the trees for documentation. */
+export function describeWeb(web: BenchWebOptions): string {
+  return 'docTrees' in web ? web.docTrees.trees.map((tree) => tree.name).join(', ') : `${web.hosts} hosts x ${web.pagesPerHost} pages`;
 }
 
 export const CLI_WEBS: readonly CliWeb[] = [
@@ -49,14 +68,26 @@ export const CLI_WEBS: readonly CliWeb[] = [
   varied('text-distinct', 'pages of distinct text', '127.82.0.1', { text: 'distinct' }),
   varied('text-templated', 'pages sharing a template passage', '127.83.0.1', { text: 'templated' }),
   varied('hosts-10000', '10,000 hosts x 2 pages', '127.80.0.1', { hosts: 10_000, pagesPerHost: 2, linksPerPage: 5 }),
+  { name: 'docs', varies: 'two real manuals (PostgreSQL, Python), a host each', web: { docTrees: { trees: DOC_TREES, base: '127.84.0.1' } } },
 ];
 
-export function cliWebsNamed(names: string | undefined): CliWeb[] {
-  if (names === undefined || names === 'all') return [...CLI_WEBS];
+/** Whether every documentation tree the docs web serves is installed. */
+export function docTreesInstalled(): boolean {
+  return DOC_TREES.every((tree) => existsSync(`${tree.dir}/index.html`));
+}
+
+/** The webs `--webs` names; 'all' leaves out the docs web when its manuals are not installed (and says so through `log`). */
+export function cliWebsNamed(names: string | undefined, log: (line: string) => void = () => undefined): CliWeb[] {
+  if (names === undefined || names === 'all') {
+    if (docTreesInstalled()) return [...CLI_WEBS];
+    log(`cli: the docs web is left out: its manuals are not installed (apt-get install -y ${DOC_TREE_PACKAGES})`);
+    return CLI_WEBS.filter((web) => web.name !== 'docs');
+  }
   const wanted = names.split(',').map((name) => name.trim());
   const unknown = wanted.filter((name) => !CLI_WEBS.some((web) => web.name === name));
   if (unknown.length > 0) {
     throw new Error(`--webs: unknown web ${unknown.join(', ')}; the webs are ${CLI_WEBS.map((web) => web.name).join(', ')} (or all)`);
   }
+  if (wanted.includes('docs') && !docTreesInstalled()) throw new Error(`--webs docs: the manuals it serves are not installed; run apt-get install -y ${DOC_TREE_PACKAGES}`);
   return CLI_WEBS.filter((web) => wanted.includes(web.name));
 }

@@ -1,12 +1,13 @@
 // The test web as its own process, so the benchmark can measure its memory apart from the
 // crawler's and so the crawler under test never shares an event loop with the server.
 // Started by web-process.ts through IPC; answers 'figures', 'clear' and 'close'.
-import { generateWeb, startTestWeb, type GenerateWebOptions } from '../../test/support/test-web/index.js';
+import { docTreesWeb, generateWeb, startTestWeb } from '../../test/support/test-web/index.js';
 import { webFigures } from './web-figures.js';
-import type { WebChildReady, WebChildReply, WebChildRequest } from './web-process.js';
+import type { BenchWebOptions, WebChildReady, WebChildReply, WebChildRequest } from './web-process.js';
 
-const options = JSON.parse(process.env['BENCH_WEB_OPTIONS'] ?? '{}') as GenerateWebOptions;
-const generated = generateWeb(options);
+const options = JSON.parse(process.env['BENCH_WEB_OPTIONS'] ?? '{}') as BenchWebOptions;
+const generated = 'docTrees' in options ? docTreesWeb(options.docTrees) : generateWeb(options);
+const pages = 'files' in generated ? generated.files : generated.pages.length;
 // Listening on thousands of addresses at once: open them in large batches.
 const web = await startTestWeb(generated.spec, { listenConcurrency: 512 });
 const expected = generated.expectedReachable(web.port);
@@ -38,7 +39,7 @@ send({
   type: 'ready',
   port: web.port,
   hosts: generated.hosts.length,
-  pages: generated.pages.length,
+  pages,
   seeds: generated.seeds(web.port),
   expected: expected.size,
   disallowed: disallowed.size,

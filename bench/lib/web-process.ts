@@ -2,8 +2,11 @@
 // request log, clear the log between crawlers, close it.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { GenerateWebOptions } from '../../test/support/test-web/index.js';
+import type { DocTreesWebOptions, GenerateWebOptions } from '../../test/support/test-web/index.js';
 import type { WebFigures } from './web-figures.js';
+
+/** A generated web, or documentation trees served as they are. */
+export type BenchWebOptions = GenerateWebOptions | { docTrees: DocTreesWebOptions };
 
 export interface WebChildReady {
   type: 'ready';
@@ -38,7 +41,7 @@ export interface WebProcess {
 const CHILD = fileURLToPath(new URL('./web-child.ts', import.meta.url));
 const RUN_TS = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
 
-export async function startWebProcess(options: GenerateWebOptions, startTimeoutMs = 300_000): Promise<WebProcess> {
+export async function startWebProcess(options: BenchWebOptions, startTimeoutMs = 300_000): Promise<WebProcess> {
   const child: ChildProcess = fork(RUN_TS, [CHILD], {
     env: { ...process.env, BENCH_WEB_OPTIONS: JSON.stringify(options) },
     // A big web holds every page body and a listener per host.

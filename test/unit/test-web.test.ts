@@ -1,5 +1,8 @@
 import { createServer, get as httpGet, type Server } from 'node:http';
 import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import * as cheerio from 'cheerio';
@@ -8,6 +11,7 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ChangeTimeline,
+  docTreesWeb,
   generateWeb,
   hostileWeb,
   loopbackHosts,
@@ -723,6 +727,37 @@ describe('generateWeb', () => {
   it('refuses nonsense options with a typed error', () => {
     expect(codeOf(() => generateWeb({ ...options, hosts: 0 }))).toBe('TEST_WEB_INVALID_OPTION');
     expect(codeOf(() => generateWeb({ ...options, crossHostLinkRatio: 2 }))).toBe('TEST_WEB_INVALID_OPTION');
+  });
+});
+
+describe('docTreesWeb', () => {
+  it('serves a folder as a host, its index at /, and knows which files links reach', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'doc-tree-'));
+    try {
+      mkdirSync(join(dir, 'guide'));
+      writeFileSync(join(dir, 'index.html'), '<a href="guide/">Guide</a> <a href="a.html#x">A</a> <a href="https://elsewhere.example/">out</a> <a href="missing.html">gone</a>');
+      writeFileSync(join(dir, 'guide', 'index.html'), '<base href="../"><a href="b.html">B</a> <a href="logo.png">logo</a>');
+      writeFileSync(join(dir, 'a.html'), '<a rel="nofollow" href="hidden.html">hidden</a>');
+      writeFileSync(join(dir, 'b.html'), 'no links');
+      writeFileSync(join(dir, 'hidden.html'), 'nofollow only');
+      writeFileSync(join(dir, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x7b, 0x70, 0x6f, 0x72, 0x74, 0x7d]));
+      const generated = docTreesWeb({ trees: [{ name: 'tiny manual', dir }], base: '127.27.0.0' });
+      expect(generated.files).toBe(6);
+      const web = await start(generated.spec);
+      const host = generated.hosts[0]!;
+      const url = (path: string): string => `http://${host}:${web.port}${path}`;
+      expect(generated.seeds(web.port)).toEqual([url('/')]);
+      expect([...generated.expectedReachable(web.port)].sort()).toEqual(['/', '/a.html', '/b.html', '/guide/', '/logo.png'].map(url).sort());
+      const root = await fetch(url('/'));
+      expect(await root.text()).toContain('Guide');
+      const logo = await fetch(url('/logo.png'));
+      expect(logo.headers.get('content-type')).toBe('image/png');
+      // Served as read: no port placeholder filled into a file that happens to hold one.
+      expect(Buffer.from(await logo.arrayBuffer()).subarray(4).toString()).toBe('{port}');
+      expect(() => docTreesWeb({ trees: [{ name: 'empty', dir: join(dir, 'guide', 'nothing') }] })).toThrow(/install its package/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

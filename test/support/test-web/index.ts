@@ -16,6 +16,7 @@ export {
 } from './types.js';
 export { generateWeb, PRODUCT_TOKEN, type GeneratedPage, type GeneratedWeb, type GenerateWebOptions, type RobotsKind } from './generate-web.js';
 export { PAGE_TEXT_SHAPES, type PageTextShape } from './page-text.js';
+export { docTreesWeb, type DocTree, type DocTreesWeb, type DocTreesWebOptions } from './doc-trees.js';
 export { trapWeb, type TrapFamily, type TrapWeb, type TrapWebOptions } from './trap-web.js';
 export { hostileWeb, type HostileWeb, type HostileWebOptions } from './hostile-web.js';
 export {
