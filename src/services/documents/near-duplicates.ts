@@ -23,10 +23,16 @@ import type { PoolClient } from '../../storage/postgres/pool.js';
 
 /**
  * What one lookup reads at most: 64 leaders a key (a key more pages lead under is a template's or a
- * vocabulary's, not evidence of nearness), of which SimHash candidates are only those within the
- * near-duplicate distance, nearest first; MinHash candidates those sharing the most bands.
+ * vocabulary's, not evidence of nearness), 16 in the first look without locks, of which SimHash
+ * candidates are only those within the near-duplicate distance, nearest first; MinHash candidates
+ * those sharing the most bands.
  */
-export const LOOKUP_LIMITS = Object.freeze({ maxCandidates: 100, maxSimhashDistanceBits: DEFAULT_NEAR_DUPLICATE_OPTIONS.maxSimhashDistance, maxRowsPerKey: 64 });
+export const LOOKUP_LIMITS = Object.freeze({
+  maxCandidates: 100,
+  maxSimhashDistanceBits: DEFAULT_NEAR_DUPLICATE_OPTIONS.maxSimhashDistance,
+  maxRowsPerKey: 64,
+  maxRowsPerKeyFirstLook: 16,
+});
 
 /** The thresholds stored with each membership, so clusters can be rebuilt when they change (000 §7.2). */
 export const NEAR_DUPLICATE_THRESHOLDS = Object.freeze({

@@ -52,6 +52,11 @@ export interface LookupLimits {
    * template's or a vocabulary's, not evidence of nearness, and its other leaders are not read.
    */
   maxRowsPerKey: number;
+  /**
+   * Leaders the first look, without locks, reads a key at most: enough to find most alike pages
+   * their cluster; a page it finds none for looks again under its locks, up to `maxRowsPerKey`.
+   */
+  maxRowsPerKeyFirstLook: number;
 }
 
 /**
@@ -82,7 +87,7 @@ export async function indexAndLookUpMany(client: PoolClient, documents: readonly
   const locks = documents.flatMap((entry, i) => indexLockKeys(entry.blocks, entry.bands).map((lock) => ({ i: i + 1, ...lock })));
   const blocks = documents.flatMap((entry, i) => entry.blocks.map((key) => ({ i: i + 1, part: key.block, key: key.key })));
   const bands = documents.flatMap((entry, i) => entry.bands.map((key) => ({ i: i + 1, part: key.band, key: key.key })));
-  const lookupArguments = `l.index_name, l.parts::smallint[], l.keys::int[], l.fingerprint, l.simhash, $15, $12, $16`;
+  const lookupArguments = `l.index_name, l.parts::smallint[], l.keys::int[], l.fingerprint, l.simhash, $15::int, $12::int, $16::int`;
   const result = await client.query<LookupRow>(
     `WITH docs AS (SELECT * FROM unnest($1::bytea[], $2::int[], $3::int[], $13::bigint[]) WITH ORDINALITY AS d(fingerprint, generation, parser_version, simhash, i)),
      blocks AS (SELECT * FROM unnest($4::int[], $5::smallint[], $6::int[]) AS b(i, part, key)),
@@ -98,27 +103,55 @@ export async function indexAndLookUpMany(client: PoolClient, documents: readonly
      stale_bands AS (
        DELETE FROM minhash_bands m USING indexed d
        WHERE m.fingerprint = d.fingerprint AND NOT EXISTS (SELECT 1 FROM bands b WHERE b.i = d.i AND b.part = m.band)),
-     new_blocks AS (
-       INSERT INTO simhash_blocks (fingerprint, block, key, generation, parser_version, simhash)
-       SELECT d.fingerprint, b.part, b.key, d.generation, d.parser_version, d.simhash FROM blocks b JOIN indexed d ON d.i = b.i ORDER BY d.fingerprint, b.part
-       ON CONFLICT (fingerprint, block) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version, simhash = EXCLUDED.simhash),
-     new_bands AS (
-       INSERT INTO minhash_bands (fingerprint, band, key, generation, parser_version)
-       SELECT d.fingerprint, b.part, b.key, d.generation, d.parser_version FROM bands b JOIN indexed d ON d.i = b.i ORDER BY d.fingerprint, b.part
-       ON CONFLICT (fingerprint, band) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version),
      lookups AS (
        SELECT d.i, d.fingerprint, d.simhash, d.i NOT IN (SELECT i FROM newer) AS current,
               CASE WHEN EXISTS (SELECT 1 FROM bands b WHERE b.i = d.i) THEN 'minhash' ELSE 'simhash' END AS index_name,
               COALESCE((SELECT array_agg(part ORDER BY part) FROM bands b WHERE b.i = d.i), (SELECT array_agg(part ORDER BY part) FROM blocks b WHERE b.i = d.i), '{}') AS parts,
               COALESCE((SELECT array_agg(key ORDER BY part) FROM bands b WHERE b.i = d.i), (SELECT array_agg(key ORDER BY part) FROM blocks b WHERE b.i = d.i), '{}') AS keys
        FROM docs d),
+     -- The first look, in this statement (no function call, its snapshot): the SimHash leaders
+     -- sharing a key, the first $17 of each key in fingerprint order, within $15 bits.
+     first_reads AS (
+       SELECT b.i, r.f, r.g, r.p, r.h, r.n
+       FROM blocks b
+       JOIN lookups l ON l.i = b.i AND l.current AND l.index_name = 'simhash'
+       CROSS JOIN LATERAL (
+         SELECT k.fingerprint AS f, k.generation AS g, k.parser_version AS p, k.simhash AS h, row_number() OVER (ORDER BY k.fingerprint) AS n
+         FROM (SELECT s.fingerprint, s.generation, s.parser_version, s.simhash FROM simhash_blocks s
+               WHERE s.block = b.part AND s.key = b.key AND s.leader AND s.fingerprint <> l.fingerprint
+               ORDER BY s.fingerprint LIMIT $17::int + 1) AS k) AS r),
+     first_hits AS (
+       SELECT h.*, row_number() OVER (PARTITION BY h.i ORDER BY h.distance, h.f) AS rank
+       FROM (SELECT DISTINCT r.i, r.f, r.g, r.p, r.h, bit_count((r.h # l.simhash)::bit(64)) AS distance
+             FROM first_reads r JOIN lookups l ON l.i = r.i
+             WHERE r.n <= $17::int AND bit_count((r.h # l.simhash)::bit(64)) <= $15::int) AS h),
      first_look AS (
-       SELECT l.i, c.* FROM lookups l
-       CROSS JOIN LATERAL near_duplicate_candidates(l.current AND cardinality(l.keys) > 0, ${lookupArguments}) AS c),
+       SELECT h.i, 'candidate' AS kind, h.f AS fingerprint, h.g AS generation, h.p AS parser_version, h.h::text AS simhash, NULL::integer[] AS minhash,
+              n.cluster_id, n.method, NULL::integer AS capped_keys
+       FROM first_hits h LEFT JOIN near_duplicates n ON n.fingerprint = h.f WHERE h.rank <= $12::int
+       UNION ALL
+       SELECT l.i, 'own', n.fingerprint, NULL, NULL, NULL, NULL, n.cluster_id, n.method, NULL
+       FROM lookups l JOIN near_duplicates n ON n.fingerprint = l.fingerprint
+       WHERE l.current AND l.index_name = 'simhash' AND cardinality(l.keys) > 0
+       UNION ALL
+       SELECT l.i, 'summary', NULL, NULL, NULL, NULL, NULL, NULL, NULL, (SELECT count(*) FROM first_reads r WHERE r.i = l.i AND r.n > $17::int)::integer
+       FROM lookups l WHERE l.current AND l.index_name = 'simhash' AND cardinality(l.keys) > 0),
      may_lead AS (
        SELECT l.* FROM lookups l
        WHERE l.current AND cardinality(l.keys) > 0
          AND (l.index_name = 'minhash' OR NOT EXISTS (SELECT 1 FROM first_look f WHERE f.i = l.i AND f.kind = 'candidate'))),
+     -- Written as leaders exactly when they may lead: a page the first look found a near leader
+     -- for joins its cluster, and the membership write at COMMIT then finds its rows as they should be.
+     new_blocks AS (
+       INSERT INTO simhash_blocks (fingerprint, block, key, generation, parser_version, simhash, leader)
+       SELECT d.fingerprint, b.part, b.key, d.generation, d.parser_version, d.simhash, d.i IN (SELECT i FROM may_lead)
+       FROM blocks b JOIN indexed d ON d.i = b.i ORDER BY d.fingerprint, b.part
+       ON CONFLICT (fingerprint, block) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version,
+         simhash = EXCLUDED.simhash, leader = EXCLUDED.leader),
+     new_bands AS (
+       INSERT INTO minhash_bands (fingerprint, band, key, generation, parser_version)
+       SELECT d.fingerprint, b.part, b.key, d.generation, d.parser_version FROM bands b JOIN indexed d ON d.i = b.i ORDER BY d.fingerprint, b.part
+       ON CONFLICT (fingerprint, band) DO UPDATE SET key = EXCLUDED.key, generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version),
      key_locks AS (
        SELECT pg_advisory_xact_lock(c, k) FROM (
          SELECT DISTINCT c, k FROM unnest($10::int[], $11::int[], $14::int[]) AS l(c, k, i) WHERE l.i IN (SELECT i FROM may_lead) ORDER BY c, k) AS ordered),
@@ -150,6 +183,7 @@ export async function indexAndLookUpMany(client: PoolClient, documents: readonly
       locks.map((lock) => lock.i),
       limits.maxSimhashDistanceBits,
       limits.maxRowsPerKey,
+      limits.maxRowsPerKeyFirstLook,
     ],
   );
   return documents.map((_, index) => {
@@ -217,7 +251,7 @@ export interface CandidateLookup {
 export interface DocumentLookup extends CandidateLookup {
   /** False when a newer document of the URL is indexed already: nothing was looked up. */
   current: boolean;
-  /** Keys that held more leaders than one lookup reads (LookupLimits.maxRowsPerKey). */
+  /** Keys that held more leaders than the look that decided reads (LookupLimits.maxRowsPerKeyFirstLook, or maxRowsPerKey under the locks). */
   cappedKeys: number;
   /** Whether the document took its index key locks (it found no near leader without them). */
   locked: boolean;
