@@ -3,6 +3,7 @@ import { CliError } from '../cli-error.js';
 import { DEFAULT_TASK_QUEUE } from '../../contracts/messages.js';
 import { dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs } from '../args.js';
 import { connectServices } from '../services.js';
+import { jsonLogLine } from '../../workers/log-format.js';
 
 export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concurrent-activities N] [--max-cached-workflows N] [--max-database-connections N] [--role all|workflows|activities] [--log-format text|json]
                       [--metrics-port N] [--metrics-host ADDR] [--parse-threads N] [--parse-timeout-ms MS] [--data-dir DIR]
@@ -67,7 +68,9 @@ export async function workerCommand(argv: string[]): Promise<number> {
   const stop = (): void => void worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  process.stderr.write(`worker ${process.pid} (${role}) polling task queue '${taskQueue}' on ${endpoints.temporal.address}${worker.metricsUrl ? `; metrics at ${worker.metricsUrl}` : ''}\n`);
+  const started = `worker ${process.pid} (${role}) polling task queue '${taskQueue}' on ${endpoints.temporal.address}${worker.metricsUrl ? `; metrics at ${worker.metricsUrl}` : ''}`;
+  // With --log-format json every line on stderr is a record, this one too.
+  process.stderr.write(`${logFormat === 'json' ? jsonLogLine({ level: 'INFO', message: started, timestampNanos: BigInt(Date.now()) * 1_000_000n, meta: { taskQueue, role } }) : started}\n`);
   await worker.run();
   return 0;
 }
