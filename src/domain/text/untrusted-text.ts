@@ -8,6 +8,8 @@ export const UNTRUSTED_TEXT_MAX_CHARS = 200;
 export interface NeutralizeTextOptions {
   /** Characters (code points) of the input kept; the rest is replaced by a count of what was cut. Default UNTRUSTED_TEXT_MAX_CHARS (200). */
   maxChars?: number;
+  /** Characters of the original text the caller dropped before passing it here: counted among those cut. Default 0. */
+  droppedChars?: number;
 }
 
 /**
@@ -63,8 +65,8 @@ export function neutralizeText(text: string, options: NeutralizeTextOptions = {}
   const maxChars = options.maxChars ?? UNTRUSTED_TEXT_MAX_CHARS;
   const end = endOfCodePoints(text, maxChars);
   const kept = text.slice(0, end).replace(UNSAFE, escapeCharacter);
-  if (end >= text.length) return kept;
-  const cut = countCodePoints(text, end);
+  const cut = (end >= text.length ? 0 : countCodePoints(text, end)) + (options.droppedChars ?? 0);
+  if (cut === 0) return kept;
   return `${kept}… (${cut} more character${cut === 1 ? '' : 's'})`;
 }
 

@@ -57,6 +57,12 @@ describe('neutralizeText', () => {
     expect(neutralizeText('ab\ud800c', { maxChars: 2 })).toBe('ab… (2 more characters)');
   });
 
+  it('counts characters the caller dropped before among those cut', () => {
+    expect(neutralizeText('abc', { droppedChars: 10 })).toBe('abc… (10 more characters)');
+    expect(neutralizeText('abcdef', { maxChars: 3, droppedChars: 10 })).toBe('abc… (13 more characters)');
+    expect(neutralizeText('abc', { droppedChars: 0 })).toBe('abc');
+  });
+
   it('caps before escaping: escapes widen what is kept, not what is read', () => {
     const out = neutralizeText('\x1b'.repeat(1000), { maxChars: 10 });
     expect(out).toBe(`${'\\x1b'.repeat(10)}… (990 more characters)`);
