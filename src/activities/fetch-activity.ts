@@ -20,6 +20,7 @@ import { hostDownloadMs, parseRetryAfter, type HostOutcome } from '../domain/pol
 import { changeKey } from '../domain/recrawl/index.js';
 import { isRobotsFresh, productTokenOf, robotsVerdictFor } from '../domain/robots/index.js';
 import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl, decideRedirect, isSkippedContentType, redactCredentials } from '../domain/url/index.js';
+import { neutralizeText } from '../domain/text/index.js';
 import { HttpFetchError, type FetchResponseHead } from '../http/index.js';
 import { keepBodyStored } from '../storage/body-retention.js';
 import { PinnedPacks } from '../storage/object-store/pinned-packs.js';
@@ -272,7 +273,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
     // 2xx
     const contentType = head.headers['content-type'];
     if (!spool.used) {
-      throw await failure(input, attemptNumber, 'UnsupportedContentType', `content type ${contentType ?? '(none)'} is not crawled`, { ...timing, status: head.status });
+      throw await failure(input, attemptNumber, 'UnsupportedContentType', `content type ${contentType === undefined ? '(none)' : neutralizeText(contentType)} is not crawled`, { ...timing, status: head.status });
     }
     const storedBytes = spool.size;
     const stored = spool.contents();

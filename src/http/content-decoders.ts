@@ -1,6 +1,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import { HttpFetchError } from './errors.js';
+import { neutralizeText } from '../domain/text/index.js';
 
 /** The codings we ask for in Accept-Encoding, and therefore the only ones we decode. */
 export const ACCEPT_ENCODING = 'gzip, deflate, br';
@@ -42,7 +43,7 @@ function decoderFor(coding: string, url: string): Transform {
     case 'deflate':
       return new DeflateDecoder();
     default:
-      return failingOnFirstByte(url, `unsupported content coding "${coding}" (we only accept ${ACCEPT_ENCODING})`);
+      return failingOnFirstByte(url, `unsupported content coding "${neutralizeText(coding)}" (we only accept ${ACCEPT_ENCODING})`);
   }
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import * as Minio from 'minio';
 import { request } from 'undici';
+import { PRIVATE_UMASK } from './private-files.js';
 import { spawnDetached, type DetachedProcess } from './process-supervisor.js';
 
 export interface MinioServerOptions {
@@ -54,6 +55,8 @@ export function startMinioServer(options: MinioServerOptions): DetachedProcess {
     },
     logFile: paths.logFile,
     pidFile: paths.pidFile,
+    // The stored bodies.
+    umask: PRIVATE_UMASK,
   });
 }
 

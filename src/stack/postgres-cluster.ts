@@ -4,6 +4,7 @@ import { accessSync, chownSync, constants as fsConstants, existsSync, mkdirSync,
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { PRIVATE_FILE_MODE } from './private-files.js';
 import { readPidFile } from './process-supervisor.js';
 import { StackError } from './stack-error.js';
 import { makeSearchableBy } from './searchable-path.js';
@@ -136,12 +137,12 @@ export async function initPostgresCluster(options: PostgresClusterOptions & { pa
   prepareDir(options.dir, options.runAs, 0o700);
   if (options.runAs !== undefined) makeSearchableBy(options.dir, options.runAs);
   prepareDir(paths.socketDir, options.runAs, 0o700);
-  if (!existsSync(paths.logFile)) writeFileSync(paths.logFile, '');
+  if (!existsSync(paths.logFile)) writeFileSync(paths.logFile, '', { mode: PRIVATE_FILE_MODE });
   if (options.runAs !== undefined) chownSync(paths.logFile, options.runAs.uid, options.runAs.gid);
   if (existsSync(join(paths.clusterDir, 'PG_VERSION'))) return;
   // initdb reads the password from a file (never argv, which other users can see), as the user it runs as.
   const passwordFile = join(options.dir, 'initdb-password');
-  writeFileSync(passwordFile, `${options.password}\n`, { mode: 0o600 });
+  writeFileSync(passwordFile, `${options.password}\n`, { mode: PRIVATE_FILE_MODE });
   if (options.runAs !== undefined) chownSync(passwordFile, options.runAs.uid, options.runAs.gid);
   try {
     await run(
@@ -165,7 +166,7 @@ export async function initPostgresCluster(options: PostgresClusterOptions & { pa
   } finally {
     rmSync(passwordFile, { force: true });
   }
-  writeFileSync(join(paths.clusterDir, 'pg_hba.conf'), crawlerPgHba);
+  writeFileSync(join(paths.clusterDir, 'pg_hba.conf'), crawlerPgHba, { mode: PRIVATE_FILE_MODE });
   appendFileSync(join(paths.clusterDir, 'postgresql.conf'), "\n# Crawler stack settings (port, sockets, sizes)\ninclude_if_exists = 'crawler-stack.conf'\n");
 }
 
@@ -173,7 +174,7 @@ export async function initPostgresCluster(options: PostgresClusterOptions & { pa
 export async function startPostgresCluster(options: PostgresClusterOptions): Promise<{ pid: number; logFile: string }> {
   const paths = postgresPaths(options.dir);
   const confFile = join(paths.clusterDir, 'crawler-stack.conf');
-  writeFileSync(confFile, crawlerPostgresConf(options.port, paths.socketDir));
+  writeFileSync(confFile, crawlerPostgresConf(options.port, paths.socketDir), { mode: PRIVATE_FILE_MODE });
   if (options.runAs !== undefined) chownSync(confFile, options.runAs.uid, options.runAs.gid);
   try {
     await run(
@@ -228,7 +229,7 @@ export async function requirePostgresPassword(options: { dir: string; adminUrl: 
     // ALTER ROLE takes no bind parameters; the literal is quoted, and password_encryption makes it a SCRAM verifier.
     await client.query("SET password_encryption = 'scram-sha-256'");
     await client.query(`ALTER ROLE ${quoteIdentifier(postgresSuperuser)} PASSWORD '${options.password.replace(/'/g, "''")}'`);
-    writeFileSync(hbaFile, crawlerPgHba);
+    writeFileSync(hbaFile, crawlerPgHba, { mode: PRIVATE_FILE_MODE });
     if (options.runAs !== undefined) chownSync(hbaFile, options.runAs.uid, options.runAs.gid);
     await client.query('SELECT pg_reload_conf()');
   } finally {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';
 
 export interface SpawnDetachedOptions {
   /** Executable path. */
@@ -15,6 +16,8 @@ export interface SpawnDetachedOptions {
   logFile: string;
   /** The child's pid is written here; omit when the program writes its own (postmaster.pid). */
   pidFile?: string;
+  /** The child's umask, e.g. PRIVATE_UMASK so that what it creates is its user's alone. Default: this process's. */
+  umask?: number;
 }
 
 export interface DetachedProcess {
@@ -27,10 +30,15 @@ export interface DetachedProcess {
  * it), output appended to logFile, and lets this process exit without waiting for it.
  */
 export function spawnDetached(options: SpawnDetachedOptions): DetachedProcess {
-  mkdirSync(dirname(options.logFile), { recursive: true });
-  const logFd = openSync(options.logFile, 'a');
+  mkdirSync(dirname(options.logFile), { recursive: true, mode: PRIVATE_DIR_MODE });
+  const logFd = openSync(options.logFile, 'a', PRIVATE_FILE_MODE);
+  // Node cannot set a child's umask: a shell sets it, then becomes the program (same pid).
+  const [command, args] =
+    options.umask === undefined
+      ? [options.command, options.args]
+      : ['/bin/sh', ['-c', `umask ${options.umask.toString(8).padStart(3, '0')} && exec "$0" "$@"`, options.command, ...options.args]];
   try {
-    const child = spawn(options.command, options.args, {
+    const child = spawn(command, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
       detached: true,
@@ -41,8 +49,8 @@ export function spawnDetached(options: SpawnDetachedOptions): DetachedProcess {
     child.unref();
     if (child.pid === undefined) throw new Error(`could not start ${options.command}`);
     if (options.pidFile !== undefined) {
-      mkdirSync(dirname(options.pidFile), { recursive: true });
-      writeFileSync(options.pidFile, `${child.pid}\n`);
+      mkdirSync(dirname(options.pidFile), { recursive: true, mode: PRIVATE_DIR_MODE });
+      writeFileSync(options.pidFile, `${child.pid}\n`, { mode: PRIVATE_FILE_MODE });
     }
     return { pid: child.pid, logFile: options.logFile };
   } finally {

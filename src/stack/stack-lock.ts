@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';
 import { isProcessAlive } from './process-supervisor.js';
 import { StackError } from './stack-error.js';
 
@@ -33,12 +34,12 @@ export async function withStackLock<T>(dataDir: string, fn: () => Promise<T>, op
 }
 
 async function withFileLock<T>(dataDir: string, fn: () => Promise<T>, options: StackLockOptions): Promise<T> {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const lockPath = join(dataDir, 'stack.lock');
   const deadline = Date.now() + (options.timeoutMs ?? 180_000);
   for (;;) {
     try {
-      writeFileSync(lockPath, `${process.pid}\n`, { flag: 'wx' });
+      writeFileSync(lockPath, `${process.pid}\n`, { flag: 'wx', mode: PRIVATE_FILE_MODE });
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';
 
 /** What this data folder started, as last recorded. Ports are kept so a restart reuses them. */
 export interface StackState {
@@ -30,10 +31,10 @@ export function readStackState(dataDir: string): StackState {
 
 /** Atomic (write then rename) and private (0600): the file holds the MinIO and Postgres passwords. */
 export function writeStackState(dataDir: string, state: StackState): void {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const path = stackStatePath(dataDir);
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
+  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
+  chmodSync(tmp, PRIVATE_FILE_MODE);
   renameSync(tmp, path);
 }

@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { bucketSettings, externalServicesFromEnv, type ExternalServices } from './external-services.js';
 import { findFreePorts, isPortOpen } from './free-port.js';
@@ -17,6 +16,7 @@ import {
   requirePostgresPassword,
   startPostgresCluster,
 } from './postgres-cluster.js';
+import { makeDataDirPrivate, makePrivateDir } from './private-files.js';
 import { isProcessAlive, readPidFile, removePidFile, stopProcess, tailFile } from './process-supervisor.js';
 import { StackError, type StackService } from './stack-error.js';
 import { withStackLock } from './stack-lock.js';
@@ -208,7 +208,7 @@ async function ensureTemporal(ctx: Context): Promise<StackEndpoints['temporal']>
   } else {
     if (recorded?.pid !== undefined) await stopProcess(recorded.pid, { expectedProgram: 'temporal' });
     const binary = requireTool('temporal');
-    mkdirSync(dir, { recursive: true });
+    makePrivateDir(dir);
     record = await startOnFreePorts({
       count: 2,
       preferredPorts: [recorded?.port, recorded?.uiPort],
@@ -327,7 +327,7 @@ async function ensureS3(ctx: Context): Promise<StackEndpoints['s3']> {
   } else {
     if (recorded?.pid !== undefined) await stopProcess(recorded.pid, { expectedProgram: 'minio' });
     const binary = requireTool('minio');
-    mkdirSync(minioPaths(dir).objectsDir, { recursive: true });
+    makePrivateDir(minioPaths(dir).objectsDir);
     record = await startOnFreePorts({
       count: 2,
       preferredPorts: [recorded?.port, recorded?.consolePort],
@@ -376,6 +376,7 @@ export async function ensureStack(options: StackOptions = {}): Promise<StackEndp
     return { temporal: t, postgres: p, s3: s };
   }
   return withStackLock(dataDir, async () => {
+    makeDataDirPrivate(dataDir);
     ctx.state = readStackState(dataDir);
     // The credentials must be on disk before MinIO first starts with them, and before initdb sets
     // the Postgres password: a cluster whose password was lost cannot be entered.

@@ -1,5 +1,6 @@
 import { Connection } from '@temporalio/client';
 import { join } from 'node:path';
+import { PRIVATE_UMASK } from './private-files.js';
 import { spawnDetached, type DetachedProcess } from './process-supervisor.js';
 
 export type SearchAttributeKind = 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
@@ -97,6 +98,8 @@ export function startTemporalDevServer(options: TemporalDevServerOptions): Detac
     cwd: options.dir,
     logFile: paths.logFile,
     pidFile: paths.pidFile,
+    // temporal.db holds every workflow's input and history.
+    umask: PRIVATE_UMASK,
   });
 }
 

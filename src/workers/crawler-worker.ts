@@ -5,11 +5,13 @@
  */
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker, type LogLevel } from '@temporalio/worker';
 import { jsonLogLine, textLogLine, type LogFormat } from './log-format.js';
 import { digestSlowTaskWarnings } from './slow-task-digest.js';
 import { PrometheusCrawlMetrics, startMetricsServer } from './prometheus-metrics.js';
 import { findFreePorts } from '../stack/free-port.js';
+import { WorkerStartError } from './worker-start-error.js';
 import { createActivities, type CrawlerActivities } from '../activities/index.js';
 import { HttpClientPool } from './http-client-pool.js';
 import { workerIdentity } from '../services/worker-identity.js';
@@ -52,8 +54,12 @@ export interface CrawlerWorkerOptions {
    * first worker of a process can have its metrics.
    */
   metricsPort?: number;
-  /** The address metrics are served on. Default 127.0.0.1. */
+  /** The address metrics are served on. Default 127.0.0.1; anything beyond loopback is warned about. */
   metricsHost?: string;
+  /** A scrape must send `Authorization: Bearer <token>`. Default none. */
+  metricsBearerToken?: string;
+  /** Where the worker's start-up warnings go (metrics beyond loopback). Default: stderr. */
+  warn?: (line: string) => void;
   /** 'text' (default) or 'json': one JSON object per line on stderr, with crawlId, host and workflowId where known. */
   logFormat?: LogFormat;
   /**
@@ -89,28 +95,64 @@ export const WORKER_ROLES: readonly WorkerRole[] = ['all', 'workflows', 'activit
 
 let runtimeInstalled = false;
 
-/** Temporal's runtime is per process and can be installed only before its first use. */
-function installRuntime(logLevel: LogLevel, logFormat: LogFormat, sdkMetricsAddress: string | undefined): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  try {
-    Runtime.install({
-      // The commands own their signals: Ctrl-C on `crawler crawl` stops the crawl gracefully, which
-      // needs its worker. The runtime's default (shut every worker down on SIGINT or SIGTERM)
-      // took the worker and its client away mid-crawl: the CLI then exited 1 on a gRPC error.
-      shutdownSignals: [],
-      logger: new DefaultLogger(logLevel, digestSlowTaskWarnings((entry) => void process.stderr.write(`${logFormat === 'json' ? jsonLogLine(entry) : textLogLine(entry)}\n`))),
-      telemetryOptions: {
-        // Core's own logs (gRPC retry warnings while Temporal is down) go through the same logger, to
-        // stderr: printed by core directly, they went to stdout, before `--json`'s summary. With
-        // --log-format json every line is then JSON.
-        logging: { filter: { core: logLevel, other: 'ERROR' }, forward: {} },
-        // The SDK's worker metrics, from its own exporter: served with ours (prometheus-metrics.ts).
-        ...(sdkMetricsAddress === undefined ? {} : { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } }),
-      },
-    });
-  } catch {
-    // Already installed by the embedding program: keep its settings.
+/** Exporter ports tried: a port found free may be taken by another process before the exporter binds it. */
+const SDK_METRICS_BIND_TRIES = 3;
+
+export interface WorkerRuntimeOptions {
+  logLevel: LogLevel;
+  logFormat: LogFormat;
+  /** Run the SDK's Prometheus exporter on a loopback port. */
+  sdkMetrics: boolean;
+  /** Picks the exporter's port for each try. Default: a free loopback port. */
+  sdkMetricsPort?: () => Promise<number>;
+}
+
+/**
+ * Temporal's runtime is per process and can be installed only before its first use. With
+ * `sdkMetrics`, its Prometheus exporter listens on a free loopback port, whose address this
+ * returns; a port it cannot bind is an error (the worker would otherwise run on the SDK's
+ * defaults: its own signal handling, no JSON log). Undefined when an embedding program installed
+ * the runtime first, whose settings then stay.
+ */
+export async function installWorkerRuntime(options: WorkerRuntimeOptions): Promise<string | undefined> {
+  if (runtimeInstalled) return undefined;
+  const { logLevel, logFormat } = options;
+  const sdkMetricsPort = options.sdkMetricsPort ?? (async () => (await findFreePorts(1))[0]!);
+  for (let attempt = 1; ; attempt += 1) {
+    const sdkMetricsAddress = options.sdkMetrics ? `127.0.0.1:${await sdkMetricsPort()}` : undefined;
+    try {
+      Runtime.install({
+        // The commands own their signals: Ctrl-C on `crawler crawl` stops the crawl gracefully, which
+        // needs its worker. The runtime's default (shut every worker down on SIGINT or SIGTERM)
+        // took the worker and its client away mid-crawl: the CLI then exited 1 on a gRPC error.
+        shutdownSignals: [],
+        logger: new DefaultLogger(logLevel, digestSlowTaskWarnings((entry) => void process.stderr.write(`${logFormat === 'json' ? jsonLogLine(entry) : textLogLine(entry)}\n`))),
+        telemetryOptions: {
+          // Core's own logs (gRPC retry warnings while Temporal is down) go through the same logger, to
+          // stderr: printed by core directly, they went to stdout, before `--json`'s summary. With
+          // --log-format json every line is then JSON.
+          logging: { filter: { core: logLevel, other: 'ERROR' }, forward: {} },
+          // The SDK's worker metrics, from its own exporter: served with ours (prometheus-metrics.ts).
+          ...(sdkMetricsAddress === undefined ? {} : { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } }),
+        },
+      });
+      runtimeInstalled = true;
+      return sdkMetricsAddress;
+    } catch (error) {
+      if (error instanceof IllegalStateError) {
+        // Already installed by the embedding program: keep its settings.
+        runtimeInstalled = true;
+        return undefined;
+      }
+      if (sdkMetricsAddress !== undefined && attempt < SDK_METRICS_BIND_TRIES) continue;
+      throw new WorkerStartError(
+        sdkMetricsAddress === undefined ? 'RUNTIME_INSTALL_FAILED' : 'SDK_METRICS_BIND_FAILED',
+        sdkMetricsAddress === undefined
+          ? `Temporal's runtime could not be installed: ${(error as Error).message}`
+          : `Temporal's metrics exporter could not listen on ${sdkMetricsAddress} (tried ${attempt} free loopback ports): ${(error as Error).message}. Free some loopback ports or run the worker without --metrics-port.`,
+        { cause: error },
+      );
+    }
   }
 }
 
@@ -138,8 +180,7 @@ export const DEFAULT_MAX_DATABASE_CONNECTIONS = 40;
 
 export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promise<CrawlerWorker> {
   const metrics = options.metricsPort === undefined ? undefined : new PrometheusCrawlMetrics();
-  const sdkMetricsAddress = metrics === undefined ? undefined : `127.0.0.1:${(await findFreePorts(1))[0]!}`;
-  installRuntime(options.logLevel ?? 'WARN', options.logFormat ?? 'text', sdkMetricsAddress);
+  const sdkMetricsAddress = await installWorkerRuntime({ logLevel: options.logLevel ?? 'WARN', logFormat: options.logFormat ?? 'text', sdkMetrics: metrics !== undefined });
   const identity = options.identity ?? workerIdentity();
   const pool = createPool({ connectionString: options.databaseUrl, maxConnections: options.maxDatabaseConnections ?? DEFAULT_MAX_DATABASE_CONNECTIONS, applicationName: `crawler-worker ${identity}` });
   await migrate(pool);
@@ -196,8 +237,12 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
       : await startMetricsServer({
           port: options.metricsPort!,
           ...(options.metricsHost === undefined ? {} : { host: options.metricsHost }),
+          ...(options.metricsBearerToken === undefined ? {} : { bearerToken: options.metricsBearerToken }),
+          ...(options.warn === undefined ? {} : { warn: options.warn }),
           metrics,
           ...(sdkMetricsAddress === undefined ? {} : { sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics` }),
+        }).catch((error: unknown) => {
+          throw new WorkerStartError('METRICS_LISTEN_FAILED', `metrics could not listen on ${options.metricsHost ?? '127.0.0.1'}:${options.metricsPort}: ${(error as Error).message}. Give a free --metrics-port (0 picks one).`, { cause: error });
         });
 
   let closed = false;

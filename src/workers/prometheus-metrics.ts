@@ -3,6 +3,7 @@
  * prom-client, and the Temporal SDK's own worker metrics (its runtime's Prometheus exporter, on a
  * loopback port of its own), served together on one endpoint, `/metrics`.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -97,6 +98,19 @@ export interface MetricsServerOptions {
   metrics: PrometheusCrawlMetrics;
   /** The Temporal runtime's own Prometheus exporter, appended to ours. */
   sdkMetricsUrl?: string;
+  /** A scrape must send `Authorization: Bearer <token>`; others get 401. Default none: whoever reaches the port may scrape. */
+  bearerToken?: string;
+  /**
+   * Connections served at once; more are closed as they arrive. Default 16: a scraper needs one,
+   * and every connection held is a descriptor the worker's fetches, Postgres and Temporal lack.
+   */
+  maxConnections?: number;
+  /** Milliseconds a client has to send its request headers, and (twice that) its whole request. Default 5_000. */
+  headersTimeoutMs?: number;
+  /** Milliseconds a scrape's text is served again to other scrapes, so that scrapes never pile up. Default 1_000. */
+  scrapeCacheMs?: number;
+  /** Where a warning goes (metrics bound beyond loopback). Default: stderr. */
+  warn?: (line: string) => void;
 }
 
 export interface MetricsServer {
@@ -104,26 +118,94 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
+/** Whether `host` is a loopback address or name, which only this machine reaches. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) || /^::ffff:127\./.test(bare);
+}
+
+/** True when `header` is `Bearer <token>`, compared in constant time. */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (match === null) return false;
+  const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(match[1]!), digest(token));
+}
+
 export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
-  const server: Server = createServer((req, res) => {
-    if (req.method !== 'GET' || (req.url ?? '/').split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('metrics are at /metrics\n');
-      return;
-    }
-    void scrape(options).then(
-      (text) => res.writeHead(200, { 'content-type': options.metrics.registry.contentType }).end(text),
-      (error: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${String(error)}\n`),
-    );
-  });
+  const host = options.host ?? '127.0.0.1';
+  const headersTimeoutMs = options.headersTimeoutMs ?? 5_000;
+  const scrapeOnce = sharedScrape(options, options.scrapeCacheMs ?? 1_000);
+  const server: Server = createServer(
+    {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: 2 * headersTimeoutMs,
+      keepAliveTimeout: headersTimeoutMs,
+      // Node checks the two timeouts above on this interval (30 s by default): a held connection goes within a second of its deadline.
+      connectionsCheckingInterval: 1_000,
+      maxHeaderSize: 8 * 1024,
+    },
+    (req, res) => {
+      if (req.method !== 'GET' || (req.url ?? '/').split('?')[0] !== '/metrics') {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('metrics are at /metrics\n');
+        return;
+      }
+      if (options.bearerToken !== undefined && !bearerMatches(req.headers.authorization, options.bearerToken)) {
+        res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer realm="metrics"' }).end('a bearer token is required\n');
+        return;
+      }
+      void scrapeOnce().then(
+        (text) => res.writeHead(200, { 'content-type': options.metrics.registry.contentType }).end(text),
+        (error: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${String(error)}\n`),
+      );
+    },
+  );
+  server.maxConnections = options.maxConnections ?? 16;
+  // A connection idle this long (no request under way) is closed.
+  server.setTimeout(2 * headersTimeoutMs);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(options.port, host, () => resolve());
   });
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}/metrics`;
+  if (!isLoopbackHost(address.address)) {
+    const warn = options.warn ?? ((line: string) => void process.stderr.write(`${line}\n`));
+    warn(
+      `metrics at ${url} listen beyond loopback: whoever reaches that address may read this worker's metrics` +
+        (options.bearerToken === undefined ? '; give --metrics-token-file so that only a scraper holding the token can, or keep the port on a private network' : ' with the token'),
+    );
+  }
   return {
-    url: `http://${host}:${address.port}/metrics`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * One scrape at a time, its text served again for `cacheMs`: however many scrapers ask at once,
+ * the worker gathers its metrics (and asks the SDK's exporter) once.
+ */
+function sharedScrape(options: MetricsServerOptions, cacheMs: number): () => Promise<string> {
+  let last: { atMs: number; text: string } | undefined;
+  let running: Promise<string> | undefined;
+  return () => {
+    if (running !== undefined) return running;
+    if (last !== undefined && performance.now() - last.atMs < cacheMs) return Promise.resolve(last.text);
+    running = scrape(options)
+      .then((text) => {
+        last = { atMs: performance.now(), text };
+        return text;
+      })
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
   };
 }
 

@@ -37,9 +37,10 @@ export async function loadWorkflowBundle(cacheDir: string): Promise<{ code: stri
     return { code: await readFile(cachePath, 'utf8') };
   } catch {
     const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
-    await mkdir(cacheDir, { recursive: true });
+    // The data folder's: its user's alone.
+    await mkdir(cacheDir, { recursive: true, mode: 0o700 });
     const temp = `${cachePath}.${process.pid}.tmp`;
-    await writeFile(temp, bundle.code);
+    await writeFile(temp, bundle.code, { mode: 0o600 });
     await rename(temp, cachePath);
     return bundle;
   }

@@ -1,6 +1,9 @@
 // `crawler replay`: the check a team runs before deploying new worker code. It replays histories
 // (files, or the workflows a visibility query finds) against the workflow code installed here and
 // exits 1 naming each workflow and the event where a history diverged.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { runCrawlerCli } from '../support/crawler-process.js';
@@ -48,6 +51,29 @@ describe('crawler replay', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^DIVERGED host\/127\.29\.0\.1 \(run [0-9a-f-]+\) at event 13: .*Nondeterminism error: Activity type of scheduled event 'fetchBurstRenamed'/m);
     expect(result.stderr).toContain('1 of 1 histories diverged');
+  });
+
+  it('prints a crafted workflow id of a history file neutralised: a DIVERGED line cannot pass for ok', async () => {
+    const crafted = `host/evil\r\u001b[2Kok       host/forged (run 1)\u0085\u009b2K${'z'.repeat(1_000)}`;
+    const fixture = JSON.parse(await readFile('test/replay/divergent/host-workflow-renamed-activity.json', 'utf8')) as { workflowId: string };
+    const dir = await mkdtemp(path.join(tmpdir(), 'replay-crafted-'));
+    const file = path.join(dir, 'crafted.json');
+    await writeFile(file, JSON.stringify({ ...fixture, workflowId: crafted }));
+    try {
+      const text = await runCrawlerCli(harness, ['replay', '--file', file]);
+      expect(text.code).toBe(1);
+      const lines = text.stdout.split('\n').filter(Boolean);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^DIVERGED host\/evil\\r\\x1b\[2Kok {7}host\/forged \(run 1\)\\x85\\x9b2Kz+… \(\d+ more characters\) \(run /);
+      // eslint-disable-next-line no-control-regex
+      expect(text.stdout).not.toMatch(/[\r\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+      const json = await runCrawlerCli(harness, ['replay', '--file', file, '--json']);
+      expect(json.stdout.trim().split('\n')).toHaveLength(1);
+      expect(json.stdout).not.toMatch(/[\u0085\u009b]/);
+      expect(reportsOf(json.stdout)[0]).toMatchObject({ workflowId: crafted, ok: false });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("replays the histories a query finds on the configured Temporal service: the crawl's own", async () => {

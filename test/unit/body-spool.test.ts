@@ -45,6 +45,9 @@ describe('BodySpool', () => {
     expect('filePath' in contents).toBe(true);
     if (!('filePath' in contents)) return;
     expect(contents.storedBytes).toBe(statSync(contents.filePath).size);
+    // A fetched body is the crawl's: its user's alone, whatever the umask.
+    expect(statSync(contents.filePath).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(spool.size).toBe(contents.storedBytes);
     expect(gunzipped(spool).equals(body)).toBe(true);
     await spool.discard();

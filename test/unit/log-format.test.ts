@@ -18,6 +18,13 @@ describe('jsonLogLine', () => {
     const odd = JSON.parse(jsonLogLine({ level: 'ERROR', message: 'm', timestampNanos: at, meta: { n: 12n, error: new Error('boom') } }));
     expect(odd).toMatchObject({ n: '12', error: { name: 'Error', message: 'boom' } });
   });
+
+  it('stays one line for a reader that ends lines at U+0085, U+2028 or U+2029: they are escaped, the value the same', () => {
+    const message = 'content type text/x\u0085{"level":"ERROR"}\u009b31m\u2028\u2029 is not crawled';
+    const line = jsonLogLine({ level: 'WARN', message: 'Activity failed', timestampNanos: at, meta: { error: new Error(message), workflowId: 'host/a\u0085b' } });
+    expect(line).not.toMatch(/[\n\r\u0085\u2028\u2029\u009b]/);
+    expect(JSON.parse(line)).toMatchObject({ error: { message }, host: 'a\u0085b' });
+  });
 });
 
 describe('--log-format', () => {

@@ -4,6 +4,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotF
 import { CRAWL_CONFIG_INTEGER_RANGES, CrawlConfigError, resolveCrawlConfig, type CrawlConfig, type CrawlTrapConfig, type IntegerRange } from '../../config/crawl-config.js';
 import { QueryPolicyConfigError, compileQueryPolicies, redactCredentials, redactUserinfo, tryCanonicalizeUrl, type OriginQueryPolicy } from '../../domain/url/index.js';
 import { createCrawlerWorker } from '../../workers/crawler-worker.js';
+import { WorkerStartError } from '../../workers/worker-start-error.js';
 import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal } from '../../contracts/messages.js';
 import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
 import { clockTime, describeCrawlWaits } from '../../contracts/describe-waits.js';
@@ -141,7 +142,10 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
   const worker = values['no-worker']
     ? undefined
-    : await createCrawlerWorker({ temporal: endpoints.temporal, databaseUrl: endpoints.postgres.url, s3: endpoints.s3, dataDir, taskQueue, logFormat, ...(metricsPort !== undefined ? { metricsPort } : {}) });
+    : await createCrawlerWorker({ temporal: endpoints.temporal, databaseUrl: endpoints.postgres.url, s3: endpoints.s3, dataDir, taskQueue, logFormat, ...(metricsPort !== undefined ? { metricsPort } : {}) }).catch((error: unknown) => {
+        if (error instanceof WorkerStartError) throw new CliError(error.message);
+        throw error;
+      });
   if (worker?.metricsUrl) say(`metrics at ${worker.metricsUrl}`);
   const workerRun = worker?.run();
   const client = worker?.client ?? (await (await import('../client.js')).connectClient(endpoints));

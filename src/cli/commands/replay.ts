@@ -4,7 +4,7 @@
  * workflows"). Histories come from files (the Temporal UI's export, `temporal workflow show
  * --output json`, or this project's committed fixtures) or from a visibility query.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { DefaultLogger, Runtime, Worker, type ReplayResult } from '@temporalio/worker';
@@ -12,6 +12,8 @@ import type { HistoryAndWorkflowId } from '@temporalio/client';
 import { loadWorkflowBundle } from '../../workers/workflow-bundle.js';
 import { dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
+import { openInputFile } from '../input-file.js';
+import { jsonLine, neutralizeText } from '../../domain/text/index.js';
 import { connectClient } from '../client.js';
 import { connectServices } from '../services.js';
 
@@ -51,9 +53,11 @@ export async function replayCommand(argv: string[]): Promise<number> {
     const report = reportOf(result, histories[replayed]);
     replayed += 1;
     if (!report.ok) diverged += 1;
-    if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-    else if (report.ok) process.stdout.write(`ok       ${report.workflowId} (run ${report.runId})\n`);
-    else process.stdout.write(`DIVERGED ${report.workflowId} (run ${report.runId})${report.eventId !== undefined ? ` at event ${report.eventId}` : ''}: ${report.error}\n`);
+    // A workflow id from a file is anyone's text: it must not redraw the line it is printed on.
+    const [workflowId, runId] = [neutralizeText(report.workflowId), neutralizeText(report.runId)];
+    if (values.json) process.stdout.write(`${jsonLine(report)}\n`);
+    else if (report.ok) process.stdout.write(`ok       ${workflowId} (run ${runId})\n`);
+    else process.stdout.write(`DIVERGED ${workflowId} (run ${runId})${report.eventId !== undefined ? ` at event ${report.eventId}` : ''}: ${neutralizeText(report.error ?? '', { maxChars: 2_000 })}\n`);
   }
   if (replayed === 0) throw new CliError(values.file !== undefined ? `no history in ${values.file}` : `no workflow matches the query ${values.query}`, 2);
   if (!values.json) {
@@ -96,28 +100,45 @@ export function divergedEventId(message: string, events: readonly { eventId?: un
   return event?.eventId === undefined || event.eventId === null ? undefined : Number(event.eventId);
 }
 
+/**
+ * Largest history file read. Temporal ends a run's history at 50 MB of events by default; exported
+ * as JSON the same events take a few times that.
+ */
+export const MAX_HISTORY_FILE_BYTES = 256 * 1024 * 1024;
+
+const giveHistory = 'give a history exported with `temporal workflow show --workflow-id ID --output json`, or a folder of them.';
+
 /** One file or every *.json file of a folder, in name order; each a history in any of the export formats. */
 export async function historiesFromFiles(target: string): Promise<HistoryAndWorkflowId[]> {
+  let folder: string | undefined;
   let files: string[];
   try {
-    files = (await stat(target)).isDirectory()
-      ? (await readdir(target))
-          .filter((name) => name.endsWith('.json'))
-          .sort()
-          .map((name) => path.join(target, name))
-      : [target];
+    if ((await stat(target)).isDirectory()) {
+      folder = target;
+      files = (await readdir(target))
+        .filter((name) => name.endsWith('.json'))
+        .sort()
+        .map((name) => path.join(target, name));
+    } else files = [target];
   } catch (error) {
     throw new CliError(`cannot read ${target}: ${(error as Error).message}`, 2);
   }
-  return Promise.all(files.map(historyFromFile));
+  const histories: HistoryAndWorkflowId[] = [];
+  // One at a time: each may be large, and the first bad one stops the rest.
+  for (const file of files) histories.push(await historyFromFile(file, folder));
+  return histories;
 }
 
-async function historyFromFile(file: string): Promise<HistoryAndWorkflowId> {
+async function historyFromFile(file: string, folder: string | undefined): Promise<HistoryAndWorkflowId> {
+  const { handle } = await openInputFile(file, { what: 'history file', maxBytes: MAX_HISTORY_FILE_BYTES, hint: giveHistory, ...(folder === undefined ? {} : { withinFolder: folder }) });
   let json: unknown;
   try {
-    json = JSON.parse(await readFile(file, 'utf8'));
+    json = JSON.parse(await handle.readFile('utf8'));
   } catch (error) {
-    throw new CliError(`${file} is not a JSON workflow history: ${(error as Error).message}. Export one with \`temporal workflow show --workflow-id ID --output json\``, 2);
+    // The parser's message quotes the file's first bytes, which may be anything.
+    throw new CliError(`${file} is not a JSON workflow history: ${neutralizeText((error as Error).message)}. Export one with \`temporal workflow show --workflow-id ID --output json\``, 2);
+  } finally {
+    await handle.close();
   }
   // This project's fixtures wrap the history with its workflow id; the UI and CLI export the history alone.
   const wrapped = json as { workflowId?: unknown; history?: unknown };
@@ -129,7 +150,7 @@ async function historyFromFile(file: string): Promise<HistoryAndWorkflowId> {
   try {
     return { workflowId, history: historyFromJSON(raw) };
   } catch (error) {
-    throw new CliError(`${file}: not a workflow history Temporal can read: ${(error as Error).message}`, 2);
+    throw new CliError(`${file}: not a workflow history Temporal can read: ${neutralizeText((error as Error).message)}`, 2);
   }
 }
 

@@ -1,25 +1,33 @@
-import { ensureStack, stackStatus, stopStack } from '../../stack/index.js';
+import { ensureStack, stackStatus, stopStack, type StackEndpoints } from '../../stack/index.js';
 import { redactCredentials } from '../../domain/url/index.js';
 import { dataDirOption, defaultDataDir, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
 
-export const stackUsage = `usage: crawler stack up|down|status [--data-dir DIR] [--json]
+export const stackUsage = `usage: crawler stack up|down|status [--data-dir DIR] [--json] [--show-secrets]
 
 up      starts Temporal (with its UI), Postgres and MinIO under the data folder, each on a free
         port, and leaves them running; services named by TEMPORAL_ADDRESS, DATABASE_URL or
         S3_ENDPOINT are used instead of starting local ones
 down    stops what 'up' started for this data folder; the data stays
-status  shows each service, its endpoint, pid and log file`;
+status  shows each service, its endpoint, pid and log file
+
+--json prints the endpoints as JSON, the Postgres password and the object store's keys as ***
+like the text form; --show-secrets prints them as they are (for a script that connects with them).`;
+
+/** The endpoints with the Postgres password and the object store's keys as `***`, as the text form shows them. */
+export function redactedEndpoints(endpoints: StackEndpoints): StackEndpoints {
+  return { ...endpoints, postgres: { ...endpoints.postgres, url: redactCredentials(endpoints.postgres.url) }, s3: { ...endpoints.s3, accessKey: '***', secretKey: '***' } };
+}
 
 export async function stackCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...dataDirOption, json: { type: 'boolean' } }, stackUsage);
+  const { values, positionals } = parseCommandArgs(argv, { ...dataDirOption, json: { type: 'boolean' }, 'show-secrets': { type: 'boolean' } }, stackUsage);
   const dataDir = defaultDataDir(values['data-dir']);
   const action = positionals[0];
   switch (action) {
     case 'up': {
       const endpoints = await ensureStack({ dataDir, log: (line) => process.stderr.write(`${line}\n`) });
       if (values.json) {
-        process.stdout.write(`${JSON.stringify(endpoints)}\n`);
+        process.stdout.write(`${JSON.stringify(values['show-secrets'] ? endpoints : redactedEndpoints(endpoints))}\n`);
       } else {
         process.stdout.write(
           [

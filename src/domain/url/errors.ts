@@ -1,3 +1,4 @@
+import { jsonLine } from '../text/index.js';
 import { loggableUrl } from './redact.js';
 
 /** Why a URL was refused. Stable: match on these, never on messages. */
@@ -44,7 +45,7 @@ export class UrlRejectedError extends Error {
     detail?: string,
   ) {
     const redactedInput = loggableUrl(input);
-    super(`URL rejected (${code})${detail ? `: ${detail}` : ''}: ${JSON.stringify(redactedInput)}; ${WHAT_TO_DO[code]}`);
+    super(`URL rejected (${code})${detail ? `: ${detail}` : ''}: ${jsonLine(redactedInput)}; ${WHAT_TO_DO[code]}`);
     this.redactedInput = redactedInput;
   }
 }

@@ -153,9 +153,10 @@ export class BodySpool {
 
   /** Moves what memory holds to a file; later output goes straight there. */
   private async spill(): Promise<void> {
-    await mkdir(this.options.dir, { recursive: true });
+    // Fetched bodies are the crawl's: readable by this user alone.
+    await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
     const filePath = path.join(this.options.dir, `${randomUUID()}.gz`);
-    const stream = createWriteStream(filePath);
+    const stream = createWriteStream(filePath, { mode: 0o600 });
     const closed = once(stream, 'close').then(() => undefined);
     closed.catch(() => undefined);
     this.file = { path: filePath, stream, closed };

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,6 +37,23 @@ describe('spawnDetached', () => {
       for (let i = 0; i < 100 && isProcessAlive(child.pid); i++) await sleep(20);
     }
     expect(readFileSync(logFile, 'utf8')).toBe('one\ntwo\n');
+  });
+
+  it('runs the program with the umask asked for, under its own name and pid, its log and pid file private', async () => {
+    const logFile = join(dir, 'umask', 'u.log');
+    const pidFile = join(dir, 'umask', 'u.pid');
+    const made = join(dir, 'umask', 'made-by-child');
+    // sleep after the file: the test sees the program, not a shell, under the pid.
+    const child = spawnDetached({ command: '/bin/sh', args: ['-c', `: > ${made}; umask; exec sleep 30`], logFile, pidFile, umask: 0o077 });
+    started.push(child.pid);
+    await waitForLog(logFile, '0077');
+    expect(readFileSync(logFile, 'utf8')).toContain('0077');
+    expect(statSync(made).mode & 0o777).toBe(0o600);
+    expect(statSync(logFile).mode & 0o777).toBe(0o600);
+    expect(statSync(pidFile).mode & 0o777).toBe(0o600);
+    expect(readPidFile(pidFile)).toBe(child.pid);
+    for (let i = 0; i < 100 && !isProcessAlive(child.pid, 'sleep'); i++) await sleep(20);
+    expect(isProcessAlive(child.pid, 'sleep')).toBe(true);
   });
 });
 

@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stackStatus, ensureStack } from '../../../src/stack/stack.js';
+import { makeDataDirPrivate } from '../../../src/stack/private-files.js';
 import { withStackLock } from '../../../src/stack/stack-lock.js';
 import { readStackState, writeStackState } from '../../../src/stack/stack-state.js';
 import { lookupSystemUser } from '../../../src/stack/system-user.js';
@@ -21,6 +22,41 @@ describe('stack.json', () => {
 
   it('reads as empty when missing', () => {
     expect(readStackState(join(root, 'nothing-here'))).toEqual({ version: 1 });
+  });
+});
+
+describe('makeDataDirPrivate', () => {
+  it('creates the folder 0700 whatever the umask', () => {
+    const dataDir = join(root, 'private', 'fresh');
+    const previous = process.umask(0o002);
+    try {
+      makeDataDirPrivate(dataDir);
+    } finally {
+      process.umask(previous);
+    }
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+  });
+
+  it('closes a folder made before to others: its own search bit stays, the entries in it become private', () => {
+    const dataDir = join(root, 'private', 'old');
+    mkdirSync(join(dataDir, 'temporal'), { recursive: true });
+    writeFileSync(join(dataDir, 'temporal', 'temporal.db'), 'rows');
+    writeFileSync(join(dataDir, 'stack.lock'), '1');
+    chmodSync(dataDir, 0o755);
+    chmodSync(join(dataDir, 'temporal'), 0o755);
+    chmodSync(join(dataDir, 'stack.lock'), 0o644);
+    makeDataDirPrivate(dataDir);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o711);
+    expect(statSync(join(dataDir, 'temporal')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, 'stack.lock')).mode & 0o777).toBe(0o600);
+  });
+
+  it('leaves entries of other users alone (a cluster folder owned by postgres)', () => {
+    const dataDir = join(root, 'private', 'others');
+    mkdirSync(join(dataDir, 'postgres'), { recursive: true });
+    chmodSync(join(dataDir, 'postgres'), 0o750);
+    makeDataDirPrivate(dataDir, (process.getuid?.() ?? 0) + 1);
+    expect(statSync(join(dataDir, 'postgres')).mode & 0o777).toBe(0o750);
   });
 });
 
