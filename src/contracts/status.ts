@@ -1,4 +1,5 @@
 /** Figures the workflows report through queries, memos and the CLI. Plain JSON. */
+import type { CrawlEnd } from '../domain/frontier/index.js';
 
 export type CrawlState = 'starting' | 'running' | 'paused' | 'stopping' | 'finished' | 'stopped';
 
@@ -107,9 +108,20 @@ export interface CrawlSummary {
   deferred: Record<string, number>;
   /** Tries that failed to store a body while the object store was down (each body waited and was tried again). */
   storageFailures: number;
+  /**
+   * Why the crawl ended (a limit, nothing left, the operator), the URLs it left queued, and the
+   * flag that raises the limit. Absent from summaries of crawls that ended before it was reported.
+   */
+  end?: CrawlEndReport;
   durationMs: number;
   startedAtMs: number;
   finishedAtMs: number;
+}
+
+/** A crawl's end as its summary reports it: crawlEndOf's verdict and, for a limit, the `crawler crawl` flag that raises it. */
+export interface CrawlEndReport extends CrawlEnd {
+  /** e.g. `--max-pages`; absent when no limit ended the crawl. */
+  flag?: string;
 }
 
 export interface HostStatus {

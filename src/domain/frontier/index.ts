@@ -59,3 +59,4 @@ export {
   type ThroughputCeilingInput,
   type ThroughputCeiling,
 } from './capacity.js';
+export { crawlEndOf, type CrawlEnd, type CrawlEndFacts, type CrawlEndReason, type CrawlLimitField } from './crawl-end.js';

@@ -28,6 +28,8 @@ import { recordLinks, type LinkEdge } from '../../storage/postgres/document-repo
 import { insertFrontierEntries, lowerFrontierDepthsTo, recordUrlIdentities, type DepthLowering, type NewFrontierEntry, type UrlIdentity } from '../../storage/postgres/frontier-repository.js';
 import type { PoolClient } from '../../storage/postgres/pool.js';
 import {
+  DEPTH_REFUSAL,
+  DISCOVERY_BUDGET_REFUSAL,
   addGrowthStats,
   addSeenStats,
   depthContentKey,
@@ -266,7 +268,7 @@ async function registerSources(
         continue;
       }
       if (input.depth > config.maxDepth) {
-        reject(source, candidate, 'depth', `depth ${input.depth} is beyond the crawl's maxDepth ${config.maxDepth}`);
+        reject(source, candidate, DEPTH_REFUSAL, `depth ${input.depth} is beyond the crawl's maxDepth ${config.maxDepth}`);
         source.tooDeep.push(identityOf(candidate));
         continue;
       }
@@ -363,7 +365,17 @@ async function registerSources(
   const lowerAfterCommit = rowsHeldElsewhere === 'later' ? lowerings.filter((lowering) => !loweredNow.has(lowering.fingerprint)) : [];
   for (const source of sources) {
     for (const entry of source.entries) {
-      source.fates.set(entry.fingerprint, inserted.has(entry.fingerprint) ? { kind: 'registered' } : present.has(entry.fingerprint) ? { kind: 'known' } : { kind: 'over-budget' });
+      const fate: UrlFate = inserted.has(entry.fingerprint) ? { kind: 'registered' } : present.has(entry.fingerprint) ? { kind: 'known' } : { kind: 'over-budget' };
+      source.fates.set(entry.fingerprint, fate);
+      // Counted with the refusals, so the crawl's end can say the budget left URLs out.
+      if (fate.kind === 'over-budget') {
+        source.rejections.push({
+          url: entry.url,
+          fingerprint: entry.fingerprint,
+          code: DISCOVERY_BUDGET_REFUSAL,
+          reason: `the crawl's discovery budget (maxDiscoveredUrls ${config.maxDiscoveredUrls}) is spent`,
+        });
+      }
     }
   }
   if (filter) {
