@@ -6,6 +6,7 @@ import { admissionDecision, crawlEndOf, hostClaimCap, hostWakeRoom } from '../do
 import { crawlEndReport } from '../contracts/describe-crawl-end.js';
 import {
   deferredByReason,
+  discoveryBySource,
   errorsByType,
   frontierCounts,
   getCrawl,
@@ -125,13 +126,14 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
   async function finishCrawl(input: FinishCrawlInput): Promise<FinishCrawlResult> {
     const state = input.stopped ? 'stopped' : 'finished';
     await markCrawlFinished(deps.pool, input.crawlId, state);
-    const [{ maxPages, accountedInFlight: _accounted, ...counts }, errors, deferred, waits, record, refusals] = await Promise.all([
+    const [{ maxPages, accountedInFlight: _accounted, ...counts }, errors, deferred, waits, record, refusals, discovery] = await Promise.all([
       frontierCounts(deps.pool, input.crawlId),
       errorsByType(deps.pool, input.crawlId),
       deferredByReason(deps.pool, input.crawlId),
       crawlWaits(deps.pool, input.crawlId),
       getCrawl(deps.pool, input.crawlId),
       standingRefusals(deps.pool, input.crawlId, [DISCOVERY_BUDGET_REFUSAL, DEPTH_REFUSAL]),
+      discoveryBySource(deps.pool, input.crawlId),
       // Statistics for the next crawl's plans; the crawl's outcome does not depend on them.
       refreshPlannerStatistics(deps.pool).catch(() => undefined),
     ]);
@@ -156,6 +158,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       deferred,
       storageFailures: waits.storage.failures,
       end: crawlEndReport(end),
+      discovery,
       durationMs: finishedAtMs - input.startedAtMs,
       startedAtMs: input.startedAtMs,
       finishedAtMs,

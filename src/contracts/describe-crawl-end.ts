@@ -1,6 +1,6 @@
 /** Why a crawl ended, in words: the summary, the Temporal UI and `crawler status` say it alike. */
 import type { CrawlEnd, CrawlLimitField } from '../domain/frontier/index.js';
-import type { CrawlEndReport } from './status.js';
+import type { CrawlEndReport, DiscoveryReport } from './status.js';
 
 /** The `crawler crawl` flag that sets each limit that can end a crawl. */
 export const FLAG_OF_CRAWL_LIMIT: Readonly<Record<CrawlLimitField, string>> = Object.freeze({
@@ -39,4 +39,33 @@ export function describeCrawlEnd(end: CrawlEndReport): string {
     case 'nothing-left':
       return 'nothing left: every URL found within the limits was visited';
   }
+}
+
+/** The order sources are told in: how most pages are found first. */
+const SOURCE_ORDER = ['link', 'sitemap', 'feed', 'canonical', 'redirect', 'seed', 'planned'];
+
+/**
+ * One line of what found the pages, e.g. "links 812 (fetched 700), sitemaps 300 (300), feeds 20
+ * (20), seeds 3 (3); sitemaps read 4 of 5, feeds read 1 of 1".
+ */
+export function describeDiscovery(report: DiscoveryReport): string {
+  const sources = Object.keys(report.bySource).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
+  const parts = sources.map((source) => {
+    const { discovered, fetched } = report.bySource[source]!;
+    return `${source === 'planned' ? 'planned' : plural(source)} ${discovered} (fetched ${fetched})`;
+  });
+  const documents = [
+    ...(report.sitemaps.registered > 0 ? [`sitemaps read ${report.sitemaps.read} of ${report.sitemaps.registered}`] : []),
+    ...(report.feeds.registered > 0 ? [`feeds read ${report.feeds.read} of ${report.feeds.registered}`] : []),
+  ];
+  return [parts.join(', ') || 'nothing', ...(documents.length > 0 ? [documents.join(', ')] : [])].join('; ');
+}
+
+function rank(source: string): number {
+  const index = SOURCE_ORDER.indexOf(source);
+  return index < 0 ? SOURCE_ORDER.length : index;
+}
+
+function plural(source: string): string {
+  return `${source}s`;
 }

@@ -96,6 +96,15 @@ export interface CrawlStatus {
   updatedAtMs: number;
 }
 
+/** Pages a crawl discovered and fetched by how it found them, and the sitemaps and feeds it read (discoveryBySource). */
+export interface DiscoveryReport {
+  /** By frontier.source (seed, link, redirect, sitemap, feed, canonical; 'planned' for a recrawl's visits): URLs registered, pages fetched. */
+  bySource: Record<string, { discovered: number; fetched: number }>;
+  /** Sitemap files: registered, read, failed (missing, disallowed, an error). */
+  sitemaps: { registered: number; read: number; failed: number };
+  feeds: { registered: number; read: number; failed: number };
+}
+
 export interface CrawlSummary {
   crawlId: string;
   state: 'finished' | 'stopped';
@@ -113,6 +122,8 @@ export interface CrawlSummary {
    * flag that raises the limit. Absent from summaries of crawls that ended before it was reported.
    */
   end?: CrawlEndReport;
+  /** How the crawl found its pages (links, sitemaps, feeds, redirects, seeds...). Absent from summaries of crawls from before it was reported. */
+  discovery?: DiscoveryReport;
   durationMs: number;
   startedAtMs: number;
   finishedAtMs: number;

@@ -56,7 +56,11 @@ describe('a million-line seeds file', () => {
     expect(summary.state).toBe('finished');
     expect(summary.end).toMatchObject({ reason: 'page-budget', limit: { field: 'maxPages', value: 12 }, flag: '--max-pages' });
     expect(summary.end!.queuedLeft).toBeGreaterThan(MAX_SEEDS - 100);
-    const rows = await harness.pool.query<{ n: number; seeds: number }>(`SELECT count(*)::int AS n, count(*) FILTER (WHERE depth = 0)::int AS seeds FROM frontier WHERE crawl_id = $1`, [crawlId]);
+    // Beside them, each seed origin's /sitemap.xml (purpose 'sitemap').
+    const rows = await harness.pool.query<{ n: number; seeds: number }>(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE depth = 0)::int AS seeds FROM frontier WHERE crawl_id = $1 AND purpose = 'discovery'`,
+      [crawlId],
+    );
     expect(rows.rows[0]).toEqual({ n: MAX_SEEDS, seeds: MAX_SEEDS });
   });
 

@@ -7,7 +7,7 @@ import { createCrawlerWorker } from '../../workers/crawler-worker.js';
 import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal } from '../../contracts/messages.js';
 import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
 import { clockTime, describeCrawlWaits } from '../../contracts/describe-waits.js';
-import { describeCrawlEnd } from '../../contracts/describe-crawl-end.js';
+import { describeCrawlEnd, describeDiscovery } from '../../contracts/describe-crawl-end.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
 import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
@@ -31,6 +31,7 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
                      [--max-concurrent-per-host N] [--max-body-bytes N] [--max-decompressed-bytes N]
                      [--connect-timeout-ms MS] [--first-byte-timeout-ms MS] [--body-timeout-ms MS]
                      [--politeness JSON] [--change-field NAME=SELECTOR]... [--listing-page PREFIX]...
+                     [--sitemaps declared|declared-and-default|off] [--sitemap-priority-cap P]
                      [--crawl-id ID] [--task-queue Q] [--no-worker] [--log-format text|json]
                      [--metrics-port N] [--data-dir DIR] [--json]
        crawler crawl --resume ID [--no-worker] [--data-dir DIR] [--json]
@@ -67,6 +68,13 @@ Limits (the crawl ends at the first it reaches; raise the one its summary names)
                            (crawlId, host, workflowId where known); default text
   --data-dir DIR           where the local stack keeps its data (default $CRAWLER_DATA_DIR or .crawler-data)
   --json                   stdout is one JSON summary, its "end" says why the crawl ended (default text)
+
+Discovery (docs/discovery.md):
+  --sitemaps MODE          sitemaps read to find pages: declared (those robots.txt declares),
+                           declared-and-default (also /sitemap.xml of a seed origin whose robots.txt
+                           declares none), off (default ${D.sitemaps}); feeds pages link to are read too
+  --sitemap-priority-cap P highest priority a sitemap's <priority> or lastmod raises a listed URL to,
+                           0..1 (default ${D.sitemapPriorityCap})
 
 Scope and URL identity (docs/url-canonicalization.md):
   --scope MODE             hosts links may lead to: same-host, same-registrable-domain (default), any
@@ -125,6 +133,8 @@ export const crawlOptions = {
   politeness: { type: 'string' },
   'change-field': { type: 'string', multiple: true },
   'listing-page': { type: 'string', multiple: true },
+  sitemaps: { type: 'string' },
+  'sitemap-priority-cap': { type: 'string' },
   'crawl-id': { type: 'string' },
   resume: { type: 'string' },
   'task-queue': { type: 'string' },
@@ -298,6 +308,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
         `  pages fetched:   ${summary.pagesFetched}`,
         ...(summary.pagesNotModified > 0 ? [`  not modified:    ${summary.pagesNotModified} (304: unchanged since an earlier crawl, their stored links followed)`] : []),
         `  URLs discovered: ${summary.urlsDiscovered}`,
+        ...(summary.discovery === undefined ? [] : [`  found by:        ${describeDiscovery(summary.discovery)}`]),
         ...(summary.end === undefined ? [] : [`  ended:           ${describeCrawlEnd(summary.end)}`]),
         `  errors:          ${errors}`,
         ...(summary.storageFailures > 0 ? [`  storage:         ${summary.storageFailures} failed tries to store a body (each body waited for the store and was tried again)`] : []),
@@ -375,6 +386,8 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
     ...(values['body-timeout-ms'] !== undefined ? { bodyTimeoutMs: integer('body-timeout-ms', ranges.bodyTimeoutMs)! } : {}),
     ...(text('politeness') !== undefined ? { politeness: parsePolitenessOption(text('politeness')!) } : {}),
     ...(changeFields !== undefined ? { changeFields } : {}),
+    ...(text('sitemaps') !== undefined ? { sitemaps: text('sitemaps') as CrawlConfig['sitemaps'] } : {}),
+    ...(text('sitemap-priority-cap') !== undefined ? { sitemapPriorityCap: text('sitemap-priority-cap')!.trim() === '' ? Number.NaN : Number(text('sitemap-priority-cap')) } : {}),
   };
   try {
     return resolveCrawlConfig(partial);
