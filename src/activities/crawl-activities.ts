@@ -2,11 +2,14 @@
  * Activities of the frontier workflow: registering seeds, the scheduler tick (admission,
  * backpressure, waking hosts) and closing the crawl.
  */
-import { admissionDecision, hostClaimCap, hostWakeRoom } from '../domain/frontier/index.js';
+import { admissionDecision, crawlEndOf, hostClaimCap, hostWakeRoom } from '../domain/frontier/index.js';
+import { crawlEndReport } from '../contracts/describe-crawl-end.js';
 import {
   deferredByReason,
+  discoveryBySource,
   errorsByType,
   frontierCounts,
+  getCrawl,
   reconcileInFlight,
   markCrawlFinished,
   parseBacklog,
@@ -16,6 +19,7 @@ import {
 import { countStaleLinkPages, idleHostsWithWork } from '../storage/postgres/frontier-repository.js';
 import { crawlHostCounts, hostStartQueue } from '../storage/postgres/host-repository.js';
 import { crawlWaits } from '../storage/postgres/crawl-waits-repository.js';
+import { DEPTH_REFUSAL, DISCOVERY_BUDGET_REFUSAL, standingRefusalCount, standingRefusals } from '../storage/postgres/url-scope-repository.js';
 import { refreshPlannerStatistics } from '../storage/postgres/planner-statistics.js';
 import type {
   FinishCrawlInput,
@@ -122,14 +126,27 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
   async function finishCrawl(input: FinishCrawlInput): Promise<FinishCrawlResult> {
     const state = input.stopped ? 'stopped' : 'finished';
     await markCrawlFinished(deps.pool, input.crawlId, state);
-    const [{ maxPages: _maxPages, accountedInFlight: _accounted, ...counts }, errors, deferred, waits] = await Promise.all([
+    const [{ maxPages, accountedInFlight: _accounted, ...counts }, errors, deferred, waits, record, refusals, discovery] = await Promise.all([
       frontierCounts(deps.pool, input.crawlId),
       errorsByType(deps.pool, input.crawlId),
       deferredByReason(deps.pool, input.crawlId),
       crawlWaits(deps.pool, input.crawlId),
+      getCrawl(deps.pool, input.crawlId),
+      standingRefusals(deps.pool, input.crawlId, [DISCOVERY_BUDGET_REFUSAL, DEPTH_REFUSAL]),
+      discoveryBySource(deps.pool, input.crawlId),
       // Statistics for the next crawl's plans; the crawl's outcome does not depend on them.
       refreshPlannerStatistics(deps.pool).catch(() => undefined),
     ]);
+    const end = crawlEndOf({
+      stopped: input.stopped,
+      queued: counts.queued,
+      admitted: counts.admitted,
+      maxPages,
+      maxDiscoveredUrls: record?.config.maxDiscoveredUrls ?? 0,
+      maxDepth: record?.config.maxDepth ?? 0,
+      refusedOverDiscoveryBudget: standingRefusalCount(refusals[DISCOVERY_BUDGET_REFUSAL]),
+      refusedBeyondDepth: standingRefusalCount(refusals[DEPTH_REFUSAL]),
+    });
     const finishedAtMs = deps.now();
     return {
       crawlId: input.crawlId,
@@ -140,6 +157,8 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       errorsByType: errors,
       deferred,
       storageFailures: waits.storage.failures,
+      end: crawlEndReport(end),
+      discovery,
       durationMs: finishedAtMs - input.startedAtMs,
       startedAtMs: input.startedAtMs,
       finishedAtMs,

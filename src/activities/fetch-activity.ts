@@ -19,6 +19,7 @@ import { retryDelayScaleOf } from '../config/politeness-config.js';
 import { hostDownloadMs, parseRetryAfter, type HostOutcome } from '../domain/politeness/index.js';
 import { changeKey } from '../domain/recrawl/index.js';
 import { isRobotsFresh, productTokenOf, robotsVerdictFor } from '../domain/robots/index.js';
+import { SITEMAP_MAX_UNCOMPRESSED_BYTES } from '../domain/sitemap/index.js';
 import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl, decideRedirect, isSkippedContentType, redactCredentials } from '../domain/url/index.js';
 import { neutralizeText } from '../domain/text/index.js';
 import { HttpFetchError, type FetchResponseHead } from '../http/index.js';
@@ -44,10 +45,11 @@ import { DEFAULT_STORE_OUTAGE, storeThroughOutage } from '../services/fetching/s
 import { BodySpool } from '../services/fetching/body-spool.js';
 import type { HeldBody, HeldBodyBudget } from '../services/fetching/held-bodies.js';
 import type { CrawlContext, CrawlContextCache } from '../services/frontier/crawl-context.js';
-import type { FetchFailureDetails, FetchUrlInput, FetchUrlResult } from '../contracts/activities.js';
+import { isReadAsSitemap, type FetchFailureDetails, type FetchUrlInput, type FetchUrlResult } from '../contracts/activities.js';
 import type { ActivityDeps } from '../services/deps.js';
 import { recordVisit } from '../services/documents/change-detection.js';
 import { registerDiscoveredUrls, type RegistrationGate } from '../services/frontier/link-registration.js';
+import { SitemapRoots } from '../services/frontier/sitemap-roots.js';
 
 /** Response headers kept with the fetch record (000 §8: selected headers). */
 const KEPT_HEADERS = ['content-type', 'content-length', 'content-encoding', 'etag', 'last-modified', 'cache-control', 'expires', 'location', 'retry-after', 'x-robots-tag', 'content-language', 'server', 'date'];
@@ -114,6 +116,7 @@ export function createFetchActivities(fetchUrlAttempt: UrlFetcher) {
 export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, bodyPacker: BodyPacker): UrlFetcher {
   // A recrawl's unchanged pages point into packs checked once each, not once a page.
   const keepingDeps = { pool: deps.pool, bodies: deps.bodies, pinnedPacks: new PinnedPacks() };
+  const sitemapRoots = new SitemapRoots(deps.pool);
   return fetchUrlAttempt;
 
   async function fetchUrlAttempt(input: FetchUrlInput, attemptNumber: number, options: UrlFetchOptions = {}): Promise<FetchUrlResult> {
@@ -138,6 +141,8 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
     // or, for a caller that refreshes it itself, the file is stale and refreshed first.
     const stillUnreachable = robots?.policy.kind === 'disallow-all' && robots.unreachableSinceMs !== undefined;
     if (!robots || (!isRobotsFresh(robots, deps.now()) && (!stillUnreachable || options.refreshesRobots === true))) return { kind: 'robots-stale', atMs: deps.now() };
+    // The first fetch of a crawl from an origin, its robots.txt in hand: the sitemaps it declares join the frontier.
+    if (robots.policy.kind !== 'disallow-all') await sitemapRoots.registerOnce(context, url.origin, robots);
     const verdict = robotsVerdictFor(robots, productTokenOf(context.record.config.userAgent), url.pathAndQuery);
     if (!verdict.allowed && stillUnreachable) {
       // RFC 9309 §2.3.1.4: an unreachable robots.txt disallows everything *for now*. The URL is
@@ -155,7 +160,8 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
 
     // A sitemap is always read whole: a 304 would leave the recrawl planner without a reading
     // dated after its last visits, and 'unchanged' signals need one (signalClaim).
-    const validators = input.purpose === 'sitemap' ? { etag: null, lastModified: null } : preflight.validators;
+    const readAsSitemap = isReadAsSitemap(input.purpose);
+    const validators = readAsSitemap ? { etag: null, lastModified: null } : preflight.validators;
     const conditional: Record<string, string> = {};
     if (validators.etag) conditional['if-none-match'] = validators.etag;
     if (validators.lastModified) conditional['if-modified-since'] = validators.lastModified;
@@ -165,7 +171,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
     // The first beat after HEARTBEAT_EVERY_MS, not at the first chunk: a short body needs none (each is a write on the Temporal server).
     let lastHeartbeatMs = Date.now();
     // A sitemap is read by its own reader, from the store.
-    const bodyHolding = input.purpose === 'sitemap' ? undefined : holding;
+    const bodyHolding = readAsSitemap ? undefined : holding;
     const deferRecord = options.deferRecord;
     const spool = new BodySpool({
       dir: deps.spoolDir,
@@ -178,7 +184,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
         }
       },
     });
-    const acceptedTypes = input.purpose === 'sitemap' ? SITEMAP_CONTENT_TYPES : DEFAULT_ACCEPTED_CONTENT_TYPES;
+    const acceptedTypes = readAsSitemap ? SITEMAP_CONTENT_TYPES : DEFAULT_ACCEPTED_CONTENT_TYPES;
     const startedAtMs = deps.now();
     let head: FetchResponseHead;
     let body;
@@ -191,8 +197,9 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
         {
           url: url.url,
           headers: conditional,
-          maxBodyBytes: config.maxBodyBytes,
-          maxDecompressedBytes: config.maxDecompressedBytes,
+          // sitemaps.org allows 50 MiB uncompressed: a sitemap is read to that size whatever a page may be.
+          maxBodyBytes: readAsSitemap ? Math.max(config.maxBodyBytes, SITEMAP_MAX_UNCOMPRESSED_BYTES) : config.maxBodyBytes,
+          maxDecompressedBytes: readAsSitemap ? Math.max(config.maxDecompressedBytes, SITEMAP_MAX_UNCOMPRESSED_BYTES) : config.maxDecompressedBytes,
           // Absent in crawls stored before these knobs existed: the HTTP layer's defaults apply.
           connectTimeoutMs: config.connectTimeoutMs,
           firstByteTimeoutMs: config.firstByteTimeoutMs,
@@ -411,7 +418,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
           redirect: { hops: chain.length, chain },
           nowMs: finishedAtMs,
           ...(gate ? { gate } : {}),
-          ...(input.purpose === 'sitemap' ? { purpose: 'sitemap' } : {}),
+          ...(isReadAsSitemap(input.purpose) ? { purpose: input.purpose } : {}),
         });
         const fate = registration.outcomes[0]?.fate;
         if (fate?.kind === 'rejected') {
@@ -553,9 +560,9 @@ function xRobotsTagOf(headers: Record<string, string>): { xRobotsTag?: string } 
   return value === undefined ? {} : { xRobotsTag: value };
 }
 
-/** A sitemap is always read (the reader judges its body); a page, when it is HTML. */
+/** A sitemap or feed is always read (the reader judges its body); a page, when it is HTML. */
 function isParsed(purpose: string, contentType: string | undefined): boolean {
-  return purpose === 'sitemap' || isHtml(contentType);
+  return isReadAsSitemap(purpose) || isHtml(contentType);
 }
 
 function isHtml(contentType: string | undefined): boolean {

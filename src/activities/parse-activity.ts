@@ -7,7 +7,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { CrawlContextCache } from '../services/frontier/crawl-context.js';
-import type { ParseBatchInput, ParseBatchOutcome, ParseBatchResult, ParseDocumentInput, ParseDocumentResult } from '../contracts/activities.js';
+import { isReadAsSitemap, type ParseBatchInput, type ParseBatchOutcome, type ParseBatchResult, type ParseDocumentInput, type ParseDocumentResult } from '../contracts/activities.js';
 import type { ActivityDeps } from '../services/deps.js';
 import { analyzePage, type AnalyzedPage, type FetchedPage } from '../services/documents/page-analysis.js';
 import { PageRecorder, type PageRecorderOptions } from '../services/documents/page-recorder.js';
@@ -39,7 +39,7 @@ export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache, 
 
   async function parsePage(input: ParseDocumentInput, fetched: FetchedPage = {}): Promise<ParseDocumentResult> {
     const context = await crawls.get(input.crawlId);
-    if (input.purpose === 'sitemap') {
+    if (isReadAsSitemap(input.purpose)) {
       // The reader reads the stored body and its own records; the fetch's records go first.
       if (fetched.fetchRecords) await recordFetchedBody(deps.pool, fetched.fetchRecords);
       return readFetchedSitemap(deps, context, input);
@@ -50,7 +50,7 @@ export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache, 
 
 /** Whether parsing this body records signal readings (a sitemap, a listing page): such parses go one at a time, in fetch order. */
 export function createSignalReadingCheck(crawls: CrawlContextCache): (item: ParseDocumentInput) => Promise<boolean> {
-  return async (item) => item.purpose === 'sitemap' || isListingPage((await crawls.get(item.crawlId)).record.config, item.url);
+  return async (item) => isReadAsSitemap(item.purpose) || isListingPage((await crawls.get(item.crawlId)).record.config, item.url);
 }
 
 export function createParseActivities(parsePage: PageParser, crawls: CrawlContextCache) {

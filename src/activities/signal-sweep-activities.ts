@@ -48,6 +48,7 @@ export function createSignalSweepActivities(deps: ActivityDeps) {
         priority: 1,
         tier: 0,
         purpose: 'sitemap',
+        source: 'robots',
       });
     }
     const sitemaps = [...entries.values()];

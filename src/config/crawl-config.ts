@@ -91,7 +91,29 @@ export interface CrawlConfig {
    * Recrawl cycles re-read these pages first. Stored in canonical form; at most 100. Default [].
    */
   listingPages: string[];
+  /**
+   * Which sitemaps a crawl reads to discover pages (sitemaps.org): `declared`, those each origin's
+   * robots.txt declares; `declared-and-default`, those, and `/sitemap.xml` of each seed origin
+   * whose robots.txt declares none; `off`, none. A sitemap is a frontier entry fetched under the
+   * same robots and politeness rules as a page, and the URLs it lists are registered like links
+   * (scope, traps, the discovery budget). Recrawl cycles read the declared ones in their signal
+   * sweep whatever this says. Default 'declared-and-default'.
+   */
+  sitemaps: SitemapDiscoveryMode;
+  /**
+   * Highest priority (0..1) a URL a sitemap or feed lists can reach by its listed `<priority>` or a
+   * recent lastmod; its priority as a link one level below the site's root is the floor. Default
+   * {@link DEFAULT_SITEMAP_PRIORITY_CAP}: above a link of a seed page, below a seed.
+   */
+  sitemapPriorityCap: number;
 }
+
+/** CrawlConfig.sitemaps. */
+export type SitemapDiscoveryMode = 'declared' | 'declared-and-default' | 'off';
+export const SITEMAP_DISCOVERY_MODES: readonly SitemapDiscoveryMode[] = ['declared', 'declared-and-default', 'off'];
+
+/** 0.55: a link found on a seed page ranks about 0.45, a seed about 0.56 (DEFAULT_PRIORITY_WEIGHTS). */
+export const DEFAULT_SITEMAP_PRIORITY_CAP = 0.55;
 
 /** assessTrap's options as a crawl sets them; the depth limit is the crawl's own `maxDepth`. */
 export type CrawlTrapConfig = Omit<TrapOptions, 'maxDepth'>;
@@ -137,6 +159,8 @@ export const DEFAULT_CRAWL_CONFIG: CrawlConfig = {
   seenFilterFalsePositiveRate: 0.01,
   changeFields: {},
   listingPages: [],
+  sitemaps: 'declared-and-default',
+  sitemapPriorityCap: DEFAULT_SITEMAP_PRIORITY_CAP,
 };
 
 /** Largest seen-filter capacity: 100 million URLs at 1% is a 120 MB filter per worker process. */
@@ -245,7 +269,24 @@ export function resolveCrawlConfig(partial: Partial<CrawlConfig> = {}): CrawlCon
     throw new CrawlConfigError('seenFilterFalsePositiveRate', `expected a share in (0, 0.5], e.g. 0.01, got ${String(rate)}`);
   }
   validateChangeFields(config.changeFields);
+  if (!SITEMAP_DISCOVERY_MODES.includes(config.sitemaps)) {
+    throw new CrawlConfigError('sitemaps', `expected ${SITEMAP_DISCOVERY_MODES.join(', ')}, got ${String(config.sitemaps)}`);
+  }
+  const cap = config.sitemapPriorityCap;
+  if (typeof cap !== 'number' || !(cap >= 0 && cap <= 1)) {
+    throw new CrawlConfigError('sitemapPriorityCap', `expected a priority from 0 to 1, e.g. ${DEFAULT_SITEMAP_PRIORITY_CAP}, got ${String(cap)}`);
+  }
   return config;
+}
+
+/** The crawl's sitemap discovery mode; crawls stored before the option existed get the default. */
+export function sitemapDiscoveryModeOf(config: Pick<CrawlConfig, 'sitemaps'>): SitemapDiscoveryMode {
+  return config.sitemaps ?? DEFAULT_CRAWL_CONFIG.sitemaps;
+}
+
+/** The crawl's sitemap priority cap; crawls stored before the option existed get the default. */
+export function sitemapPriorityCapOf(config: Pick<CrawlConfig, 'sitemapPriorityCap'>): number {
+  return config.sitemapPriorityCap ?? DEFAULT_SITEMAP_PRIORITY_CAP;
 }
 
 function validateScope(scope: CrawlScopeConfig): void {

@@ -10,6 +10,18 @@ import type { FetchBurstLimits, HostPolitenessPolicy, HostPolitenessState } from
 import type { AddSeedsResult } from './messages.js';
 import type { CrawlSummary, CrawlWaits, FrontierCounts, AdmissionStatus, HostWaitReason } from './status.js';
 
+/**
+ * Frontier purposes whose bodies the sitemap reader reads, not the page parser: sitemaps (those
+ * robots.txt declares, a seed origin's /sitemap.xml, an index's children) and RSS or Atom feeds
+ * pages link to. They are fetched whole (no conditional request) and never held for a page parse.
+ */
+export const SITEMAP_READ_PURPOSES: readonly string[] = ['sitemap', 'feed'];
+
+/** Whether a frontier entry of this purpose is a sitemap or feed for the sitemap reader. */
+export function isReadAsSitemap(purpose: string | undefined): boolean {
+  return purpose !== undefined && SITEMAP_READ_PURPOSES.includes(purpose);
+}
+
 /** One URL in a host's back queue. */
 export interface HostWorkItem {
   crawlId: string;
@@ -314,7 +326,7 @@ export interface ParseDocumentInput {
   depth: number;
   bodyKey: string;
   contentType: string | undefined;
-  /** The frontier entry's purpose: 'sitemap' bodies go to the sitemap reader. Absent: a page. */
+  /** The frontier entry's purpose: 'sitemap' and 'feed' bodies go to the sitemap reader (isReadAsSitemap). Absent: a page. */
   purpose?: string;
   /**
    * The fetch's start (its record's fetched_at) and X-Robots-Tag, from the fetch result, so the

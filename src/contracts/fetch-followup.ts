@@ -3,7 +3,7 @@
  * needs neither a parse nor a retry. Used by the host workflow and by a fetch burst that finishes
  * its own URLs: one mapping, so both do the same.
  */
-import type { FetchUrlResult, HostWorkItem, ParseDocumentInput, SettleOutcome } from './activities.js';
+import { isReadAsSitemap, type FetchUrlResult, type HostWorkItem, type ParseDocumentInput, type SettleOutcome } from './activities.js';
 
 export type FetchedResult = Extract<FetchUrlResult, { kind: 'fetched' }>;
 
@@ -20,7 +20,7 @@ export function parseInputOf(item: HostWorkItem, fetched: FetchedResult): ParseD
     fetchedAtMs: fetched.startedAtMs,
     ...(fetched.xRobotsTag === undefined ? {} : { xRobotsTag: fetched.xRobotsTag }),
     // An activity's input is not part of replay's command matching: adding it keeps old histories valid.
-    ...(item.purpose === 'sitemap' ? { purpose: item.purpose } : {}),
+    ...(isReadAsSitemap(item.purpose) ? { purpose: item.purpose } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 /** Figures the workflows report through queries, memos and the CLI. Plain JSON. */
+import type { CrawlEnd } from '../domain/frontier/index.js';
 
 export type CrawlState = 'starting' | 'running' | 'paused' | 'stopping' | 'finished' | 'stopped';
 
@@ -95,6 +96,15 @@ export interface CrawlStatus {
   updatedAtMs: number;
 }
 
+/** Pages a crawl discovered and fetched by how it found them, and the sitemaps and feeds it read (discoveryBySource). */
+export interface DiscoveryReport {
+  /** By frontier.source (seed, link, redirect, sitemap, feed, canonical; 'planned' for a recrawl's visits): URLs registered, pages fetched. */
+  bySource: Record<string, { discovered: number; fetched: number }>;
+  /** Sitemap files: registered, read, failed (missing, disallowed, an error). */
+  sitemaps: { registered: number; read: number; failed: number };
+  feeds: { registered: number; read: number; failed: number };
+}
+
 export interface CrawlSummary {
   crawlId: string;
   state: 'finished' | 'stopped';
@@ -107,9 +117,22 @@ export interface CrawlSummary {
   deferred: Record<string, number>;
   /** Tries that failed to store a body while the object store was down (each body waited and was tried again). */
   storageFailures: number;
+  /**
+   * Why the crawl ended (a limit, nothing left, the operator), the URLs it left queued, and the
+   * flag that raises the limit. Absent from summaries of crawls that ended before it was reported.
+   */
+  end?: CrawlEndReport;
+  /** How the crawl found its pages (links, sitemaps, feeds, redirects, seeds...). Absent from summaries of crawls from before it was reported. */
+  discovery?: DiscoveryReport;
   durationMs: number;
   startedAtMs: number;
   finishedAtMs: number;
+}
+
+/** A crawl's end as its summary reports it: crawlEndOf's verdict and, for a limit, the `crawler crawl` flag that raises it. */
+export interface CrawlEndReport extends CrawlEnd {
+  /** e.g. `--max-pages`; absent when no limit ended the crawl. */
+  flag?: string;
 }
 
 export interface HostStatus {

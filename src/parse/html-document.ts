@@ -30,6 +30,8 @@ export interface ExtractedDocument {
   /** Directives from <meta name="robots"> and <meta name="{our token}">, lower-cased. */
   metaRobots: string | null;
   canonicalHint: string | null;
+  /** RSS and Atom feeds the page announces (<link rel="alternate" type="application/rss+xml|atom+xml">), absolute http(s), in order. */
+  feeds: string[];
   /**
    * Visible main text: the document's text without its title, scripts, styles, noscript, templates
    * and page chrome (nav, header, footer, aside, form, iframe, svg), whitespace collapsed.
@@ -93,6 +95,7 @@ export function extractHtmlDocument(html: string, pageUrl: string, options: Extr
     links,
     metaRobots: facts.robotsDirectives.length > 0 ? facts.robotsDirectives.join(', ') : null,
     canonicalHint: facts.canonicalHref ? (resolveHref(facts.canonicalHref, baseUrl) ?? null) : null,
+    feeds: [...new Set(facts.feedHrefs.flatMap((href) => resolveHref(href.trim(), baseUrl) ?? []))],
     mainText: collapse(facts.mainText.join('')),
     changeFields,
     listingEntries,

@@ -49,6 +49,8 @@ export interface RawPageFacts {
   robotsDirectives: string[];
   /** The href of the first <link> whose rel has the keyword canonical (ASCII case-insensitive). */
   canonicalHref: string | undefined;
+  /** The hrefs of <link rel="alternate"> elements whose type is an RSS or Atom feed, at most MAX_FEEDS, in order. */
+  feedHrefs: string[];
   links: RawLink[];
   /**
    * Text outside titles, non-text elements and page chrome, in pieces. Stray text in <head> and
@@ -66,7 +68,7 @@ export interface HtmlPageReaderOptions {
 
 /** Fed with one document's elements and text in document order; `facts` holds what it read. */
 export class HtmlPageReader {
-  readonly facts: RawPageFacts = { title: [], language: undefined, baseHref: undefined, robotsDirectives: [], canonicalHref: undefined, links: [], mainText: [] };
+  readonly facts: RawPageFacts = { title: [], language: undefined, baseHref: undefined, robotsDirectives: [], canonicalHref: undefined, feedHrefs: [], links: [], mainText: [] };
   /** What each open element changed (IN_* flags), innermost last. */
   private readonly openFlags: number[] = [];
   /** Links whose element is open, innermost last: text goes to the innermost. */
@@ -136,6 +138,7 @@ export class HtmlPageReader {
         return 0;
       case 'link':
         if (facts.canonicalHref === undefined && attributes.href !== undefined && hasRelKeyword(attributes.rel, 'canonical')) facts.canonicalHref = attributes.href;
+        if (attributes.href !== undefined && facts.feedHrefs.length < MAX_FEEDS && hasRelKeyword(attributes.rel, 'alternate') && isFeedType(attributes.type)) facts.feedHrefs.push(attributes.href);
         return 0;
       default:
         return 0;
@@ -157,6 +160,16 @@ export class HtmlPageReader {
     const normalizedName = name.toLowerCase().trim();
     if (normalizedName === 'robots' || normalizedName === this.options.productToken) this.facts.robotsDirectives.push(content.toLowerCase().trim());
   }
+}
+
+/** Feeds a page may announce: a page with more is not a page whose feeds we want. */
+export const MAX_FEEDS = 10;
+
+const FEED_TYPES = new Set(['application/rss+xml', 'application/atom+xml']);
+
+/** `type` names an RSS or Atom feed (parameters and case ignored). */
+function isFeedType(type: string | undefined): boolean {
+  return type !== undefined && FEED_TYPES.has(type.split(';')[0]!.trim().toLowerCase());
 }
 
 function hasRelKeyword(rel: string | undefined, keyword: string): boolean {

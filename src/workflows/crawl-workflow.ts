@@ -30,6 +30,7 @@ import {
 } from '../contracts/messages.js';
 import type { CrawlState, CrawlStatus, CrawlSummary } from '../contracts/status.js';
 import { describeCrawlWaits } from '../contracts/describe-waits.js';
+import { describeCrawlEnd } from '../contracts/describe-crawl-end.js';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -189,7 +190,9 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlSum
   const summary = await store.finishCrawl({ crawlId: input.crawlId, stopped: stopping, startedAtMs });
   status = { ...status, state: summary.state, updatedAtMs: summary.finishedAtMs };
   upsertSearchAttributes({ [SEARCH_ATTRIBUTES.state]: [summary.state] });
-  setCurrentDetails(`**${summary.state}** · fetched ${summary.pagesFetched} · discovered ${summary.urlsDiscovered} in ${(summary.durationMs / 1000).toFixed(1)} s`);
+  setCurrentDetails(
+    `**${summary.state}** · fetched ${summary.pagesFetched} · discovered ${summary.urlsDiscovered} in ${(summary.durationMs / 1000).toFixed(1)} s${summary.end === undefined ? '' : `\n\n${describeCrawlEnd(summary.end)}`}`,
+  );
   return summary;
 }
 

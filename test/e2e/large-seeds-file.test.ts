@@ -8,6 +8,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SEEDS } from '../../src/cli/seeds-file.js';
+import type { CrawlSummary } from '../../src/contracts/status.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { runCrawlerCli, type CliResult } from '../support/crawler-process.js';
 import { flatWeb } from '../support/flat-web.js';
@@ -51,9 +52,15 @@ describe('a million-line seeds file', () => {
 
   it('registers every seed once and ends on its page budget, one JSON summary on stdout', async () => {
     expect(result.code, result.stderr).toBe(0);
-    const summary = JSON.parse(result.stdout) as { state: string; pagesFetched: number };
+    const summary = JSON.parse(result.stdout) as CrawlSummary;
     expect(summary.state).toBe('finished');
-    const rows = await harness.pool.query<{ n: number; seeds: number }>(`SELECT count(*)::int AS n, count(*) FILTER (WHERE depth = 0)::int AS seeds FROM frontier WHERE crawl_id = $1`, [crawlId]);
+    expect(summary.end).toMatchObject({ reason: 'page-budget', limit: { field: 'maxPages', value: 12 }, flag: '--max-pages' });
+    expect(summary.end!.queuedLeft).toBeGreaterThan(MAX_SEEDS - 100);
+    // Beside them, each seed origin's /sitemap.xml (purpose 'sitemap').
+    const rows = await harness.pool.query<{ n: number; seeds: number }>(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE depth = 0)::int AS seeds FROM frontier WHERE crawl_id = $1 AND purpose = 'discovery'`,
+      [crawlId],
+    );
     expect(rows.rows[0]).toEqual({ n: MAX_SEEDS, seeds: MAX_SEEDS });
   });
 

@@ -63,6 +63,8 @@ describe('depth is the shortest path from the seeds', () => {
     await harness.startWorker();
     const summary = await harness.runCrawl({ crawlId, seeds: [web.url(HOST_A, '/')], config: { minHostDelayMs: 20, maxDepth: MAX_DEPTH, maxPages: 50 } });
     expect(summary.state).toBe('finished');
+    // /x was refused beyond maxDepth, then admitted by the shorter path: the depth limit left nothing out.
+    expect(summary.end).toEqual({ reason: 'nothing-left', queuedLeft: 0 });
   }, 120_000);
 
   afterAll(async () => {

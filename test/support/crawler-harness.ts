@@ -101,7 +101,9 @@ export async function createHarness(name: string): Promise<Harness> {
         crawlId,
         seeds,
         taskQueue,
-        config: resolveCrawlConfig({ allowPrivateNetworks: true, scope: { mode: 'any', allowPrefixes: [], denyPrefixes: [] }, ...config }),
+        // Only the sitemaps a test web's robots.txt declares: a /sitemap.xml request to every seed
+        // host would be in every test's request log. Tests of sitemap discovery set their own mode.
+        config: resolveCrawlConfig({ allowPrivateNetworks: true, scope: { mode: 'any', allowPrefixes: [], denyPrefixes: [] }, sitemaps: 'declared', ...config }),
         options: { tickIntervalMs: 500 },
       };
       const handle = await client.workflow.start('crawlWorkflow', { workflowId: crawlWorkflowId(crawlId), taskQueue, args: [input] });

@@ -119,6 +119,7 @@ describe('a crawl operated through its workflow: pause, resume, addSeeds, status
 
   it('finishes after the resume, every URL (the added seed too) fetched exactly once', () => {
     expect(summary.state).toBe('finished');
+    expect(summary.end).toEqual({ reason: 'nothing-left', queuedLeft: 0 });
     const fetched = pageRequests(web.log(), crawlHosts).map((entry) => `http://${entry.host}:${web.port}${entry.path}`);
     expect(new Set(fetched).size).toBe(fetched.length);
     expect(new Set(fetched)).toEqual(new Set([...generated.expectedReachable(web.port), addedUrl]));
@@ -289,6 +290,7 @@ describe('a crawl operated from the `crawler` CLI: status, pause, resume, stop',
     const left = await harness.pool.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM frontier WHERE crawl_id = $1 GROUP BY state`, [crawlId]);
     const byState = Object.fromEntries(left.rows.map((row) => [row.state, row.n]));
     expect(byState['queued']).toBeGreaterThan(0);
+    expect(summary.end).toEqual({ reason: 'stopped', queuedLeft: byState['queued'] });
     expect(byState['dispatched'] ?? 0).toBe(0);
     expect(byState['fetched'] ?? 0).toBe(0);
     const crawlRow = await harness.pool.query<{ state: string }>(`SELECT state FROM crawls WHERE id = $1`, [crawlId]);

@@ -1,13 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
-import { CRAWL_CONFIG_INTEGER_RANGES, CrawlConfigError, resolveCrawlConfig, type CrawlConfig, type CrawlTrapConfig, type IntegerRange } from '../../config/crawl-config.js';
+import { CRAWL_CONFIG_INTEGER_RANGES, CrawlConfigError, DEFAULT_CRAWL_CONFIG, resolveCrawlConfig, type CrawlConfig, type CrawlTrapConfig, type IntegerRange } from '../../config/crawl-config.js';
 import { QueryPolicyConfigError, compileQueryPolicies, redactCredentials, redactUserinfo, tryCanonicalizeUrl, type OriginQueryPolicy } from '../../domain/url/index.js';
 import { createCrawlerWorker } from '../../workers/crawler-worker.js';
 import { WorkerStartError } from '../../workers/worker-start-error.js';
 import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal } from '../../contracts/messages.js';
 import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
 import { clockTime, describeCrawlWaits } from '../../contracts/describe-waits.js';
+import { describeCrawlEnd, describeDiscovery } from '../../contracts/describe-crawl-end.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
 import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
@@ -20,6 +21,8 @@ import { connectDatabase } from '../client.js';
 import { registerSeedBatch } from '../../services/frontier/seed-registration.js';
 import type { Pool } from '../../storage/postgres/pool.js';
 
+const D = DEFAULT_CRAWL_CONFIG;
+
 export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max-pages N] [--max-depth D]
                      [--min-host-delay-ms MS] [--user-agent UA] [--allow-private-networks]
                      [--scope same-host|same-registrable-domain|any] [--allow-prefix P]...
@@ -29,42 +32,69 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
                      [--max-concurrent-per-host N] [--max-body-bytes N] [--max-decompressed-bytes N]
                      [--connect-timeout-ms MS] [--first-byte-timeout-ms MS] [--body-timeout-ms MS]
                      [--politeness JSON] [--change-field NAME=SELECTOR]... [--listing-page PREFIX]...
+                     [--sitemaps declared|declared-and-default|off] [--sitemap-priority-cap P]
                      [--crawl-id ID] [--task-queue Q] [--no-worker] [--log-format text|json]
                      [--metrics-port N] [--data-dir DIR] [--json]
        crawler crawl --resume ID [--no-worker] [--data-dir DIR] [--json]
 
 Runs a crawl to the end: starts the local stack if needed (and leaves it running), runs a worker
 in this process unless --no-worker, shows progress, prints a summary and the Temporal UI link.
-While Temporal is unreachable it says so on the progress line and keeps waiting for the crawl.
-Ctrl-C stops the crawl gracefully and prints its summary (Ctrl-C again: exit 130, the crawl left
-running). SIGTERM leaves the crawl running in Temporal, stops this worker and exits 143; --resume
-carries the crawl on.
+The summary says why the crawl ended (a limit below, nothing left, or a stop) and how many URLs
+it left queued. While Temporal is unreachable it says so on the progress line and keeps waiting
+for the crawl. Ctrl-C stops the crawl gracefully and prints its summary (Ctrl-C again: exit 130,
+the crawl left running). SIGTERM leaves the crawl running in Temporal, stops this worker and
+exits 143; --resume carries the crawl on.
+
+Limits (the crawl ends at the first it reaches; raise the one its summary names):
+  --max-pages N            URLs admitted for fetching at most: the page budget (default ${D.maxPages})
+  --max-discovered-urls N  new URLs registered at most: the discovery budget
+                           (default 20 x --max-pages, at least 1000)
+  --max-depth D            links followed from the seeds at most (default ${D.maxDepth})
 
   --seeds-file F           one URL per line (# comments), up to 1,000,000, each checked before
                            anything starts; past 10,000 they are registered in batches first
+  --user-agent UA          product token and contact sent on every request; set your own
+                           (default "${D.userAgent}")
+  --allow-private-networks fetch loopback, private and link-local addresses (default off)
+  --max-in-flight N        URLs handed to host queues and not yet settled (default ${D.maxInFlight})
+  --crawl-id ID            readable id, the workflow is crawl/ID (default: the time and 4 hex digits)
   --resume ID              attach to crawl ID (still running after its process died, or
                            finished): run a worker for it, show its progress, print its summary.
                            Re-running a crawl with the --crawl-id of a running one does the same.
+  --task-queue Q           Temporal task queue of the crawl's workflows (default ${DEFAULT_TASK_QUEUE})
+  --no-worker              run no worker in this process (default: one runs here)
   --metrics-port N         serve the in-process worker's Prometheus metrics at http://127.0.0.1:N/metrics
+                           (default off)
   --log-format json        the in-process worker's log as one JSON object per line on stderr
                            (crawlId, host, workflowId where known); default text
+  --data-dir DIR           where the local stack keeps its data (default $CRAWLER_DATA_DIR or .crawler-data)
+  --json                   stdout is one JSON summary, its "end" says why the crawl ended (default text)
+
+Discovery (docs/discovery.md):
+  --sitemaps MODE          sitemaps read to find pages: declared (those robots.txt declares),
+                           declared-and-default (also /sitemap.xml of a seed origin whose robots.txt
+                           declares none), off (default ${D.sitemaps}); feeds pages link to are read too
+  --sitemap-priority-cap P highest priority a sitemap's <priority> or lastmod raises a listed URL to,
+                           0..1 (default ${D.sitemapPriorityCap})
 
 Scope and URL identity (docs/url-canonicalization.md):
   --scope MODE             hosts links may lead to: same-host, same-registrable-domain (default), any
-  --allow-prefix P         repeatable; only URLs under one of these prefixes (https://host/path or host/path)
-  --deny-prefix P          repeatable; never URLs under these, unless a more specific allow prefix covers them
-  --query-policies FILE    JSON array of verified per-origin query policies (strip tracking parameters, ...)
-  --follow-nofollow        also follow rel=nofollow links (meta robots nofollow is always obeyed)
-  --trap-options FILE      JSON object of crawler-trap thresholds, e.g. {"maxVariantsPerPath": 20}
+  --allow-prefix P         repeatable; only URLs under one of these prefixes (https://host/path or host/path) (default none)
+  --deny-prefix P          repeatable; never URLs under these, unless a more specific allow prefix covers them (default none)
+  --query-policies FILE    JSON array of verified per-origin query policies (strip tracking parameters, ...) (default none)
+  --follow-nofollow        also follow rel=nofollow links (meta robots nofollow is always obeyed) (default off)
+  --trap-options FILE      JSON object of crawler-trap thresholds, e.g. {"maxVariantsPerPath": 20} (default none: built-in thresholds)
   --seen-filter-capacity N URLs the per-worker Bloom filter is sized for (0 = off; default max(10000, discovery budget))
-  --seen-filter-fp-rate P  its false-positive rate at capacity (default 0.01)
+  --seen-filter-fp-rate P  its false-positive rate at capacity (default ${D.seenFilterFalsePositiveRate})
 
 Politeness and fetch limits (docs/politeness.md, docs/failures.md):
-  --min-host-delay-ms MS   least time between two requests to one host (default 1000)
-  --max-concurrent-per-host N  requests one host may have in flight at once (default 1)
+  --min-host-delay-ms MS   least time between two requests to one host (default ${D.minHostDelayMs})
+  --max-concurrent-per-host N  requests one host may have in flight at once (default ${D.maxConcurrentFetchesPerHost})
   --max-body-bytes N       wire body limit (default 10 MiB); --max-decompressed-bytes N: decoded (default 40 MiB)
-  --connect-timeout-ms, --first-byte-timeout-ms, --body-timeout-ms  the three fetch deadlines (10 s, 30 s, 60 s)
+  --connect-timeout-ms, --first-byte-timeout-ms, --body-timeout-ms  the three fetch deadlines
+                           (default ${D.connectTimeoutMs / 1000} s, ${D.firstByteTimeoutMs / 1000} s, ${D.bodyTimeoutMs / 1000} s)
   --politeness JSON        e.g. '{"throttleBaseDelayMs": 10000, "circuitCooldownMs": 300000, "retryDelayScale": 2}'
+                           (default {}: docs/politeness.md lists each knob's default)
                            URLs whose robots.txt stays unreachable are deferred after
                            robotsUnreachablePatienceMs (default here 180000; robots.txt asked again
                            every robotsUnreachableRetryMs, default here 60000)
@@ -72,11 +102,12 @@ Politeness and fetch limits (docs/politeness.md, docs/failures.md):
 Change detection (docs/storage-and-recrawl.md):
   --change-field NAME=SELECTOR  repeatable; a page changed when the text of these CSS selectors did
                            (e.g. price=.price stock=#availability), not when the rest of its text did
+                           (default none: the main text decides)
   --listing-page PREFIX    repeatable; pages under this URL prefix are listings (category, search
                            pages): each linked item's entry is kept, and a changed entry tells the
-                           recrawl cycles that item changed, without visiting it`;
+                           recrawl cycles that item changed, without visiting it (default none)`;
 
-const options = {
+export const crawlOptions = {
   ...dataDirOption,
   'seeds-file': { type: 'string' },
   'max-pages': { type: 'string' },
@@ -103,6 +134,8 @@ const options = {
   politeness: { type: 'string' },
   'change-field': { type: 'string', multiple: true },
   'listing-page': { type: 'string', multiple: true },
+  sitemaps: { type: 'string' },
+  'sitemap-priority-cap': { type: 'string' },
   'crawl-id': { type: 'string' },
   resume: { type: 'string' },
   'task-queue': { type: 'string' },
@@ -113,7 +146,7 @@ const options = {
 } as const;
 
 export async function crawlCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, options, crawlUsage);
+  const { values, positionals } = parseCommandArgs(argv, crawlOptions, crawlUsage);
   const seedsFile = values['seeds-file'];
   // Every seed is checked before anything starts: one bad URL and nothing runs.
   const seedCount = positionals.length + (seedsFile === undefined ? 0 : await checkSeedsFile(seedsFile, positionals.length));
@@ -279,6 +312,8 @@ export async function crawlCommand(argv: string[]): Promise<number> {
         `  pages fetched:   ${summary.pagesFetched}`,
         ...(summary.pagesNotModified > 0 ? [`  not modified:    ${summary.pagesNotModified} (304: unchanged since an earlier crawl, their stored links followed)`] : []),
         `  URLs discovered: ${summary.urlsDiscovered}`,
+        ...(summary.discovery === undefined ? [] : [`  found by:        ${describeDiscovery(summary.discovery)}`]),
+        ...(summary.end === undefined ? [] : [`  ended:           ${describeCrawlEnd(summary.end)}`]),
         `  errors:          ${errors}`,
         ...(summary.storageFailures > 0 ? [`  storage:         ${summary.storageFailures} failed tries to store a body (each body waited for the store and was tried again)`] : []),
         ...(Object.keys(summary.deferred ?? {}).length > 0
@@ -355,6 +390,8 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
     ...(values['body-timeout-ms'] !== undefined ? { bodyTimeoutMs: integer('body-timeout-ms', ranges.bodyTimeoutMs)! } : {}),
     ...(text('politeness') !== undefined ? { politeness: parsePolitenessOption(text('politeness')!) } : {}),
     ...(changeFields !== undefined ? { changeFields } : {}),
+    ...(text('sitemaps') !== undefined ? { sitemaps: text('sitemaps') as CrawlConfig['sitemaps'] } : {}),
+    ...(text('sitemap-priority-cap') !== undefined ? { sitemapPriorityCap: text('sitemap-priority-cap')!.trim() === '' ? Number.NaN : Number(text('sitemap-priority-cap')) } : {}),
   };
   try {
     return resolveCrawlConfig(partial);

@@ -1,5 +1,6 @@
 import { redactCredentials } from '../../domain/url/index.js';
-import { errorsByType, frontierCounts, getCrawl, listCrawls } from '../../storage/postgres/crawl-repository.js';
+import { discoveryBySource, errorsByType, frontierCounts, getCrawl, listCrawls } from '../../storage/postgres/crawl-repository.js';
+import { describeDiscovery } from '../../contracts/describe-crawl-end.js';
 import { crawlWaits } from '../../storage/postgres/crawl-waits-repository.js';
 import { describeCrawlWaits } from '../../contracts/describe-waits.js';
 import { readSeenStats, readTrapReport } from '../../storage/postgres/url-scope-repository.js';
@@ -13,7 +14,8 @@ import { connectServices, temporalUiLink } from '../services.js';
 export const statusUsage = `usage: crawler status [--crawl ID | --host HOST] [--json] [--data-dir DIR]
 
 Without options: recent crawls. With --crawl: the frontier by tier, in flight, admission and
-backpressure, errors by type (live from the running workflow, else from Postgres), the seen test
+backpressure, errors by type (live from the running workflow, else from Postgres), the URLs found
+and pages fetched by how they were found (links, sitemaps, feeds, redirects, seeds), the seen test
 (Bloom negatives, positives confirmed in Postgres, false positives), refused URLs by reason and
 the hosts with demoted or dropped URLs (crawler traps). With --host:
 the host's back queue, next fetch time and politeness state, from its workflow; when the
@@ -43,7 +45,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
       }
       const { maxPages, accountedInFlight: _accounted, ...counts } = await frontierCounts(pool, values.crawl);
       const [errors, waits] = await Promise.all([errorsByType(pool, values.crawl), crawlWaits(pool, values.crawl)]);
-      const [seenTest, traps] = await Promise.all([readSeenStats(pool, values.crawl), readTrapReport(pool, values.crawl)]);
+      const [seenTest, traps, discovery] = await Promise.all([readSeenStats(pool, values.crawl), readTrapReport(pool, values.crawl), discoveryBySource(pool, values.crawl)]);
       const link = temporalUiLink(endpoints, crawlWorkflowId(values.crawl));
       const figures = {
         crawlId: crawl.id,
@@ -54,6 +56,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         errorsByType: errors,
         waits,
         maxPages,
+        discovery,
         seenTest,
         rejections: traps.rejections,
         trapHosts: traps.hosts,
@@ -63,6 +66,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
       print(figures, [
         `crawl ${crawl.id}: ${figures.state}`,
         `  fetched ${c.fetched} of max ${maxPages}; discovered ${c.discovered}; admitted ${c.admitted}`,
+        `  found by: ${describeDiscovery(discovery)}`,
         `  queued ${c.queued} by tier [${c.queuedByTier.join(', ')}]; in flight ${c.inFlight}; hosts active ${figures.activeHosts}`,
         `  done ${c.done}, failed ${c.failed}, dead-lettered ${c.dead}, dropped ${c.dropped}`,
         `  admission: max in flight ${figures.admission.maxInFlight}, factor ${figures.admission.admitFactor.toFixed(2)}, parse backlog ${figures.admission.backlogSeconds.toFixed(1)} s (${figures.admission.reason})${figures.admission.hostClaimCap !== undefined ? `, at most ${figures.admission.hostClaimCap} URLs per host claim` : ''}`,

@@ -59,3 +59,5 @@ export {
   type ThroughputCeilingInput,
   type ThroughputCeiling,
 } from './capacity.js';
+export { crawlEndOf, type CrawlEnd, type CrawlEndFacts, type CrawlEndReason, type CrawlLimitField } from './crawl-end.js';
+export { listedUrlPriority, LASTMOD_HALF_RAISE_MS, type ListedPriorityOptions, type ListedUrlSignals } from './listed-priority.js';

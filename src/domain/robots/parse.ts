@@ -60,10 +60,10 @@ export function parseRobotsTxt(body: string | Uint8Array, options: ParseRobotsOp
   const groups: RobotsGroup[] = [];
   const sitemaps: string[] = [];
   let current: RobotsGroup | undefined;
-  // RFC 9309 §2.2: consecutive user-agent lines share a group; the first Allow/Disallow closes the
-  // list. Crawl-delay closes it too: it is a member of a group like a rule, and files often give
-  // one group nothing but a Crawl-delay before the next `User-agent:`. Sitemap and unknown
-  // records never touch grouping (§2.2.4).
+  // RFC 9309 §2.2.1: consecutive user-agent lines share a group; only the first Allow/Disallow
+  // closes the list. Crawl-delay, Sitemap and unknown records never touch grouping (§2.2.4), as in
+  // Google's parser: a file that gives our token nothing but a Crawl-delay before `User-agent: *`
+  // and its rules means one group for both agents, not an empty group of ours that allows all.
   let acceptingAgents = false;
 
   lines.forEach((raw, index) => {
@@ -93,8 +93,8 @@ export function parseRobotsTxt(body: string | Uint8Array, options: ParseRobotsOp
         return;
       }
       case 'crawl-delay': {
+        // A member of the group it sits in, whichever of the group's agent lines it follows.
         if (current === undefined) return;
-        acceptingAgents = false;
         if (!CRAWL_DELAY.test(value)) return;
         const seconds = Number(value);
         if (!Number.isFinite(seconds)) return;

@@ -113,7 +113,12 @@ export async function analyzePage(deps: ActivityDeps, context: CrawlContext, inp
     changeKey,
     changeFields: Object.keys(changeFields).length > 0 ? document.changeFields : undefined,
     linksFound: document.links.length,
-    links: followable.map((link) => ({ absoluteUrl: link.absoluteUrl!, anchorText: link.anchorText, rel: link.rel || undefined })),
+    links: [
+      // Its feeds list what the site publishes, linked or not (a page's nofollow covers them too);
+      // first, so that an <a> to the same feed does not make it a page.
+      ...(directives.nofollow ? [] : (document.feeds ?? []).map((feed) => ({ absoluteUrl: feed, rel: 'alternate', purpose: 'feed' }))),
+      ...followable.map((link) => ({ absoluteUrl: link.absoluteUrl!, anchorText: link.anchorText, rel: link.rel || undefined })),
+    ],
     listingEntries: listingPage ? listingEntriesOf(document.listingEntries, context) : undefined,
     readAtMs: fetch?.fetchedAtMs ?? deps.now(),
   };

@@ -1,7 +1,9 @@
 /**
- * Reads a fetched sitemap (a frontier entry of purpose 'sitemap'): the URLs it lists give their
- * records a lastmod window (the recrawl planner's cheap change signal, 001), the sitemaps an index
- * lists join the same crawl as their own work items (so politeness and robots hold for them too).
+ * Reads a fetched sitemap or feed (a frontier entry of purpose 'sitemap' or 'feed'): the URLs it
+ * lists are registered in the crawl like links (discovery; source 'sitemap' or 'feed') and give
+ * their records a lastmod window (the recrawl planner's cheap change signal, 001); the sitemaps
+ * an index lists join the same crawl as their own work items (so politeness and robots hold for
+ * them too).
  * One transaction, keyed like any parse by (fingerprint, generation, parser version).
  */
 import { gunzipSync } from 'node:zlib';
@@ -17,6 +19,7 @@ import { registerFrontierEntries, settleFrontierEntry, type NewFrontierEntry } f
 import { inTransaction } from '../../storage/postgres/pool.js';
 import { applySitemapLastmods, getSitemap, recordSitemapReading, upsertSitemaps, type ListedUrl } from '../../storage/postgres/sitemap-repository.js';
 import type { CrawlContext } from '../frontier/crawl-context.js';
+import { registerDiscoveredUrls, type DiscoveredUrl } from '../frontier/link-registration.js';
 import type { ParseDocumentInput, ParseDocumentResult } from '../../contracts/activities.js';
 import type { ActivityDeps } from '../deps.js';
 
@@ -34,20 +37,32 @@ export async function readFetchedSitemap(deps: ActivityDeps, context: CrawlConte
   ]);
   const readAtMs = fetch?.fetchedAt.getTime() ?? deps.now();
   const declaredBy = sitemap?.declaredBy ?? [];
-  const reading = readBody(stored, input, declaredBy);
+  // A feed a page links to speaks for its own origin (an item elsewhere is a link to follow, not
+  // the site's word), not only for its directory as a sitemap would.
+  const isFeed = input.purpose === 'feed';
+  const reading = readBody(stored, input, isFeed ? [...declaredBy, originOf(input.finalUrl)] : declaredBy);
   // The reader's refusals, and this reading's own (URLs without a canonical form, nested indexes).
   const refused: Record<string, number> = { ...reading.refused };
 
   // The lastmods are on the site's clock: its Date header moves them onto ours.
   const clock = serverClockOf(fetch);
   const listed: ListedUrl[] = [];
+  const discovered: DiscoveredUrl[] = [];
   for (const entry of reading.urls) {
     const canonical = canonicalOf(entry.loc, context, refused);
     if (!canonical) continue;
     const window = entry.lastmodMs === undefined ? undefined : { fromMs: entry.lastmodMs, toMs: entry.lastmodToMs ?? entry.lastmodMs };
     const ours = window && clock ? windowOnOurClock(window, clock) : window;
     listed.push({ fingerprint: urlFingerprint(canonical.url), ...(ours === undefined ? {} : { lastmodFromMs: ours.fromMs, lastmodToMs: ours.toMs }) });
+    discovered.push({
+      absoluteUrl: canonical.url,
+      listed: { ...(entry.priority === undefined ? {} : { listedPriority: entry.priority }), ...(ours === undefined ? {} : { lastmodMs: ours.toMs }) },
+    });
   }
+  // The pages a sitemap lists sit one link below the site's root, whatever index led to it; a
+  // feed's items one link below the feed.
+  const listedDepth = isFeed ? input.depth + 1 : 1;
+  const source = isFeed || reading.format === 'rss' || reading.format === 'atom' ? 'feed' : 'sitemap';
   const children: NewFrontierEntry[] = [];
   if (reading.sitemaps.length > 0 && input.depth >= MAX_SITEMAP_DEPTH) {
     refused['nested-index'] = (refused['nested-index'] ?? 0) + reading.sitemaps.length;
@@ -65,6 +80,7 @@ export async function readFetchedSitemap(deps: ActivityDeps, context: CrawlConte
         priority: 1,
         tier: 0,
         purpose: 'sitemap',
+        source: 'sitemap',
         discoveredFrom: input.fingerprint,
       });
     }
@@ -75,10 +91,27 @@ export async function readFetchedSitemap(deps: ActivityDeps, context: CrawlConte
     if (!sitemap) await upsertSitemaps(client, [{ fingerprint: input.fingerprint, url: input.url, declaredBy: [] }]);
     // A child speaks for the origins that declared its index.
     await upsertSitemaps(client, children.map((child) => ({ fingerprint: child.fingerprint, url: child.url, declaredBy, parent: input.fingerprint })));
-    // The sweep's discovery budget bounds how many sitemaps one index can add.
-    const registered = await registerFrontierEntries(client, input.crawlId, children, { respectDiscoveryBudget: true, shardKey: input.fingerprint });
+    // Known URLs first: the reading counts what the crawler had a record of before it.
     const knownUrls = await applySitemapLastmods(client, readAtMs, listed, clock !== undefined);
-    const figures = { format: reading.format, urls: listed.length, knownUrls, sitemaps: children.length, refused: withoutZeros(refused), truncated: reading.truncated };
+    // The listed pages, as links are (scope, traps, the seen test, the discovery budget); a
+    // recrawl's sweep takes only those never fetched (insertFrontierEntries).
+    const pages =
+      discovered.length === 0
+        ? undefined
+        : await registerDiscoveredUrls(client, context, {
+            sourceFingerprint: input.fingerprint,
+            depth: listedDepth,
+            urls: discovered,
+            kind: 'link',
+            source,
+            recordEdges: false,
+            nowMs: readAtMs,
+          });
+    // The discovery budget bounds how many sitemaps one index can add; a child read in an earlier
+    // crawl is read again.
+    const registered = await registerFrontierEntries(client, input.crawlId, children, { respectDiscoveryBudget: true, shardKey: input.fingerprint, includeFetched: true });
+    const pagesRegistered = pages?.registered ?? 0;
+    const figures = { format: reading.format, urls: listed.length, knownUrls, registered: pagesRegistered, sitemaps: children.length, refused: withoutZeros(refused), truncated: reading.truncated };
     await recordDocument(client, {
       fingerprint: input.fingerprint,
       generation: input.generation,
@@ -97,12 +130,12 @@ export async function readFetchedSitemap(deps: ActivityDeps, context: CrawlConte
       simhashSigned: null,
       minhash: null,
       linksFound: reading.urls.length + reading.sitemaps.length,
-      linksRegistered: registered.length,
+      linksRegistered: registered.length + pagesRegistered,
       extracted: { sitemap: figures },
     });
     await recordSitemapReading(client, { fingerprint: input.fingerprint, readAtMs, format: reading.format, urls: listed.length, knownUrls, refused: withoutZeros(refused) });
     await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'ok' });
-    return { title: null, linksFound: reading.urls.length + reading.sitemaps.length, linksRegistered: registered.length, noindex: false, nofollow: false };
+    return { title: null, linksFound: reading.urls.length + reading.sitemaps.length, linksRegistered: registered.length + pagesRegistered, noindex: false, nofollow: false };
   });
 }
 
@@ -127,6 +160,12 @@ function emptyReading(): SitemapReading {
 
 function withoutZeros(counts: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(counts).filter(([, count]) => count > 0));
+}
+
+/** The origin of a URL the crawl fetched (always canonicalizable). */
+function originOf(url: string): string {
+  const canonical = tryCanonicalizeUrl(url);
+  return canonical.ok ? canonical.value.origin : url;
 }
 
 /** The crawl's canonical form of a listed URL (its query policies apply); a URL that has none is counted as refused. */

@@ -28,7 +28,7 @@ export async function registerStoredLinks(client: PoolClient, context: CrawlCont
   await registerDiscoveredUrls(client, context, {
     sourceFingerprint: page.fingerprint,
     depth: page.depth + 1,
-    urls: targets.map((target) => ({ absoluteUrl: target.url, anchorText: target.anchorText, rel: target.rel })),
+    urls: targets.map((target) => ({ absoluteUrl: target.url, anchorText: target.anchorText, rel: target.rel, ...(target.feed ? { purpose: 'feed' } : {}) })),
     kind: 'link',
     nowMs,
   });

@@ -11,7 +11,8 @@
  * a URL an earlier source of the batch registered is known to the later ones (and a shorter path
  * from a later one lowers its depth), and growth counts run on across the batch.
  */
-import { planSeenTest, settleSeenTest, tierOf, urlPriority, type SeenTestPlan } from '../../domain/frontier/index.js';
+import { sitemapPriorityCapOf } from '../../config/crawl-config.js';
+import { listedUrlPriority, planSeenTest, settleSeenTest, tierOf, urlPriority, type ListedUrlSignals, type SeenTestPlan } from '../../domain/frontier/index.js';
 import {
   DEFAULT_SESSION_PARAM_NAMES,
   assessTrap,
@@ -25,9 +26,19 @@ import {
 } from '../../domain/url/index.js';
 import { addCrawlCounters, counterShardOf } from '../../storage/postgres/crawl-counters.js';
 import { recordLinks, type LinkEdge } from '../../storage/postgres/document-repository.js';
-import { insertFrontierEntries, lowerFrontierDepthsTo, recordUrlIdentities, type DepthLowering, type NewFrontierEntry, type UrlIdentity } from '../../storage/postgres/frontier-repository.js';
+import {
+  insertFrontierEntries,
+  lowerFrontierDepthsTo,
+  recordUrlIdentities,
+  type DepthLowering,
+  type DiscoverySource,
+  type NewFrontierEntry,
+  type UrlIdentity,
+} from '../../storage/postgres/frontier-repository.js';
 import type { PoolClient } from '../../storage/postgres/pool.js';
 import {
+  DEPTH_REFUSAL,
+  DISCOVERY_BUDGET_REFUSAL,
   addGrowthStats,
   addSeenStats,
   depthContentKey,
@@ -58,6 +69,10 @@ export interface DiscoveredUrl {
   absoluteUrl: string;
   anchorText?: string;
   rel?: string;
+  /** Frontier purpose of this URL when it is new, over the input's: 'feed' for a page's RSS or Atom feed. */
+  purpose?: string;
+  /** What a sitemap or feed says of the URL: may raise its priority up to the crawl's sitemapPriorityCap. */
+  listed?: ListedUrlSignals;
 }
 
 /** Refuses a canonical URL for a reason the registration cannot see (robots for a redirect target). */
@@ -81,6 +96,10 @@ export interface RegistrationInput {
   gate?: RegistrationGate;
   /** Frontier purpose of the new entries (a sitemap's redirect target is read as a sitemap). Default 'discovery'. */
   purpose?: string;
+  /** How the crawl found these URLs (frontier.source). Default 'link', or 'redirect' for redirects. */
+  source?: DiscoverySource;
+  /** Record the source's edges in the link graph. Default true; a sitemap's listing is no endorsement and makes none. */
+  recordEdges?: boolean;
 }
 
 /** What became of one discovered URL that canonicalized. */
@@ -211,13 +230,16 @@ async function registerSources(
       inSource.add(fingerprint);
       source.candidates.push({ url: canonical.value, fingerprint, source: discovered });
     }
-    source.edges = source.candidates.map((candidate) => ({
-      source: input.sourceFingerprint,
-      target: candidate.fingerprint,
-      anchorText: candidate.source.anchorText,
-      rel: candidate.source.rel,
-      kind: input.kind,
-    }));
+    source.edges =
+      input.recordEdges === false
+        ? []
+        : source.candidates.map((candidate) => ({
+            source: input.sourceFingerprint,
+            target: candidate.fingerprint,
+            anchorText: candidate.source.anchorText,
+            rel: candidate.source.rel,
+            kind: candidate.source.purpose === 'feed' ? 'feed' : input.kind,
+          }));
     for (const candidate of source.candidates) {
       const scope = context.scope.check(candidate.url);
       if (scope.inScope) source.inScope.push(candidate);
@@ -266,7 +288,7 @@ async function registerSources(
         continue;
       }
       if (input.depth > config.maxDepth) {
-        reject(source, candidate, 'depth', `depth ${input.depth} is beyond the crawl's maxDepth ${config.maxDepth}`);
+        reject(source, candidate, DEPTH_REFUSAL, `depth ${input.depth} is beyond the crawl's maxDepth ${config.maxDepth}`);
         source.tooDeep.push(identityOf(candidate));
         continue;
       }
@@ -308,7 +330,13 @@ async function registerSources(
         source.drops.push({ candidate, assessment });
         continue;
       }
-      const { priority, tier } = priorityOfDiscovery({ depth: input.depth, trapPenalty: assessment.priorityPenalty });
+      const linked = priorityOfDiscovery({ depth: input.depth, trapPenalty: assessment.priorityPenalty });
+      // What a sitemap says raises a URL, up to the crawl's cap; never one a trap check demoted.
+      const listed = candidate.source.listed;
+      const priority =
+        listed === undefined || assessment.action === 'demote' ? linked.priority : listedUrlPriority(linked.priority, listed, input.nowMs, { capPriority: sitemapPriorityCapOf(config) });
+      const tier = priority === linked.priority ? linked.tier : tierOf(priority);
+      const purpose = candidate.source.purpose ?? input.purpose;
       const entry: NewFrontierEntry = {
         ...identityOf(candidate),
         depth: input.depth,
@@ -319,7 +347,8 @@ async function registerSources(
         redirectHops: input.redirect?.hops ?? 0,
         redirectChain: input.redirect?.chain ?? [],
         demotion: assessment.action === 'demote' ? assessment.reasons : undefined,
-        ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
+        ...(purpose === undefined ? {} : { purpose }),
+        source: input.source ?? (input.kind === 'redirect' ? 'redirect' : 'link'),
       };
       source.entries.push(entry);
       freshInBatch.set(entry.fingerprint, entry);
@@ -341,9 +370,11 @@ async function registerSources(
   await recordLinks(client, crawlId, sources.flatMap((source) => source.edges));
   const entries = sources.flatMap((source) => source.entries);
   await recordUrlIdentities(client, [...entries, ...sources.flatMap((source) => source.tooDeep)]);
-  const inserted = new Set(
-    await insertFrontierEntries(client, crawlId, entries, { room: respectDiscoveryBudget ? (facts.discoveryRoom ?? 0) : entries.length, includeFetched: false }),
-  );
+  const room = respectDiscoveryBudget ? (facts.discoveryRoom ?? 0) : entries.length;
+  const inserted = new Set(await insertFrontierEntries(client, crawlId, entries, { room, includeFetched: false }));
+  // Entries neither inserted nor present were left out by the budget only when it bound; else the
+  // crawl's kind kept them out (a recrawl or sweep registers only URLs never fetched): known URLs.
+  const budgetBound = room < entries.length;
   for (const source of sources) {
     const discovered = source.entries.filter((entry) => inserted.has(entry.fingerprint)).length;
     await addCrawlCounters(client, crawlId, counterShardOf(source.input.sourceFingerprint), { discovered });
@@ -363,7 +394,17 @@ async function registerSources(
   const lowerAfterCommit = rowsHeldElsewhere === 'later' ? lowerings.filter((lowering) => !loweredNow.has(lowering.fingerprint)) : [];
   for (const source of sources) {
     for (const entry of source.entries) {
-      source.fates.set(entry.fingerprint, inserted.has(entry.fingerprint) ? { kind: 'registered' } : present.has(entry.fingerprint) ? { kind: 'known' } : { kind: 'over-budget' });
+      const fate: UrlFate = inserted.has(entry.fingerprint) ? { kind: 'registered' } : present.has(entry.fingerprint) || !budgetBound ? { kind: 'known' } : { kind: 'over-budget' };
+      source.fates.set(entry.fingerprint, fate);
+      // Counted with the refusals, so the crawl's end can say the budget left URLs out.
+      if (fate.kind === 'over-budget') {
+        source.rejections.push({
+          url: entry.url,
+          fingerprint: entry.fingerprint,
+          code: DISCOVERY_BUDGET_REFUSAL,
+          reason: `the crawl's discovery budget (maxDiscoveredUrls ${config.maxDiscoveredUrls}) is spent`,
+        });
+      }
     }
   }
   if (filter) {

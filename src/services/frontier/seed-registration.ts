@@ -24,7 +24,7 @@ export async function registerSeedBatch(pool: Pool, input: RegisterSeedsInput): 
     }
     const url = result.value;
     const { priority, tier } = priorityOfDiscovery({ depth: 0, trapPenalty: 0 });
-    entries.push({ fingerprint: urlFingerprint(url.url), url: url.url, host: url.host, origin: url.origin, canonicalizationVersion: url.version, depth: 0, priority, tier });
+    entries.push({ fingerprint: urlFingerprint(url.url), url: url.url, host: url.host, origin: url.origin, canonicalizationVersion: url.version, depth: 0, priority, tier, source: 'seed' });
   }
   const seedHosts = [...new Set(entries.map((entry) => entry.host))];
   const registered = await inTransaction(pool, async (client) => {

@@ -1,5 +1,5 @@
 import type { CrawlConfig } from '../../config/crawl-config.js';
-import type { FrontierCounts } from '../../contracts/status.js';
+import type { DiscoveryReport, FrontierCounts } from '../../contracts/status.js';
 import { TIER_COUNT } from '../../domain/frontier/index.js';
 import { SUMMED_COUNTERS_SQL } from './crawl-counters.js';
 import { inTransaction, type Pool, type PoolClient } from './pool.js';
@@ -99,15 +99,15 @@ export async function markCrawlFinished(db: Queryable, id: string, state: 'finis
  */
 export async function frontierCounts(db: Queryable, crawlId: string): Promise<FrontierCounts & { maxPages: number; accountedInFlight: number }> {
   const result = await db.query<{
-    groups: { state: string; tier: number; outcome: string | null; n: number }[] | null;
+    groups: { state: string; tier: number; outcome: string | null; signal: boolean; n: number }[] | null;
     admitted: number;
     returned: number;
     settled: number;
     discovered: number;
     max_pages: number;
   }>(
-    `SELECT (SELECT json_agg(g) FROM (SELECT state, tier, outcome, count(*)::int AS n FROM frontier
-                                      WHERE crawl_id = $1 GROUP BY state, tier, outcome) g) AS groups,
+    `SELECT (SELECT json_agg(g) FROM (SELECT state, tier, outcome, purpose IN ('sitemap', 'feed') AS signal, count(*)::int AS n FROM frontier
+                                      WHERE crawl_id = $1 GROUP BY state, tier, outcome, signal) g) AS groups,
             a.admitted, s.returned, s.settled, s.discovered, c.max_pages
      FROM crawls c JOIN crawl_admission a ON a.crawl_id = c.id, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1`,
     [crawlId],
@@ -137,6 +137,8 @@ export async function frontierCounts(db: Queryable, crawlId: string): Promise<Fr
         break;
       case 'done':
         counts.done += row.n;
+        // Sitemaps and feeds read are not pages (discoveryBySource counts them).
+        if (row.signal) break;
         if (row.outcome === 'ok') counts.fetched += row.n;
         else if (row.outcome === 'not-modified') counts.notModified += row.n;
         break;
@@ -197,12 +199,41 @@ export async function deferredByReason(db: Queryable, crawlId: string): Promise<
   return Object.fromEntries(result.rows.map((row) => [row.outcome.slice(DEFERRED_OUTCOME_PREFIX.length), row.n]));
 }
 
+/** Pages that failed, by failure type; a sitemap or feed that failed (a seed origin without /sitemap.xml) is no page error (discoveryBySource counts it). */
 export async function errorsByType(db: Queryable, crawlId: string): Promise<Record<string, number>> {
   const result = await db.query<{ outcome: string; n: number }>(
-    `SELECT outcome, count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND state IN ('failed', 'dead') GROUP BY outcome`,
+    `SELECT outcome, count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND state IN ('failed', 'dead') AND purpose NOT IN ('sitemap', 'feed') GROUP BY outcome`,
     [crawlId],
   );
   return Object.fromEntries(result.rows.map((row) => [row.outcome, row.n]));
+}
+
+/**
+ * How the crawl found its pages and what came of them, by frontier.source: URLs registered and
+ * pages fetched (a 304 included); then the sitemaps and feeds it read and those that failed
+ * (missing, refused). Entries a crawl did not discover (a recrawl's planned visits) are 'planned'.
+ */
+export async function discoveryBySource(db: Queryable, crawlId: string): Promise<DiscoveryReport> {
+  const result = await db.query<{ source: string; purpose: string; discovered: number; fetched: number; failed: number }>(
+    `SELECT COALESCE(source, 'planned') AS source, CASE WHEN purpose IN ('sitemap', 'feed') THEN purpose ELSE 'page' END AS purpose,
+            count(*)::int AS discovered,
+            count(*) FILTER (WHERE state = 'done' AND outcome IN ('ok', 'not-modified'))::int AS fetched,
+            count(*) FILTER (WHERE state IN ('failed', 'dead', 'dropped'))::int AS failed
+     FROM frontier WHERE crawl_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
+    [crawlId],
+  );
+  const report: DiscoveryReport = { bySource: {}, sitemaps: { registered: 0, read: 0, failed: 0 }, feeds: { registered: 0, read: 0, failed: 0 } };
+  for (const row of result.rows) {
+    if (row.purpose === 'page') {
+      report.bySource[row.source] = { discovered: row.discovered, fetched: row.fetched };
+      continue;
+    }
+    const documents = row.purpose === 'feed' ? report.feeds : report.sitemaps;
+    documents.registered += row.discovered;
+    documents.read += row.fetched;
+    documents.failed += row.failed;
+  }
+  return report;
 }
 
 /**

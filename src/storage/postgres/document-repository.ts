@@ -139,20 +139,21 @@ export interface LinkEdge {
   target: string;
   anchorText?: string;
   rel?: string;
-  kind: 'link' | 'redirect' | 'canonical';
+  /** 'feed': a page's <link rel=alternate> to its RSS or Atom feed. */
+  kind: 'link' | 'redirect' | 'canonical' | 'feed';
 }
 
 /**
  * The URLs a page's followed links point to, from the link graph (`links` joined to `urls`), with
  * their anchor text and rel. Targets without an identity row (refused before identities were kept) are absent.
  */
-export async function followedLinkTargets(db: Queryable, source: string): Promise<{ url: string; anchorText: string | undefined; rel: string | undefined }[]> {
-  const result = await db.query<{ url: string; anchor_text: string | null; rel: string | null }>(
-    `SELECT u.url, l.anchor_text, l.rel FROM links l JOIN urls u ON u.fingerprint = l.target
-     WHERE l.source = $1 AND l.kind = 'link' ORDER BY l.target`,
+export async function followedLinkTargets(db: Queryable, source: string): Promise<{ url: string; anchorText: string | undefined; rel: string | undefined; feed: boolean }[]> {
+  const result = await db.query<{ url: string; anchor_text: string | null; rel: string | null; kind: string }>(
+    `SELECT u.url, l.anchor_text, l.rel, l.kind FROM links l JOIN urls u ON u.fingerprint = l.target
+     WHERE l.source = $1 AND l.kind IN ('link', 'feed') ORDER BY l.target, l.kind`,
     [fingerprintToBytes(source)],
   );
-  return result.rows.map((row) => ({ url: row.url, anchorText: row.anchor_text ?? undefined, rel: row.rel ?? undefined }));
+  return result.rows.map((row) => ({ url: row.url, anchorText: row.anchor_text ?? undefined, rel: row.rel ?? undefined, feed: row.kind === 'feed' }));
 }
 
 /** The page's link edges, once each. Inside a transaction they are sent with its COMMIT (nothing in it reads them back). */

@@ -26,12 +26,18 @@ export interface NewFrontierEntry {
   priority: number;
   tier: number;
   purpose?: string;
+  /** How the crawl found it (migration 0024); absent for what a crawl did not discover (planned visits). */
+  source?: DiscoverySource;
   discoveredFrom?: string;
   anchorText?: string;
   redirectHops?: number;
   redirectChain?: string[];
   demotion?: unknown;
 }
+
+/** How a URL entered a crawl's frontier (frontier.source). */
+export type DiscoverySource = 'seed' | 'link' | 'redirect' | 'sitemap' | 'feed' | 'canonical' | 'robots';
+export const DISCOVERY_SOURCES: readonly DiscoverySource[] = ['seed', 'link', 'redirect', 'sitemap', 'feed', 'canonical', 'robots'];
 
 export type FrontierState = 'queued' | 'dispatched' | 'fetched' | 'done' | 'failed' | 'dead' | 'dropped';
 
@@ -84,8 +90,9 @@ export async function registerFrontierEntries(
     /** The fingerprint whose counter shard this transaction writes (the page being parsed). Default: the first entry's. */
     shardKey?: string;
     /**
-     * A crawl of kind 'recrawl' registers only URLs never fetched before: its discovery share is
-     * for new URLs, and known ones are revisited by plan. The plan itself passes true.
+     * A crawl of kind 'recrawl' or 'signals' registers only URLs never fetched before: a recrawl's
+     * discovery share and a sweep's sitemaps are for new URLs, and known ones are revisited by
+     * plan. The plan and the sweep's own sitemaps pass true.
      */
     includeFetched?: boolean;
     /**
@@ -130,16 +137,16 @@ export async function insertFrontierEntries(
   if (unique.length === 0 || options.room <= 0) return [];
   const inserted = await db.query<{ fingerprint: Buffer }>(
     `INSERT INTO frontier (crawl_id, fingerprint, url, host, origin, depth, priority, tier, purpose,
-                           discovered_from, anchor_text, redirect_hops, redirect_chain, demotion)
+                           discovered_from, anchor_text, redirect_hops, redirect_chain, demotion, source)
      SELECT $1, e.fingerprint, e.url, e.host, e.origin, e.depth, e.priority, e.tier, e.purpose,
             e.discovered_from, e.anchor_text, e.redirect_hops,
             COALESCE((SELECT array_agg(decode(c, 'hex')) FROM unnest(string_to_array(e.chain, ',')) AS c WHERE c <> ''), '{}'),
-            e.demotion
+            e.demotion, e.source
      FROM (SELECT * FROM unnest($2::bytea[], $3::text[], $4::text[], $5::text[], $6::int[], $7::real[], $8::smallint[], $9::text[],
-                                $10::bytea[], $11::text[], $12::int[], $13::text[], $14::jsonb[])
-                         AS e(fingerprint, url, host, origin, depth, priority, tier, purpose, discovered_from, anchor_text, redirect_hops, chain, demotion)
+                                $10::bytea[], $11::text[], $12::int[], $13::text[], $14::jsonb[], $17::text[])
+                         AS e(fingerprint, url, host, origin, depth, priority, tier, purpose, discovered_from, anchor_text, redirect_hops, chain, demotion, source)
            WHERE NOT EXISTS (SELECT 1 FROM frontier x WHERE x.crawl_id = $1 AND x.fingerprint = e.fingerprint)
-             AND ($16::boolean OR (SELECT kind FROM crawls WHERE id = $1) IS DISTINCT FROM 'recrawl'
+             AND ($16::boolean OR COALESCE((SELECT kind FROM crawls WHERE id = $1), 'discovery') NOT IN ('recrawl', 'signals')
                   OR NOT EXISTS (SELECT 1 FROM urls u WHERE u.fingerprint = e.fingerprint AND u.last_fetch_at IS NOT NULL))
            ORDER BY e.priority DESC
            LIMIT $15) AS e
@@ -164,6 +171,7 @@ export async function insertFrontierEntries(
       unique.map((entry) => (entry.demotion === undefined ? null : JSON.stringify(entry.demotion))),
       options.room,
       options.includeFetched,
+      unique.map((entry) => entry.source ?? null),
     ],
   );
   return inserted.rows.map((row) => fingerprintFromBytes(row.fingerprint));

@@ -10,6 +10,11 @@ import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './
 
 type Queryable = Pool | PoolClient;
 
+/** The refusal code of a URL beyond the crawl's maxDepth. */
+export const DEPTH_REFUSAL = 'depth';
+/** The refusal code of a new URL the spent discovery budget left out. */
+export const DISCOVERY_BUDGET_REFUSAL = 'discovery-budget';
+
 /** crawl_rejections keeps at most this many URLs per crawl; crawl_rejection_counts counts them all. */
 export const MAX_REJECTION_ROWS_PER_CRAWL = 10_000;
 
@@ -344,4 +349,41 @@ export async function readTrapReport(db: Queryable, crawlId: string, maxHosts = 
 export async function readRejectionCounts(db: Queryable, crawlId: string): Promise<Record<string, number>> {
   const rejections = await db.query<{ reason: string; urls: string }>('SELECT reason, sum(urls) AS urls FROM crawl_rejection_counts WHERE crawl_id = $1 GROUP BY reason ORDER BY 2 DESC, reason', [crawlId]);
   return Object.fromEntries(rejections.rows.map((row) => [row.reason, Number(row.urls)]));
+}
+
+/** Refused URLs of one reason code at a crawl's end (standingRefusals). */
+export interface StandingRefusals {
+  /** Refusals counted (a URL refused twice counts twice). */
+  counted: number;
+  /** URLs of the kept sample refused for this reason. */
+  sampled: number;
+  /** Of those, the ones still outside the frontier: never admitted by another path since. */
+  standing: number;
+}
+
+/**
+ * Refusals by reason code that still stand: a URL refused beyond maxDepth that a shorter path
+ * admitted later (depth-relaxation.ts) no longer does. Read from the sample crawl_rejections
+ * keeps (its first refusal of each URL, bounded per crawl), and the complete counts beside it.
+ */
+export async function standingRefusals(db: Queryable, crawlId: string, codes: readonly string[]): Promise<Record<string, StandingRefusals>> {
+  const result = await db.query<{ code: string; counted: string; sampled: number; standing: number }>(
+    `SELECT k.code,
+            COALESCE((SELECT sum(urls) FROM crawl_rejection_counts c WHERE c.crawl_id = $1 AND c.reason = k.code), 0) AS counted,
+            (SELECT count(*)::int FROM crawl_rejections r WHERE r.crawl_id = $1 AND starts_with(r.reason, k.code || ':')) AS sampled,
+            (SELECT count(*)::int FROM crawl_rejections r WHERE r.crawl_id = $1 AND starts_with(r.reason, k.code || ':')
+               AND NOT EXISTS (SELECT 1 FROM frontier f WHERE f.crawl_id = r.crawl_id AND f.fingerprint = r.fingerprint)) AS standing
+     FROM unnest($2::text[]) AS k(code)`,
+    [crawlId, [...codes]],
+  );
+  return Object.fromEntries(result.rows.map((row) => [row.code, { counted: Number(row.counted), sampled: row.sampled, standing: row.standing }]));
+}
+
+/**
+ * URLs refused for a reason that still stand at a crawl's end: those of the sample, or when the
+ * sample kept none of this reason's (it was full first), every refusal counted.
+ */
+export function standingRefusalCount(refusals: StandingRefusals | undefined): number {
+  if (refusals === undefined || refusals.counted === 0) return 0;
+  return refusals.sampled > 0 ? refusals.standing : refusals.counted;
 }

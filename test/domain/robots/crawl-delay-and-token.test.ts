@@ -39,9 +39,16 @@ describe('crawlDelayMs', () => {
   });
 
   it('comes from the selected group only', () => {
-    const robots = 'User-agent: *\nCrawl-delay: 10\n\nUser-agent: DurableCrawler\nDisallow: /x\n';
+    const robots = 'User-agent: *\nDisallow: /a\nCrawl-delay: 10\n\nUser-agent: DurableCrawler\nDisallow: /x\n';
     // Our own group has no Crawl-delay: the * group's does not apply to us.
     expect(delayOf(robots)).toBeUndefined();
+    expect(delayOf(robots, 'OtherBot')).toBe(10_000);
+    expect(delayOf('User-agent: DurableCrawler\nDisallow: /a\nCrawl-delay: 4\n\nUser-agent: *\nCrawl-delay: 1\n')).toBe(4000);
+  });
+
+  it('belongs to the whole group when it sits between the group\'s user-agent lines', () => {
+    const robots = 'User-agent: *\nCrawl-delay: 10\n\nUser-agent: DurableCrawler\nDisallow: /x\n';
+    expect(delayOf(robots)).toBe(10_000);
     expect(delayOf(robots, 'OtherBot')).toBe(10_000);
     expect(delayOf('User-agent: DurableCrawler\nCrawl-delay: 4\n\nUser-agent: *\nCrawl-delay: 1\n')).toBe(4000);
   });

@@ -126,12 +126,41 @@ describe('parseRobotsTxt: lines and keys', () => {
     expect(allowed(rules, '/x', 'b')).toBe(false);
   });
 
-  it('lets a Crawl-delay close the user-agent list, like a rule: a delay-only group stays its own', () => {
+  it('keeps a group whose only line for us is a Crawl-delay together with the next user-agent lines (RFC 9309 §2.2.1, Google)', () => {
     const rules = parseRobotsTxt('User-agent: DurableCrawler\nCrawl-delay: 5\n\nUser-agent: *\nDisallow: /\n');
-    expect(rules.groups.map((group) => group.userAgents)).toEqual([['durablecrawler'], ['*']]);
-    expect(rules.groups[0]).toEqual({ userAgents: ['durablecrawler'], rules: [], crawlDelaySeconds: 5 });
-    expect(allowed(rules, '/anything')).toBe(true);
+    expect(rules.groups).toEqual([{ userAgents: ['durablecrawler', '*'], rules: [{ kind: 'disallow', pattern: '/', line: 5 }], crawlDelaySeconds: 5 }]);
+    expect(allowed(rules, '/anything')).toBe(false);
     expect(allowed(rules, '/anything', 'OtherBot')).toBe(false);
+  });
+
+  it('does not let a Crawl-delay between consecutive user-agent lines split them', () => {
+    const rules = parseRobotsTxt('User-agent: a\nCrawl-delay: 2\nUser-agent: b\nCrawl-delay: 4\nUser-agent: c\nDisallow: /x\nUser-agent: d\nDisallow: /y\n');
+    expect(rules.groups.map((group) => group.userAgents)).toEqual([['a', 'b', 'c'], ['d']]);
+    expect(rules.groups[0]?.crawlDelaySeconds).toBe(4);
+    for (const agent of ['a', 'b', 'c']) expect(allowed(rules, '/x', agent), agent).toBe(false);
+    expect(allowed(rules, '/x', 'd')).toBe(true);
+  });
+
+  it('keeps a Sitemap line inside a group out of the grouping and records it', () => {
+    const rules = parseRobotsTxt('User-agent: a\nSitemap: https://e.com/s.xml\nUser-agent: b\nDisallow: /x\n');
+    expect(rules.groups.map((group) => group.userAgents)).toEqual([['a', 'b']]);
+    expect(rules.sitemaps).toEqual(['https://e.com/s.xml']);
+    expect(allowed(rules, '/x', 'a')).toBe(false);
+  });
+
+  it('keeps unknown keys inside a group out of the grouping (Google: Invalid-Unknown-Line)', () => {
+    const rules = parseRobotsTxt('User-agent: FooBot\nInvalid-Unknown-Line: unknown\nUser-agent: *\nDisallow: /\n');
+    expect(rules.groups.map((group) => group.userAgents)).toEqual([['foobot', '*']]);
+    expect(allowed(rules, '/', 'FooBot')).toBe(false);
+    expect(allowed(rules, '/', 'BarBot')).toBe(false);
+  });
+
+  it('ends the agent list at a rule, not at a Crawl-delay after it: the next user-agent starts a new group', () => {
+    const rules = parseRobotsTxt('User-agent: a\nDisallow: /x\nCrawl-delay: 3\nUser-agent: b\nDisallow: /y\n');
+    expect(rules.groups).toEqual([
+      { userAgents: ['a'], rules: [{ kind: 'disallow', pattern: '/x', line: 2 }], crawlDelaySeconds: 3 },
+      { userAgents: ['b'], rules: [{ kind: 'disallow', pattern: '/y', line: 5 }] },
+    ]);
   });
 
   it('takes the product token from a user-agent value with a version or comment', () => {

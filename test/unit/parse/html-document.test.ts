@@ -53,6 +53,24 @@ describe('extractHtmlDocument', () => {
     expect(doc.canonicalHint).toBe('https://site.example/canonical');
   });
 
+  it('reads the RSS and Atom feeds a page announces, resolved, once each, and nothing else', () => {
+    const doc = extract(
+      '<link rel="alternate" type="application/rss+xml" href="/feed.xml">' +
+        '<link rel="Alternate  stylesheet" type="Application/Atom+XML; charset=utf-8" href="atom.xml">' +
+        '<link rel="alternate" type="application/rss+xml" href="/feed.xml">' +
+        '<link rel="alternate" hreflang="fr" href="/fr/">' +
+        '<link rel="alternate" type="text/html" href="/mobile">' +
+        '<link rel="stylesheet" type="application/rss+xml" href="/not-a-feed">' +
+        '<link rel="alternate" type="application/rss+xml" href="javascript:alert(1)">',
+    );
+    expect(doc.feeds).toEqual(['https://site.example/feed.xml', 'https://site.example/dir/atom.xml']);
+  });
+
+  it('keeps at most ten feeds of a page', () => {
+    const doc = extract(Array.from({ length: 30 }, (_, i) => `<link rel="alternate" type="application/atom+xml" href="/f${i}.xml">`).join(''));
+    expect(doc.feeds).toHaveLength(10);
+  });
+
   it('survives hostile markup and caps the links it keeps', () => {
     const many = Array.from({ length: 50 }, (_, i) => `<a href="/p${i}">${i}</a>`).join('');
     const doc = extractHtmlDocument(`<<<<div><a href=">${many}</div></a></p></b>`, PAGE, { productToken: 'DurableCrawler', maxLinks: 10 });
