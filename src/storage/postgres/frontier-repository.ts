@@ -26,7 +26,7 @@ export interface NewFrontierEntry {
   priority: number;
   tier: number;
   purpose?: string;
-  /** How the crawl found it (migration 0024); absent for what a crawl did not discover (planned visits). */
+  /** How the crawl found it (migration 0025); absent for what a crawl did not discover (planned visits). */
   source?: DiscoverySource;
   discoveredFrom?: string;
   anchorText?: string;
