@@ -13,7 +13,8 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/activities/**/*.test.ts', 'test/workflows/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/replay/**/*.test.ts'],
+          // test/cluster: Temporal as a real server beside the stack (test/support/temporal-cluster.ts); `npm run test:cluster` runs it alone.
+          include: ['test/activities/**/*.test.ts', 'test/workflows/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/replay/**/*.test.ts', 'test/cluster/**/*.test.ts'],
           globalSetup: ['test/support/global-stack.ts'],
           // One real stack, shared; the files run one after another on a 2-core machine.
           fileParallelism: false,

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the binaries the local stack runs: the Temporal CLI (dev server) and MinIO into
 # .tools/bin at pinned versions, and Debian's PostgreSQL server binaries when none are found;
-# and compose-config (tools/compose-config), which checks docker-compose.yml in the tests.
+# compose-config (tools/compose-config), which checks docker-compose.yml in the tests; and the
+# Temporal server and its SQL schema tool (tools/temporal-server, at the release
+# docker-compose.yml runs) for the cluster test, which runs Temporal as a real server.
 # Idempotent and silent when everything is already in place; `npm run tools` runs it.
 set -euo pipefail
 
@@ -81,18 +83,20 @@ go_tool() {
   record_version "$name" "$version"
 }
 
-# local_go_tool NAME DIR: builds the Go program in DIR (a module of this repository) into
-# .tools/bin, again whenever its source changes (a hash of it is recorded in versions.txt).
+# local_go_tool NAME DIR [PACKAGE]: builds the Go program PACKAGE (default: the module's root) of
+# DIR (a module of this repository) into .tools/bin, again whenever the module's source changes (a
+# hash of its go.mod, go.sum and every .go file is recorded in versions.txt): its go.mod pins what
+# it is built from.
 local_go_tool() {
-  local name="$1" dir="$ROOT/$2" binary="$TOOLS_BIN/$1" hash
-  hash="src-$(cat "$dir"/go.mod "$dir"/go.sum "$dir"/*.go | sha256sum | cut -c1-16)"
+  local name="$1" dir="$ROOT/$2" package="${3:-.}" binary="$TOOLS_BIN/$1" hash
+  hash="src-$(cd "$dir" && find . -name '*.go' -o -name go.mod -o -name go.sum | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)"
   if [[ -x "$binary" && "$(recorded_version "$name")" == "$hash" ]]; then return 0; fi
   require_go "$name"
   mkdir -p "$TOOLS_BIN"
-  say "building $name from $2 into .tools/bin"
+  say "building $name from $2 into .tools/bin (minutes the first time)"
   local log
   log="$(mktemp)"
-  if ! (cd "$dir" && go build -o "$binary" .) > "$log" 2>&1; then
+  if ! (cd "$dir" && go build -o "$binary" "$package") > "$log" 2>&1; then
     tail -n 30 "$log" >&2
     rm -f "$log"
     fail "go build of $2 failed (output above)." "Check that the Go module proxy is reachable (go env GOPROXY), then rerun: npm run tools"
@@ -141,4 +145,8 @@ go_tool temporal "$TEMPORAL_MODULE" "github.com/temporalio/cli" "$TEMPORAL_VERSI
 go_tool minio "$MINIO_MODULE" "$MINIO_MODULE" "$MINIO_VERSION"
 # `docker compose config` for the compose file's test, where no compose plugin is installed.
 local_go_tool compose-config tools/compose-config
+# The Temporal server (go.temporal.io/server at the release docker-compose.yml's image carries) and
+# its SQL schema tool, for the cluster test (test/cluster, README "Tests").
+local_go_tool temporal-server tools/temporal-server
+local_go_tool temporal-sql-tool tools/temporal-server ./sql-tool
 ensure_postgres

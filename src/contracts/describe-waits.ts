@@ -9,6 +9,11 @@ const HELD_BY: Record<HostWaitReason, string> = {
   'crawl-delay': 'waiting out a long Crawl-delay',
 };
 
+/** Why a host waits, in words ("held by the circuit breaker"). */
+export function describeHostWaitReason(reason: HostWaitReason): string {
+  return HELD_BY[reason];
+}
+
 /** "12:03:04Z": a time of day in UTC, which is what a progress line needs. */
 export function clockTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(11, 19)}Z`;

@@ -18,9 +18,16 @@ export const recrawlWorkflowId = (scheduleId: string): string => `recrawl/${sche
 export const recrawlCrawlIdOf = (cycleWorkflowId: string): string => cycleWorkflowId.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
 
 /** Custom search attributes, registered on the dev server at start (see src/stack). */
-export const SEARCH_ATTRIBUTES = { crawlId: 'CrawlId', host: 'CrawlHost', state: 'CrawlState' } as const;
+export const SEARCH_ATTRIBUTES = { crawlId: 'CrawlId', host: 'CrawlHost', state: 'CrawlState', crawlIds: 'CrawlIds' } as const;
 /** The host a host workflow serves, set by whoever starts a run. */
 export const HOST_SEARCH_ATTRIBUTE = defineSearchAttributeKey(SEARCH_ATTRIBUTES.host, SearchAttributeType.KEYWORD);
+/**
+ * The crawls a host run serves (a KeywordList: `CrawlIds = '<id>'` lists a crawl's hosts), set by
+ * whoever starts the run and extended by the run when it takes work of another crawl.
+ */
+export const CRAWL_IDS_SEARCH_ATTRIBUTE = defineSearchAttributeKey(SEARCH_ATTRIBUTES.crawlIds, SearchAttributeType.KEYWORD_LIST);
+/** A host run names at most this many crawls, the latest: a search attribute value holds 2 KB at most. */
+export const MAX_CRAWL_IDS_PER_HOST_RUN = 20;
 
 /** The host workflow's type: HostWaker starts host runs by it. */
 export const HOST_WORKFLOW_TYPE = 'hostWorkflow';

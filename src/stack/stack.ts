@@ -52,7 +52,7 @@ export interface StackOptions {
   /**
    * Custom search attributes, registered at dev-server start (--search-attribute) and, for an
    * external or reused server, through the operator service (idempotent).
-   * Default: { CrawlId: 'Keyword', CrawlHost: 'Keyword', CrawlState: 'Keyword' }.
+   * Default: { CrawlId: 'Keyword', CrawlHost: 'Keyword', CrawlState: 'Keyword', CrawlIds: 'KeywordList' }.
    */
   searchAttributes?: Record<string, SearchAttributeKind>;
   /**

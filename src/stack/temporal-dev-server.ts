@@ -10,6 +10,7 @@ export const defaultSearchAttributes: Readonly<Record<string, SearchAttributeKin
   CrawlId: 'Keyword',
   CrawlHost: 'Keyword',
   CrawlState: 'Keyword',
+  CrawlIds: 'KeywordList',
 };
 
 export interface TemporalDevServerOptions {

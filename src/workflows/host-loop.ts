@@ -30,7 +30,7 @@ import {
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
 import { parseInputOf } from '../contracts/fetch-followup.js';
 import { afterFailedParse, afterFetch, decideAfterFailure, deferredOutcome, noteRobotsRules, pushDefined, robotsPatienceEndsAtMs, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
-import type { HostStatus } from '../contracts/status.js';
+import type { HostStatus, HostWaitReason } from '../contracts/status.js';
 import { HostWaitReporter, hostWaitReason } from './host-wait-report.js';
 
 export type { FetchedItem, FollowUp } from './host-outcomes.js';
@@ -69,8 +69,11 @@ export type HostWait =
 export type HostStep =
   | { kind: 'fail'; message: string }
   | { kind: 'continue-as-new' }
-  /** `report`: a long wait the workflow reports (host_waits) as it begins. */
-  | { kind: 'wait'; wait: HostWait; timeoutMs?: number; report?: HostWaitReport; flush: FetchedItem[] }
+  /**
+   * `report`: a long wait the workflow reports (host_waits) as it begins. `reason`: why a timed
+   * wait lasts until its timeout (the run's current details say it).
+   */
+  | { kind: 'wait'; wait: HostWait; timeoutMs?: number; reason?: HostWaitReason; report?: HostWaitReport; flush: FetchedItem[] }
   | { kind: 'claim'; input: ClaimHostWorkInput; flush: FetchedItem[] }
   /** A burst released the host in Postgres with nothing left: the run ends as after a releasing claim. */
   | { kind: 'released' }
@@ -333,7 +336,7 @@ export class HostLoop {
     const readyAtMs = state.promoteReady(nowMs);
     if (readyAtMs !== undefined && !state.paused) {
       const timeoutMs = Math.max(1, Math.min(readyAtMs, patienceEndsAtMs) - nowMs);
-      return this.waitFor('change', timeoutMs, this.retryWaitReport(nowMs, nowMs + timeoutMs));
+      return this.waitFor('change', timeoutMs, ...this.retryWait(nowMs, nowMs + timeoutMs));
     }
 
     // A burst due within its own wait limit starts now; its activity waits out the rest.
@@ -345,7 +348,8 @@ export class HostLoop {
       // The time has come (or a burst waits it out) but every slot is taken: wait for a request to finish.
       if (nextFetchAtMs <= nowMs || this.earlyBurstInFlight) return this.waitFor('change-or-outcome');
       const timeoutMs = Math.max(1, Math.min(nextFetchAtMs, patienceEndsAtMs) - nowMs);
-      return this.waitFor('change', timeoutMs, this.waitReporter.reportFor(hostWaitReason(state.politeness, nowMs + timeoutMs, 'crawl-delay'), nowMs, nowMs + timeoutMs));
+      const reason = hostWaitReason(state.politeness, nowMs + timeoutMs, 'crawl-delay');
+      return this.waitFor('change', timeoutMs, reason, this.waitReporter.reportFor(reason, nowMs, nowMs + timeoutMs));
     }
 
     const item = state.queue.shift()!;
@@ -384,22 +388,29 @@ export class HostLoop {
     return queue.length === 1 && this.hostRecordLoaded && this.state.burstable(queue[0]!, nowMs, DEFAULT_FETCH_BURST_LIMITS);
   }
 
-  private waitFor(wait: HostWait, timeoutMs?: number, report?: HostWaitReport): HostStep {
+  private waitFor(wait: HostWait, timeoutMs?: number, reason?: HostWaitReason, report?: HostWaitReport): HostStep {
     if (wait === 'change' || wait === 'change-or-outcome') this.changed = false;
     this.outcomesAtWait = this.state.outcomes;
-    return { kind: 'wait', wait, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(report === undefined ? {} : { report }), flush: this.takeCarriedParses() };
+    return {
+      kind: 'wait',
+      wait,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(reason === undefined ? {} : { reason }),
+      ...(report === undefined ? {} : { report }),
+      flush: this.takeCarriedParses(),
+    };
   }
 
   /**
    * Every queued URL waits for its retry: for an unreachable robots.txt (counted from its first
    * failure), a throttle or an open circuit, or a retry's backoff.
    */
-  private retryWaitReport(nowMs: number, untilMs: number): HostWaitReport | undefined {
+  private retryWait(nowMs: number, untilMs: number): [HostWaitReason, HostWaitReport | undefined] {
     const first = this.state.queue.reduce((earliest, item) => ((item.notBeforeMs ?? nowMs) < (earliest.notBeforeMs ?? nowMs) ? item : earliest));
     const robotsSinceMs = this.state.robotsUnreachableSinceMs[first.origin];
-    return robotsSinceMs === undefined
-      ? this.waitReporter.reportFor(hostWaitReason(this.state.politeness, untilMs, 'retry-backoff'), nowMs, untilMs)
-      : this.waitReporter.reportFor('robots-unreachable', nowMs, untilMs, robotsSinceMs);
+    if (robotsSinceMs !== undefined) return ['robots-unreachable', this.waitReporter.reportFor('robots-unreachable', nowMs, untilMs, robotsSinceMs)];
+    const reason = hostWaitReason(this.state.politeness, untilMs, 'retry-backoff');
+    return [reason, this.waitReporter.reportFor(reason, nowMs, untilMs)];
   }
 
   private takeCarriedParses(): FetchedItem[] {

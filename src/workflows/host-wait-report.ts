@@ -8,6 +8,8 @@
 import type { HostWaitReport } from '../contracts/activities.js';
 import type { HostWaitReason } from '../contracts/status.js';
 import type { HostPolitenessState } from '../domain/politeness/index.js';
+import { describeHostWaitReason } from '../contracts/describe-waits.js';
+import type { HostWait } from './host-loop.js';
 
 /** Waits shorter than this are the host's ordinary pace: not reported. */
 export const REPORTED_WAIT_MIN_MS = 10_000;
@@ -46,4 +48,47 @@ export class HostWaitReporter {
     this.last = { host: this.host, reason, sinceMs: since, untilMs };
     return this.last;
   }
+}
+
+/** What a host run's current details say while it waits: the wait, and the run's work in numbers. */
+export interface HostWaitDetailsInput {
+  wait: HostWait;
+  nowMs: number;
+  /** The wait ends by then at the latest, ms since the epoch (none: only a signal or an outcome ends it). */
+  untilMs?: number;
+  /** Why a timed wait lasts until untilMs. */
+  reason?: HostWaitReason;
+  paused: boolean;
+  queued: number;
+  inFlight: number;
+  parsing: number;
+}
+
+/**
+ * A host run's current details in the Temporal UI: what it waits for and until when, in one line.
+ * The workflow holds it and answers the UI's metadata query with it: it never enters the history.
+ */
+export function describeHostWait(input: HostWaitDetailsInput): string {
+  const work = `${input.queued} queued · ${input.inFlight} in flight · ${input.parsing} parsing`;
+  if (input.paused) return `**paused** by the operator · ${work}`;
+  switch (input.wait) {
+    case 'quiet':
+      return `finishing its work in flight, then continuing as new · ${work}`;
+    case 'idle-or-requeue':
+      return `waiting for its work in flight to finish · ${work}`;
+    case 'change-or-outcome':
+      return `next request as soon as one in flight finishes · ${work}`;
+    case 'change': {
+      if (input.untilMs === undefined) return `waiting for a signal · ${work}`;
+      const until = preciseClockTime(input.untilMs);
+      // The host's ordinary delay is not a hold: the operator is told of long waits only.
+      const ordinary = input.reason === undefined || (input.reason === 'crawl-delay' && input.untilMs - input.nowMs < REPORTED_WAIT_MIN_MS);
+      return ordinary ? `next request at ${until} · ${work}` : `${describeHostWaitReason(input.reason!)} until ${until} · ${work}`;
+    }
+  }
+}
+
+/** "12:03:04.250Z": a host's delays are often under a second. */
+function preciseClockTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(11, 23)}Z`;
 }

@@ -18,6 +18,7 @@ import {
   log,
   proxyActivities,
   proxyLocalActivities,
+  setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -29,7 +30,20 @@ import { HostLoop, type BurstStep, type FetchedItem, type FollowUp, type HostSte
 import { afterFailedParse } from './host-outcomes.js';
 import type { HostQueueSnapshot } from './host-queue.js';
 import { parseInputOf, type FetchedResult } from '../contracts/fetch-followup.js';
-import { DEFAULT_TASK_QUEUE, HOST_SEARCH_ATTRIBUTE, SEARCH_ATTRIBUTES, hostStatusQuery, pauseHostSignal, resumeHostSignal, setHostDelaySignal, wakeHostSignal } from '../contracts/messages.js';
+import {
+  CRAWL_IDS_SEARCH_ATTRIBUTE,
+  DEFAULT_TASK_QUEUE,
+  HOST_SEARCH_ATTRIBUTE,
+  MAX_CRAWL_IDS_PER_HOST_RUN,
+  SEARCH_ATTRIBUTES,
+  hostStatusQuery,
+  pauseHostSignal,
+  resumeHostSignal,
+  setHostDelaySignal,
+  wakeHostSignal,
+} from '../contracts/messages.js';
+import { describeHostWait } from './host-wait-report.js';
+import { ServedCrawls } from './served-crawls.js';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -114,14 +128,20 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
   setHandler(hostStatusQuery, () => loop.status(Date.now()));
 
   // Its starter sets the host search attribute, and continue-as-new carries it.
-  if (workflowInfo().typedSearchAttributes.get(HOST_SEARCH_ATTRIBUTE) === undefined) {
+  const startAttributes = workflowInfo().typedSearchAttributes;
+  if (startAttributes.get(HOST_SEARCH_ATTRIBUTE) === undefined) {
     upsertSearchAttributes({ [SEARCH_ATTRIBUTES.host]: [state.host] });
   }
+  const served = new ServedCrawls(startAttributes.get(CRAWL_IDS_SEARCH_ATTRIBUTE) ?? [], MAX_CRAWL_IDS_PER_HOST_RUN);
+  const took = (items: readonly HostWorkItem[]): void => {
+    const crawlIds = served.took(items);
+    if (crawlIds !== undefined) upsertSearchAttributes({ [SEARCH_ATTRIBUTES.crawlIds]: crawlIds });
+  };
 
   const track = (work: Promise<void>): void => {
     work.catch((error: unknown) => loop.failed(error));
   };
-  const { fetchOne, runBurst, followUp, parseTogether, settle } = hostEffects(loop, track);
+  const { fetchOne, runBurst, followUp, parseTogether, settle } = hostEffects(loop, track, took);
   /**
    * Released in Postgres (by a claim or a burst): the run ends once its handlers finish. A wake that
    * raced with the release is handled by this run; later ones start a new run (HostWaker).
@@ -144,19 +164,36 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       case 'continue-as-new':
         await condition(allHandlersFinished);
         return continueAsNew<typeof hostWorkflow>({ host: state.host, taskQueue, carried: loop.snapshotForNextRun() });
-      case 'wait':
+      case 'wait': {
         if (step.report) track(reportWait(step.report));
+        const nowMs = Date.now();
+        setCurrentDetails(
+          describeHostWait({
+            wait: step.wait,
+            nowMs,
+            ...(step.timeoutMs === undefined ? {} : { untilMs: nowMs + step.timeoutMs }),
+            ...(step.reason === undefined ? {} : { reason: step.reason }),
+            paused: state.paused,
+            queued: state.queue.length,
+            inFlight: state.inFlight,
+            parsing: state.pendingParses,
+          }),
+        );
         await (step.timeoutMs === undefined ? condition(() => loop.waitIsOver(step.wait)) : condition(() => loop.waitIsOver(step.wait), step.timeoutMs));
         loop.waited(step.wait);
         break;
+      }
       case 'released':
         if (await endsAfterRelease()) return { host: state.host, fetches: state.fetchesThisRun, runs: state.run };
         break;
-      case 'claim':
-        if (loop.claimReported(await localStoreActivities.claimHostWork(step.input)) && (await endsAfterRelease())) {
+      case 'claim': {
+        const claimed = await localStoreActivities.claimHostWork(step.input);
+        took(claimed.items);
+        if (loop.claimReported(claimed) && (await endsAfterRelease())) {
           return { host: state.host, fetches: state.fetchesThisRun, runs: state.run };
         }
         break;
+      }
       case 'settle':
         await settle(step.item, step.outcome);
         break;
@@ -188,7 +225,7 @@ async function reportWait(report: HostWaitReport): Promise<void> {
 }
 
 /** The activities a host step runs, and how their outcomes reach the loop. */
-function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void) {
+function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void, took: (items: readonly HostWorkItem[]) => void) {
   const { state } = loop;
 
   async function fetchOne(item: HostWorkItem, fetchInput: FetchUrlInput): Promise<void> {
@@ -217,6 +254,7 @@ function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void) {
       return;
     }
     loop.burstReturned();
+    if (result.extended !== undefined) took(result.extended.map(({ item }) => item));
     // Before the slot is given back: a claim recovered by an activity must not leave the loop idle with none riding.
     if (burst.claim) await takeBurstClaim(burst.claim, result.claimed);
     await followUp(loop.burstReported(burst, result, Date.now()));
@@ -224,7 +262,9 @@ function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void) {
 
   /** The URLs a burst claimed; a claim it could not report is recovered by its token, so nothing it dispatched is stranded. */
   async function takeBurstClaim(claim: BurstClaim, claimed: HostWorkItem[] | undefined): Promise<void> {
-    loop.burstClaimTaken(claimed ?? (await localStoreActivities.claimHostWork(loop.burstClaimRecovery(claim))).items);
+    const items = claimed ?? (await localStoreActivities.claimHostWork(loop.burstClaimRecovery(claim))).items;
+    took(items);
+    loop.burstClaimTaken(items);
   }
 
   /** Starts each follow-up at once, in order (their commands keep that order), and waits for all. */

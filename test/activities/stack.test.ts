@@ -23,6 +23,7 @@ import { waitFor } from '../support/wait-for.js';
 import { freshBucket, freshDatabase, s3ClientFor, testStack, uniqueTaskQueue } from '../support/stack-context.js';
 
 const keywordType = 2; // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
+const keywordListType = 7; // INDEXED_VALUE_TYPE_KEYWORD_LIST
 
 async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
@@ -83,6 +84,7 @@ describe('the test stack', () => {
       connection.operatorService.listSearchAttributes({ namespace: stack.temporal.namespace }),
     );
     for (const name of ['CrawlId', 'CrawlHost', 'CrawlState']) expect(attributes.customAttributes?.[name]).toBe(keywordType);
+    expect(attributes.customAttributes?.['CrawlIds']).toBe(keywordListType);
   });
 
   it('serves the Temporal UI', async () => {

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureStack, findTool, projectRoot, stopStack, type StackEndpoints } from '../../src/stack/index.js';
+import { stopTemporalCluster } from './temporal-cluster.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -46,6 +47,8 @@ export async function removeStaleStacks(root: string): Promise<void> {
     if (ownerPid !== process.pid && isAlive(ownerPid)) continue;
     const dataDir = join(root, name);
     await stopStack({ dataDir }).catch(() => undefined);
+    // The cluster test's Temporal server, when that run died before stopping it.
+    await stopTemporalCluster(join(dataDir, 'temporal-cluster')).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

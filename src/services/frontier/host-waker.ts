@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { HOST_SEARCH_ATTRIBUTE, HOST_WORKFLOW_TYPE, hostWorkflowId, wakeHostSignal } from '../../contracts/messages.js';
+import { CRAWL_IDS_SEARCH_ATTRIBUTE, HOST_SEARCH_ATTRIBUTE, HOST_WORKFLOW_TYPE, hostWorkflowId, wakeHostSignal } from '../../contracts/messages.js';
 import { markHostInactive, markHostsActive, markHostsInactive, requeueOrphans, staleActiveHosts } from '../../storage/postgres/host-repository.js';
 import type { ActivityDeps } from '../deps.js';
 import { isExitedLocalWorker } from '../worker-identity.js';
@@ -137,7 +137,11 @@ export class HostWaker {
           workflowId,
           taskQueue,
           workflowTaskTimeout: HOST_WORKFLOW_TASK_TIMEOUT,
-          typedSearchAttributes: [{ key: HOST_SEARCH_ATTRIBUTE, value: host }],
+          // Set at start, the crawl's host list costs the run no event; it names later crawls itself.
+          typedSearchAttributes: [
+            { key: HOST_SEARCH_ATTRIBUTE, value: host },
+            { key: CRAWL_IDS_SEARCH_ATTRIBUTE, value: [crawlId] },
+          ],
           args: [{ host, taskQueue }],
           staticSummary: `Back queue of ${host}`,
           requestEagerStart: eager,

@@ -24,7 +24,7 @@ describe('temporalDevServerArgs', () => {
     expect(flagValues(args, '--port')).toEqual(['7300']);
     expect(flagValues(args, '--ui-port')).toEqual(['8300']);
     expect(flagValues(args, '--log-level')).toEqual(['warn']);
-    expect(flagValues(args, '--search-attribute')).toEqual(['CrawlId=Keyword', 'CrawlHost=Keyword', 'CrawlState=Keyword']);
+    expect(flagValues(args, '--search-attribute')).toEqual(['CrawlId=Keyword', 'CrawlHost=Keyword', 'CrawlState=Keyword', 'CrawlIds=KeywordList']);
     expect(args).not.toContain('--headless');
     expect(args).not.toContain('--namespace');
   });

@@ -201,6 +201,8 @@ describe('HostLoop: long waits are reported for the progress line', () => {
     const wait = expectStep(nextPastClaims(loop, T0 + 60), 'wait');
     expect(wait.timeoutMs).toBeGreaterThan(0);
     expect(wait.report).toBeUndefined();
+    // Unreported, the wait still says why it lasts (the run's current details).
+    expect(wait.reason).toBe('crawl-delay');
   });
 
   it("reports a 503's Retry-After hold once, with its end, and not again when a signal re-decides the same wait", () => {
@@ -210,9 +212,11 @@ describe('HostLoop: long waits are reported for the progress line', () => {
     loop.fetchFailed(a, 'ServiceUnavailable', { status: 503, startedAtMs: T0, finishedAtMs: T0 + 20, requested: true, retryAfterAtMs: T0 + 120_000 } as never, '503', T0 + 20);
     const wait = expectStep(nextPastClaims(loop, T0 + 20), 'wait');
     expect(wait.report).toEqual({ host: HOST, reason: 'retry-after', sinceMs: T0 + 20, untilMs: T0 + 20 + wait.timeoutMs! });
+    expect(wait.reason).toBe('retry-after');
     expect(wait.report!.untilMs).toBeGreaterThanOrEqual(T0 + 120_000);
     loop.wake();
     const again = expectStep(nextPastClaims(loop, T0 + 30), 'wait');
+    expect(again.reason).toBe('retry-after');
     expect(again.report).toBeUndefined();
   });
 
@@ -228,6 +232,7 @@ describe('HostLoop: long waits are reported for the progress line', () => {
       const step = nextPastClaims(loop, nowMs);
       if (step.kind === 'wait') {
         if (step.report) reports.push(step.report);
+        if (step.timeoutMs !== undefined) expect(step.reason).toBe('robots-unreachable');
         nowMs += step.timeoutMs ?? 0;
         continue;
       }
