@@ -12,6 +12,7 @@ import { PrometheusCrawlMetrics, startMetricsServer } from './prometheus-metrics
 import { findFreePorts } from '../stack/free-port.js';
 import { createActivities, type CrawlerActivities } from '../activities/index.js';
 import { HttpClientPool } from './http-client-pool.js';
+import { readProxyCredentials, type ProxyCredentials } from '../http/proxy-credentials.js';
 import { workerIdentity } from '../services/worker-identity.js';
 import { createWorkerStopping } from './worker-stopping.js';
 import { workerWithSandboxCallTimeout } from './sandbox-call-timeout.js';
@@ -71,6 +72,11 @@ export interface CrawlerWorkerOptions {
    * potential deadlock. Default none: Node's timeout costs a thread start a call (sandbox-call-timeout.ts).
    */
   sandboxCallTimeoutMs?: number;
+  /**
+   * Logins of the proxies crawls may name (CrawlConfig.proxy). Default: read at start from
+   * CRAWLER_PROXY_CREDENTIALS and the file named by CRAWLER_PROXY_CREDENTIALS_FILE, if set.
+   */
+  proxyCredentials?: ProxyCredentials;
   /** Wraps the activities this worker registers: fault injection in tests. Default: as created. */
   wrapActivities?: (activities: CrawlerActivities) => CrawlerActivities;
 }
@@ -137,6 +143,8 @@ export interface CrawlerWorker {
 export const DEFAULT_MAX_DATABASE_CONNECTIONS = 40;
 
 export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promise<CrawlerWorker> {
+  // First: a credentials file that cannot be read stops the worker before it connects anywhere.
+  const proxyCredentials = options.proxyCredentials ?? (await readProxyCredentials({ env: process.env }));
   const metrics = options.metricsPort === undefined ? undefined : new PrometheusCrawlMetrics();
   const sdkMetricsAddress = metrics === undefined ? undefined : `127.0.0.1:${(await findFreePorts(1))[0]!}`;
   installRuntime(options.logLevel ?? 'WARN', options.logFormat ?? 'text', sdkMetricsAddress);
@@ -151,7 +159,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   const nativeConnection = await NativeConnection.connect({ address: options.temporal.address });
   const workflowStarter = new Client({ connection: nativeConnection, namespace: options.temporal.namespace });
 
-  const httpClients = new HttpClientPool();
+  const httpClients = new HttpClientPool(proxyCredentials);
   // Threads start on the first large page, so a workflows-only process never starts one.
   const htmlParsing = new HtmlParsePool(options.htmlParsing);
   const stopping = createWorkerStopping();

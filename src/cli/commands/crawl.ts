@@ -8,7 +8,7 @@ import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal 
 import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
 import { clockTime, describeCrawlWaits } from '../../contracts/describe-waits.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
-import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs } from '../args.js';
+import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs, proxyCredentialsOption, proxyOption } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { isTransientClientError, retryThroughOutages } from '../client-outages.js';
 import { flagOfConfigField } from '../config-flags.js';
@@ -28,6 +28,7 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
                      [--max-concurrent-per-host N] [--max-body-bytes N] [--max-decompressed-bytes N]
                      [--connect-timeout-ms MS] [--first-byte-timeout-ms MS] [--body-timeout-ms MS]
                      [--politeness JSON] [--change-field NAME=SELECTOR]... [--listing-page PREFIX]...
+                     [--proxy URL]... [--proxy-session-requests N] [--proxy-credentials-file F]
                      [--crawl-id ID] [--task-queue Q] [--no-worker] [--log-format text|json]
                      [--metrics-port N] [--data-dir DIR] [--json]
        crawler crawl --resume ID [--no-worker] [--data-dir DIR] [--json]
@@ -68,6 +69,14 @@ Politeness and fetch limits (docs/politeness.md, docs/failures.md):
                            robotsUnreachablePatienceMs (default here 180000; robots.txt asked again
                            every robotsUnreachableRetryMs, default here 60000)
 
+Proxies (docs/proxies.md):
+  --proxy URL              repeatable; every request goes through these proxies (http: or https:,
+                           a CONNECT tunnel each), a host keeping one for a session of requests
+  --proxy-session-requests N  requests a host sends through one proxy before the next (default 100)
+  --proxy-credentials-file F  lines of user:password (every proxy) or http://user:password@host:port
+                           (that proxy), read by this process's worker; or CRAWLER_PROXY_CREDENTIALS
+                           in its environment. Never put them in --proxy: the config is stored.
+
 Change detection (docs/storage-and-recrawl.md):
   --change-field NAME=SELECTOR  repeatable; a page changed when the text of these CSS selectors did
                            (e.g. price=.price stock=#availability), not when the rest of its text did
@@ -102,6 +111,9 @@ const options = {
   politeness: { type: 'string' },
   'change-field': { type: 'string', multiple: true },
   'listing-page': { type: 'string', multiple: true },
+  proxy: { type: 'string', multiple: true },
+  'proxy-session-requests': { type: 'string' },
+  'proxy-credentials-file': { type: 'string' },
   'crawl-id': { type: 'string' },
   resume: { type: 'string' },
   'task-queue': { type: 'string' },
@@ -129,6 +141,10 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     }
   }
   const config = oneShot(await buildConfig(values));
+  if (values['no-worker'] && values['proxy-credentials-file'] !== undefined) {
+    throw new CliError('--proxy-credentials-file is for the worker this process runs; with --no-worker, give it to `crawler worker`', 2);
+  }
+  const proxyCredentials = values['no-worker'] ? undefined : await proxyCredentialsOption(values['proxy-credentials-file']);
   const logFormat = logFormatOption(values['log-format'] as string | undefined);
   const metricsPort = integerOption('metrics-port', values['metrics-port'] as string | undefined, 0, 65_535);
   const dataDir = defaultDataDir(values['data-dir']);
@@ -141,7 +157,16 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
   const worker = values['no-worker']
     ? undefined
-    : await createCrawlerWorker({ temporal: endpoints.temporal, databaseUrl: endpoints.postgres.url, s3: endpoints.s3, dataDir, taskQueue, logFormat, ...(metricsPort !== undefined ? { metricsPort } : {}) });
+    : await createCrawlerWorker({
+        temporal: endpoints.temporal,
+        databaseUrl: endpoints.postgres.url,
+        s3: endpoints.s3,
+        dataDir,
+        taskQueue,
+        logFormat,
+        ...(metricsPort !== undefined ? { metricsPort } : {}),
+        ...(proxyCredentials !== undefined ? { proxyCredentials } : {}),
+      });
   if (worker?.metricsUrl) say(`metrics at ${worker.metricsUrl}`);
   const workerRun = worker?.run();
   const client = worker?.client ?? (await (await import('../client.js')).connectClient(endpoints));
@@ -326,6 +351,7 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
   const traps = trapsFile === undefined ? undefined : await readTrapOptions(trapsFile);
   const fpRate = text('seen-filter-fp-rate');
   const changeFields = changeFieldsOption(values['change-field'] as string[] | undefined);
+  const proxy = proxyOption(values['proxy'] as string[] | undefined, text('proxy-session-requests'));
   const partial: Partial<CrawlConfig> = {
     ...(values['max-pages'] !== undefined ? { maxPages: integer('max-pages', ranges.maxPages)! } : {}),
     ...(values['max-depth'] !== undefined ? { maxDepth: integer('max-depth', ranges.maxDepth)! } : {}),
@@ -351,6 +377,7 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
     ...(values['body-timeout-ms'] !== undefined ? { bodyTimeoutMs: integer('body-timeout-ms', ranges.bodyTimeoutMs)! } : {}),
     ...(text('politeness') !== undefined ? { politeness: parsePolitenessOption(text('politeness')!) } : {}),
     ...(changeFields !== undefined ? { changeFields } : {}),
+    ...(proxy !== undefined ? { proxy: proxy as CrawlConfig['proxy'] } : {}),
   };
   try {
     return resolveCrawlConfig(partial);

@@ -1,11 +1,12 @@
 import { createCrawlerWorker, WORKER_ROLES, type WorkerRole } from '../../workers/crawler-worker.js';
 import { CliError } from '../cli-error.js';
 import { DEFAULT_TASK_QUEUE } from '../../contracts/messages.js';
-import { dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs } from '../args.js';
+import { dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs, proxyCredentialsOption } from '../args.js';
 import { connectServices } from '../services.js';
 
 export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concurrent-activities N] [--max-cached-workflows N] [--max-database-connections N] [--role all|workflows|activities] [--log-format text|json]
                       [--metrics-port N] [--metrics-host ADDR] [--parse-threads N] [--parse-timeout-ms MS] [--data-dir DIR]
+                      [--proxy-credentials-file F]
 
 Runs a worker against the configured services (TEMPORAL_ADDRESS, DATABASE_URL, S3_* or the local
 stack of the data folder) until SIGINT or SIGTERM. Run more of them to scale out.
@@ -23,6 +24,10 @@ page whose parse runs longer ends its thread and is recorded as ParseBudgetExcee
 --metrics-port N: serve Prometheus metrics at http://127.0.0.1:N/metrics (ours and the Temporal
 SDK's worker metrics; 0 picks a free port, printed at start); --metrics-host ADDR binds elsewhere.
 
+--proxy-credentials-file F: logins of the proxies crawls name (--proxy), lines of user:password
+(every proxy) or http://user:password@host:port (that proxy); CRAWLER_PROXY_CREDENTIALS in the
+environment works too. They stay in this process: never stored, logged or shown.
+
 --log-format json: one JSON object per line on stderr (time, level, message, crawlId, host,
 workflowId where known) for a log pipeline; text (default) is for people.`;
 
@@ -35,7 +40,7 @@ function roleOption(value: string | undefined): WorkerRole {
 export async function workerCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(
     argv,
-    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, 'max-database-connections': { type: 'string' }, role: { type: 'string' }, 'log-format': { type: 'string' }, 'metrics-port': { type: 'string' }, 'metrics-host': { type: 'string' }, 'parse-threads': { type: 'string' }, 'parse-timeout-ms': { type: 'string' } },
+    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, 'max-database-connections': { type: 'string' }, role: { type: 'string' }, 'log-format': { type: 'string' }, 'metrics-port': { type: 'string' }, 'metrics-host': { type: 'string' }, 'parse-threads': { type: 'string' }, 'parse-timeout-ms': { type: 'string' }, 'proxy-credentials-file': { type: 'string' } },
     workerUsage,
   );
   const role = roleOption(values.role);
@@ -47,6 +52,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
   const maxDatabaseConnections = integerOption('max-database-connections', values['max-database-connections'], 1);
   const parseThreads = integerOption('parse-threads', values['parse-threads'], 1);
   const parseTimeoutMs = integerOption('parse-timeout-ms', values['parse-timeout-ms'], 1);
+  const proxyCredentials = await proxyCredentialsOption(values['proxy-credentials-file']);
   const endpoints = await connectServices({ dataDir, start: false });
   const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
   const worker = await createCrawlerWorker({
@@ -62,6 +68,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     ...(maxConcurrentActivities !== undefined ? { maxConcurrentActivities } : {}),
     ...(maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {}),
     ...(maxDatabaseConnections !== undefined ? { maxDatabaseConnections } : {}),
+    proxyCredentials,
     htmlParsing: { ...(parseThreads !== undefined ? { parseThreads } : {}), ...(parseTimeoutMs !== undefined ? { parseTimeoutMs } : {}) },
   });
   const stop = (): void => void worker.shutdown();
