@@ -167,7 +167,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
     if (validators.lastModified) conditional['if-modified-since'] = validators.lastModified;
 
     const config = context.record.config;
-    const http = deps.http({ userAgent: config.userAgent, allowPrivateNetworks: config.allowPrivateNetworks });
+    const http = deps.http({ userAgent: config.userAgent, allowPrivateNetworks: config.allowPrivateNetworks, ...(config.proxy === undefined ? {} : { proxy: config.proxy }) });
     // The first beat after HEARTBEAT_EVERY_MS, not at the first chunk: a short body needs none (each is a write on the Temporal server).
     let lastHeartbeatMs = Date.now();
     // A sitemap is read by its own reader, from the store.

@@ -84,7 +84,7 @@ export function createRobotsRefresher(deps: ActivityDeps, crawls: CrawlContextCa
       if (entry) return summary(entry, token, false, deps.now(), deps.now());
     }
     try {
-      const http = deps.http({ userAgent: config.userAgent, allowPrivateNetworks: config.allowPrivateNetworks });
+      const http = deps.http({ userAgent: config.userAgent, allowPrivateNetworks: config.allowPrivateNetworks, ...(config.proxy === undefined ? {} : { proxy: config.proxy }) });
       const startedAtMs = deps.now();
       const { outcome, headers, status, transportFailure, responseMs } = await fetchRobots(http, input.origin, cached);
       const finishedAtMs = deps.now();

@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError } from './cli-error.js';
 import { LOG_FORMATS, type LogFormat } from '../workers/log-format.js';
+import { readProxyCredentials, type ProxyCredentials } from '../http/proxy-credentials.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -52,6 +53,32 @@ export function changeFieldsOption(values: readonly string[] | undefined): Recor
     fields.set(name, value.slice(at + 1).trim());
   }
   return Object.fromEntries(fields);
+}
+
+/**
+ * Repeated `--proxy URL` and `--proxy-session-requests N` as CrawlConfig.proxy; undefined when no
+ * proxy is given. The URLs are checked by resolveCrawlConfig (which refuses user:password in them).
+ */
+export function proxyOption(urls: readonly string[] | undefined, sessionRequests: string | undefined): { urls: string[]; sessionRequests?: number } | undefined {
+  if (urls === undefined || urls.length === 0) {
+    if (sessionRequests !== undefined) throw new CliError('--proxy-session-requests needs at least one --proxy URL', 2);
+    return undefined;
+  }
+  const session = integerOption('proxy-session-requests', sessionRequests, 1, 1_000_000);
+  return { urls: [...urls], ...(session === undefined ? {} : { sessionRequests: session }) };
+}
+
+/**
+ * The proxy credentials a process's worker uses: CRAWLER_PROXY_CREDENTIALS, then `--proxy-credentials-file`
+ * (else CRAWLER_PROXY_CREDENTIALS_FILE). A file that cannot be read or parsed exits 2, naming the
+ * file and line, never its content.
+ */
+export async function proxyCredentialsOption(file: string | undefined): Promise<ProxyCredentials> {
+  try {
+    return await readProxyCredentials({ env: process.env, ...(file === undefined ? {} : { file }) });
+  } catch (error) {
+    throw new CliError(`--proxy-credentials-file: ${(error as Error).message}`, 2);
+  }
 }
 
 /** `--log-format text|json`: how a process that runs a worker writes its log (src/workers/log-format.ts). */

@@ -18,5 +18,7 @@ export function flagOfConfigField(field: string): string {
   if (field === 'maxConcurrentFetchesPerHost') return '--max-concurrent-per-host';
   if (field.startsWith('traps')) return '--trap-options';
   if (field.startsWith('queryPolicies')) return '--query-policies';
+  if (field === 'proxy.sessionRequests') return '--proxy-session-requests';
+  if (field.startsWith('proxy')) return '--proxy';
   return FLAG_OF_FIELD[field] ?? `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }

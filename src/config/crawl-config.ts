@@ -106,6 +106,14 @@ export interface CrawlConfig {
    * {@link DEFAULT_SITEMAP_PRIORITY_CAP}: above a link of a seed page, below a seed.
    */
   sitemapPriorityCap: number;
+  /**
+   * Proxies every request of the crawl goes through (docs/proxies.md), robots.txt included. Their
+   * user:password never goes here: this config is stored and shown; each worker reads them from
+   * its environment or a file (CRAWLER_PROXY_CREDENTIALS, CRAWLER_PROXY_CREDENTIALS_FILE).
+   * Politeness is the same as without: a host's rate is the host's, whatever exits the traffic.
+   * Default none (absent): requests go direct.
+   */
+  proxy?: CrawlProxyConfig;
 }
 
 /** CrawlConfig.sitemaps. */
@@ -114,6 +122,23 @@ export const SITEMAP_DISCOVERY_MODES: readonly SitemapDiscoveryMode[] = ['declar
 
 /** 0.55: a link found on a seed page ranks about 0.45, a seed about 0.56 (DEFAULT_PRIORITY_WEIGHTS). */
 export const DEFAULT_SITEMAP_PRIORITY_CAP = 0.55;
+
+/** Where a crawl's requests exit (CrawlConfig.proxy). */
+export interface CrawlProxyConfig {
+  /** Proxy URLs, http: or https:, without user:password and path, e.g. "http://gateway.example:8000"; 1 to 100, stored as origins. */
+  urls: string[];
+  /**
+   * Requests a host sends through one proxy before it moves to the next of the list: a session,
+   * so what the host sees (exit address, cookies a gateway keeps per session) stays consistent.
+   * A failure of its proxy ends a host's session at once. Default 100.
+   */
+  sessionRequests: number;
+}
+
+/** Most proxies one crawl may list. */
+export const MAX_PROXIES = 100;
+/** Requests per host session on one proxy when the crawl does not say. */
+export const DEFAULT_PROXY_SESSION_REQUESTS = 100;
 
 /** assessTrap's options as a crawl sets them; the depth limit is the crawl's own `maxDepth`. */
 export type CrawlTrapConfig = Omit<TrapOptions, 'maxDepth'>;
@@ -276,6 +301,7 @@ export function resolveCrawlConfig(partial: Partial<CrawlConfig> = {}): CrawlCon
   if (typeof cap !== 'number' || !(cap >= 0 && cap <= 1)) {
     throw new CrawlConfigError('sitemapPriorityCap', `expected a priority from 0 to 1, e.g. ${DEFAULT_SITEMAP_PRIORITY_CAP}, got ${String(cap)}`);
   }
+  if (partial.proxy !== undefined) config.proxy = resolveProxyConfig(partial.proxy);
   return config;
 }
 
@@ -287,6 +313,47 @@ export function sitemapDiscoveryModeOf(config: Pick<CrawlConfig, 'sitemaps'>): S
 /** The crawl's sitemap priority cap; crawls stored before the option existed get the default. */
 export function sitemapPriorityCapOf(config: Pick<CrawlConfig, 'sitemapPriorityCap'>): number {
   return config.sitemapPriorityCap ?? DEFAULT_SITEMAP_PRIORITY_CAP;
+}
+
+/**
+ * The proxies as a crawl stores them: each URL's origin, credentials refused (the message shows
+ * the host, never what stood before it).
+ * @throws CrawlConfigError naming `proxy.urls[i]` or `proxy.sessionRequests`.
+ */
+function resolveProxyConfig(proxy: Partial<CrawlProxyConfig>): CrawlProxyConfig {
+  if (typeof proxy !== 'object' || proxy === null || !Array.isArray(proxy.urls)) {
+    throw new CrawlConfigError('proxy.urls', 'expected a list of proxy URLs such as "http://gateway.example:8000"');
+  }
+  if (proxy.urls.length === 0 || proxy.urls.length > MAX_PROXIES) {
+    throw new CrawlConfigError('proxy.urls', `expected 1 to ${MAX_PROXIES} proxy URLs, got ${proxy.urls.length}`);
+  }
+  const urls = proxy.urls.map((raw, i) => {
+    const field = `proxy.urls[${i}]`;
+    if (typeof raw !== 'string') throw new CrawlConfigError(field, 'expected a proxy URL such as "http://gateway.example:8000"');
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      // Not echoed: a mistyped proxy URL may hold a password.
+      throw new CrawlConfigError(field, 'not a URL; write it like http://gateway.example:8000');
+    }
+    if (url.username !== '' || url.password !== '') {
+      throw new CrawlConfigError(
+        field,
+        `proxy ${url.host}: user:password must not be in the URL (it would be stored and shown); put it in CRAWLER_PROXY_CREDENTIALS or a file named by --proxy-credentials-file`,
+      );
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CrawlConfigError(field, `a proxy is http: or https:, not ${url.protocol}`);
+    if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '') {
+      throw new CrawlConfigError(field, `a proxy URL has no path, query or fragment: write ${url.origin}`);
+    }
+    return url.origin;
+  });
+  const sessionRequests = proxy.sessionRequests ?? DEFAULT_PROXY_SESSION_REQUESTS;
+  if (!Number.isSafeInteger(sessionRequests) || sessionRequests < 1 || sessionRequests > 1_000_000) {
+    throw new CrawlConfigError('proxy.sessionRequests', `expected an integer from 1 to 1000000, got ${String(sessionRequests)}`);
+  }
+  return { urls, sessionRequests };
 }
 
 function validateScope(scope: CrawlScopeConfig): void {

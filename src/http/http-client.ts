@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
-import { Agent } from 'undici';
+import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { processEventLoopLag } from './loop-lag.js';
 import { callSink, readBody, SinkFailure, type BodySink } from './body-reader.js';
 import { contentCodingsOf } from './content-decoders.js';
@@ -11,6 +11,9 @@ import { Exchange } from './exchange.js';
 import { resolveFetchRequest, type FetchRequest, type ResolvedFetchRequest } from './fetch-request.js';
 import { createGuardedConnector } from './guarded-connector.js';
 import { isPrivateAddress } from './private-address.js';
+import type { ProxyCredentials } from './proxy-credentials.js';
+import { ProxyRotation } from './proxy-rotation.js';
+import { noteTunnelsEstablished, tunnelEstablishedSince } from './proxy-tunnels.js';
 import { flattenResponseHeaders } from './response-headers.js';
 import { claimSocketOfRequest, type SocketFacts } from './socket-facts.js';
 import type { DnsResolver } from './system-dns-resolver.js';
@@ -45,7 +48,26 @@ export interface HttpClientOptions {
     /** Where answers come from. Default DNS with TTLs, then the hosts file. */
     resolver?: DnsResolver;
   };
+  /** Send every request through proxies (docs/proxies.md). Default none: direct. */
+  proxy?: HttpProxyOptions;
 }
+
+/**
+ * Proxies every request goes through, each as a CONNECT tunnel (http targets too): the target gets
+ * our request byte for byte, and whatever goes wrong before the tunnel stands is the proxy's, told
+ * apart from the target's failures (HttpFetchError 'proxy-failed').
+ */
+export interface HttpProxyOptions {
+  /** Proxy URLs, http: or https:, without user:password (those come from `credentials`). At least one. */
+  urls: readonly string[];
+  /** Requests a host sends through one proxy before it moves to the next (ProxyRotation). Default 100. */
+  sessionRequests?: number;
+  /** Logins by proxy origin, sent as Proxy-Authorization on the CONNECT only. Default none. */
+  credentials?: ProxyCredentials;
+}
+
+/** Requests a host sends through one proxy before it moves to the next, when the options do not say. */
+export const DEFAULT_PROXY_SESSION_REQUESTS = 100;
 
 export interface FetchResponseHead {
   /** The URL as requested (this layer never follows redirects: a 3xx carries its Location). */
@@ -120,6 +142,9 @@ class CancelledByCaller extends Error {
 export class HttpClient {
   readonly dns: DnsCache;
   private readonly agent: Agent;
+  /** One ProxyAgent per proxy (its own keep-alive pools per target origin), when requests go through proxies. */
+  private readonly proxies: { origin: string; agent: ProxyAgent }[] = [];
+  private readonly rotation: ProxyRotation | undefined;
   private readonly userAgent: string;
   private readonly allowPrivateNetworks: boolean;
   private readonly active = new Set<Promise<unknown>>();
@@ -149,6 +174,35 @@ export class HttpClient {
       keepAliveMaxTimeout: keepAliveTimeoutMs,
       allowH2: false,
     });
+    if (options.proxy !== undefined) {
+      const { urls, credentials } = options.proxy;
+      if (urls.length === 0) throw new InvalidFetchRequestError('invalid-option', 'proxy.urls', 'HttpClientOptions.proxy.urls needs at least one proxy URL');
+      for (const raw of urls) {
+        const url = proxyUrlOf(raw);
+        const login = credentials?.loginFor(url.origin);
+        this.proxies.push({
+          origin: url.origin,
+          agent: new ProxyAgent({
+            uri: url.origin,
+            ...(login === undefined ? {} : { token: `Basic ${Buffer.from(`${login.username}:${login.password}`).toString('base64')}` }),
+            connections: maxConnections,
+            pipelining: 1,
+            keepAliveTimeout: keepAliveTimeoutMs,
+            keepAliveMaxTimeout: keepAliveTimeoutMs,
+            allowH2: false,
+            // To the proxy, and to the target inside the tunnel: certificates always verified.
+            proxyTls: { timeout: options.maxConnectTimeoutMs ?? 30_000, rejectUnauthorized: true },
+            requestTls: { rejectUnauthorized: true },
+          }),
+        });
+      }
+      this.rotation = new ProxyRotation({ proxyCount: this.proxies.length, sessionRequests: options.proxy.sessionRequests ?? DEFAULT_PROXY_SESSION_REQUESTS });
+    }
+  }
+
+  /** Whether requests go through proxies. */
+  get proxied(): boolean {
+    return this.proxies.length > 0;
   }
 
   /**
@@ -168,7 +222,14 @@ export class HttpClient {
       // Refused before any socket exists, so nothing reaches the address at all.
       throw new HttpFetchError('private-network-refused', resolved.url, { cause: new PrivateNetworkRefusedError(resolved.hostname, [resolved.hostname]) });
     }
-    const running = this.run(resolved, request.signal, sinkFor);
+    let route: Route = { dispatcher: this.agent };
+    if (this.rotation !== undefined) {
+      // The proxy resolves the name, out of our connector's reach: the guard resolves it here first.
+      if (!this.allowPrivateNetworks && isIP(resolved.hostname) === 0) await this.refusePrivateTarget(resolved);
+      const proxy = this.proxies[this.rotation.next(resolved.hostname)]!;
+      route = { dispatcher: proxy.agent, proxyOrigin: proxy.origin };
+    }
+    const running = this.run(resolved, request.signal, sinkFor, route);
     this.active.add(running);
     try {
       return await running;
@@ -182,19 +243,38 @@ export class HttpClient {
     this.closed = true;
     await Promise.allSettled([...this.active]);
     // destroy, not close: a connect abandoned by its request may still be pending until maxConnectTimeoutMs.
-    await this.agent.destroy();
+    await Promise.allSettled([this.agent.destroy(), ...this.proxies.map((proxy) => proxy.agent.destroy())]);
   }
 
-  private async run(request: ResolvedFetchRequest, signal: AbortSignal | undefined, sinkFor: SinkFactory): Promise<FetchResult> {
+  /**
+   * Resolves the target's name and refuses it when any of its addresses is not public: which one
+   * the proxy connects to is its choice, so one private answer is enough to refuse.
+   */
+  private async refusePrivateTarget(request: ResolvedFetchRequest): Promise<void> {
+    let addresses;
+    try {
+      addresses = await this.dns.resolve(request.hostname);
+    } catch (error) {
+      throw new HttpFetchError(transportErrorCodeOf(error) ?? 'dns-temporary-failure', request.url, { cause: error });
+    }
+    const refused = addresses.filter((answer) => isPrivateAddress(answer.address)).map((answer) => answer.address);
+    if (refused.length > 0) {
+      throw new HttpFetchError('private-network-refused', request.url, { cause: new PrivateNetworkRefusedError(request.hostname, refused) });
+    }
+  }
+
+  private async run(request: ResolvedFetchRequest, signal: AbortSignal | undefined, sinkFor: SinkFactory, route: Route): Promise<FetchResult> {
     const startedAtMs = Date.now();
     const startedAt = performance.now();
     const timers: FetchTimers = {};
     let socket: Partial<SocketFacts> = {};
     let partial: PartialResponse | undefined;
     let sink: BodySink | undefined;
+    let connected = false;
 
     const exchange = new Exchange({
       onConnected: () => {
+        connected = true;
         clearTimeout(timers.connect);
         // undici's headersTimeout restarts on every 1xx, so a server trickling 102 Processing would
         // hold the request forever; this deadline counts from the request written, whatever comes.
@@ -215,12 +295,14 @@ export class HttpClient {
     timers.connect = setTimeout(() => failWith('connect-timeout', `no connection within ${request.connectTimeoutMs} ms`), request.connectTimeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      this.agent.dispatch(
+      if (route.proxyOrigin !== undefined) noteTunnelsEstablished();
+      route.dispatcher.dispatch(
         {
           origin: request.origin,
           path: request.path,
           method: 'GET',
-          headers: request.headers,
+          // A copy: a ProxyAgent adds its Host header to the object it is given.
+          headers: { ...request.headers },
           headersTimeout: request.firstByteTimeoutMs,
           bodyTimeout: request.bodyStallTimeoutMs,
         },
@@ -284,7 +366,12 @@ export class HttpClient {
       return { head, body };
     } catch (error) {
       exchange.fail(error instanceof Error ? error : new Error(String(error)));
-      const failure = this.nameFailure(error, request, signal, partial);
+      let failure = this.nameFailure(error, request, signal, partial);
+      if (route.proxyOrigin !== undefined && !connected && failure instanceof HttpFetchError && isProxyStage(failure, request, startedAtMs)) {
+        // Nothing reached the target yet: the proxy refused, failed or could not open the tunnel.
+        failure = new HttpFetchError('proxy-failed', request.url, { cause: failure, detail: `through proxy ${route.proxyOrigin}: ${proxyFailureDetail(failure)}` });
+        this.rotation?.endSession(request.hostname);
+      }
       if (sink !== undefined) await abortQuietly(sink, failure);
       throw failure;
     } finally {
@@ -316,4 +403,55 @@ async function abortQuietly(sink: BodySink, reason: unknown): Promise<void> {
   } catch {
     // The fetch already failed for `reason`; a sink that cannot clean up must not hide that.
   }
+}
+
+/** Where one request goes: the direct agent, or a proxy's agent. */
+interface Route {
+  dispatcher: Dispatcher;
+  /** The proxy's origin, when through one. */
+  proxyOrigin?: string;
+}
+
+/**
+ * Whether a failure before the request reached the target belongs to the proxy: every transport
+ * failure does (connecting to the proxy, its CONNECT answered with anything but 2xx, its name, its
+ * TLS), except a TLS failure once the tunnel to the target stood, which is the target's certificate
+ * or handshake, and a body limit or decoding error, which needs a response.
+ */
+function isProxyStage(failure: HttpFetchError, request: ResolvedFetchRequest, startedAtMs: number): boolean {
+  if (failure.code === 'private-network-refused' || failure.code === 'proxy-failed') return false;
+  if (failure.code === 'tls-certificate' || failure.code === 'tls-handshake') {
+    const viaProxyTls = (failure.cause as { code?: unknown } | undefined)?.code === 'UND_ERR_PRX_TLS';
+    return viaProxyTls || !tunnelEstablishedSince(request.origin, startedAtMs);
+  }
+  return true;
+}
+
+/**
+ * What went wrong, from undici's words: "Proxy response (407) !== 200 when HTTP Tunneling" says the
+ * status. 407 asks for credentials; some proxies (tinyproxy) answer wrong ones with 401.
+ */
+function proxyFailureDetail(failure: HttpFetchError): string {
+  const status = /Proxy response \((\d{3})\)/.exec(String((failure.cause as Error | undefined)?.message ?? failure.message))?.[1];
+  if (status === '407' || status === '401') return `it refused our credentials (${status}): check the worker's proxy credentials`;
+  if (status !== undefined) return `its CONNECT was answered ${status}`;
+  return failure.code;
+}
+
+/** A proxy URL as configured: http(s), no credentials, no path. */
+function proxyUrlOf(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Not echoed: a mistyped proxy URL may hold a password.
+    throw new InvalidFetchRequestError('invalid-option', 'proxy.urls', 'a proxy URL is not a URL; write it like http://gateway.example:8000');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InvalidFetchRequestError('invalid-option', 'proxy.urls', `a proxy URL is http: or https:, not ${url.protocol}`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new InvalidFetchRequestError('invalid-option', 'proxy.urls', `proxy ${url.host}: credentials go in HttpProxyOptions.credentials, never in the URL`);
+  }
+  return url;
 }

@@ -1,6 +1,10 @@
 // The HTTP layer: every fetch goes through HttpClient. Node and undici live here, never in the domain.
 export { HttpClient } from './http-client.js';
-export type { FetchedBody, FetchResponseHead, FetchResult, HttpClientOptions, SinkFactory } from './http-client.js';
+export type { FetchedBody, FetchResponseHead, FetchResult, HttpClientOptions, HttpProxyOptions, SinkFactory } from './http-client.js';
+export { ProxyCredentials, readProxyCredentials, PROXY_CREDENTIALS_ENV, PROXY_CREDENTIALS_FILE_ENV } from './proxy-credentials.js';
+export type { ProxyLogin } from './proxy-credentials.js';
+export { ProxyRotation } from './proxy-rotation.js';
+export type { ProxyRotationOptions } from './proxy-rotation.js';
 export type { FetchRequest } from './fetch-request.js';
 export { DEFAULT_ACCEPT } from './fetch-request.js';
 export type { BodySink } from './body-reader.js';

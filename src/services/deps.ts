@@ -4,6 +4,7 @@ import type { Pool } from '../storage/postgres/pool.js';
 import type { BodyStore } from '../storage/object-store/body-store.js';
 import type { CrawlMetricsSink } from './metrics/crawl-metrics-sink.js';
 import type { HtmlExtractor } from '../parse/html-parse-pool.js';
+import type { CrawlProxyConfig } from '../config/crawl-config.js';
 
 /**
  * What activities need from the outside world, injected by the worker (the composition root) so
@@ -12,8 +13,11 @@ import type { HtmlExtractor } from '../parse/html-parse-pool.js';
 export interface ActivityDeps {
   pool: Pool;
   bodies: BodyStore;
-  /** The HTTP client for a crawl's identity and network policy (clients are pooled per pair). */
-  http: (options: { userAgent: string; allowPrivateNetworks: boolean }) => HttpClient;
+  /**
+   * The HTTP client for a crawl's identity, network policy and proxies (clients are pooled per
+   * combination; the worker holds the proxies' credentials).
+   */
+  http: (options: { userAgent: string; allowPrivateNetworks: boolean; proxy?: CrawlProxyConfig }) => HttpClient;
   /** To wake host workflows (signal) and check that they run. */
   temporal: Client;
   /**

@@ -14,6 +14,7 @@ import { findFreePorts } from '../stack/free-port.js';
 import { WorkerStartError } from './worker-start-error.js';
 import { createActivities, type CrawlerActivities } from '../activities/index.js';
 import { HttpClientPool } from './http-client-pool.js';
+import { readProxyCredentials, type ProxyCredentials } from '../http/proxy-credentials.js';
 import { workerIdentity } from '../services/worker-identity.js';
 import { createWorkerStopping } from './worker-stopping.js';
 import { workerWithSandboxCallTimeout } from './sandbox-call-timeout.js';
@@ -77,6 +78,11 @@ export interface CrawlerWorkerOptions {
    * potential deadlock. Default none: Node's timeout costs a thread start a call (sandbox-call-timeout.ts).
    */
   sandboxCallTimeoutMs?: number;
+  /**
+   * Logins of the proxies crawls may name (CrawlConfig.proxy). Default: read at start from
+   * CRAWLER_PROXY_CREDENTIALS and the file named by CRAWLER_PROXY_CREDENTIALS_FILE, if set.
+   */
+  proxyCredentials?: ProxyCredentials;
   /** Wraps the activities this worker registers: fault injection in tests. Default: as created. */
   wrapActivities?: (activities: CrawlerActivities) => CrawlerActivities;
 }
@@ -179,6 +185,8 @@ export interface CrawlerWorker {
 export const DEFAULT_MAX_DATABASE_CONNECTIONS = 40;
 
 export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promise<CrawlerWorker> {
+  // First: a credentials file that cannot be read stops the worker before it connects anywhere.
+  const proxyCredentials = options.proxyCredentials ?? (await readProxyCredentials({ env: process.env }));
   const metrics = options.metricsPort === undefined ? undefined : new PrometheusCrawlMetrics();
   const sdkMetricsAddress = await installWorkerRuntime({ logLevel: options.logLevel ?? 'WARN', logFormat: options.logFormat ?? 'text', sdkMetrics: metrics !== undefined });
   const identity = options.identity ?? workerIdentity();
@@ -192,7 +200,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   const nativeConnection = await NativeConnection.connect({ address: options.temporal.address });
   const workflowStarter = new Client({ connection: nativeConnection, namespace: options.temporal.namespace });
 
-  const httpClients = new HttpClientPool();
+  const httpClients = new HttpClientPool(proxyCredentials);
   // Threads start on the first large page, so a workflows-only process never starts one.
   const htmlParsing = new HtmlParsePool(options.htmlParsing);
   const stopping = createWorkerStopping();

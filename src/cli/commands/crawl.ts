@@ -10,7 +10,7 @@ import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
 import { clockTime, describeCrawlWaits } from '../../contracts/describe-waits.js';
 import { describeCrawlEnd, describeDiscovery } from '../../contracts/describe-crawl-end.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
-import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs } from '../args.js';
+import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs, proxyCredentialsOption, proxyOption } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { isTransientClientError, retryThroughOutages } from '../client-outages.js';
 import { flagOfConfigField } from '../config-flags.js';
@@ -33,6 +33,7 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
                      [--connect-timeout-ms MS] [--first-byte-timeout-ms MS] [--body-timeout-ms MS]
                      [--politeness JSON] [--change-field NAME=SELECTOR]... [--listing-page PREFIX]...
                      [--sitemaps declared|declared-and-default|off] [--sitemap-priority-cap P]
+                     [--proxy URL]... [--proxy-session-requests N] [--proxy-credentials-file F]
                      [--crawl-id ID] [--task-queue Q] [--no-worker] [--log-format text|json]
                      [--metrics-port N] [--data-dir DIR] [--json]
        crawler crawl --resume ID [--no-worker] [--data-dir DIR] [--json]
@@ -99,6 +100,14 @@ Politeness and fetch limits (docs/politeness.md, docs/failures.md):
                            robotsUnreachablePatienceMs (default here 180000; robots.txt asked again
                            every robotsUnreachableRetryMs, default here 60000)
 
+Proxies (docs/proxies.md):
+  --proxy URL              repeatable; every request goes through these proxies (http: or https:,
+                           a CONNECT tunnel each), a host keeping one for a session of requests
+  --proxy-session-requests N  requests a host sends through one proxy before the next (default 100)
+  --proxy-credentials-file F  lines of user:password (every proxy) or http://user:password@host:port
+                           (that proxy), read by this process's worker; or CRAWLER_PROXY_CREDENTIALS
+                           in its environment. Never put them in --proxy: the config is stored.
+
 Change detection (docs/storage-and-recrawl.md):
   --change-field NAME=SELECTOR  repeatable; a page changed when the text of these CSS selectors did
                            (e.g. price=.price stock=#availability), not when the rest of its text did
@@ -136,6 +145,9 @@ export const crawlOptions = {
   'listing-page': { type: 'string', multiple: true },
   sitemaps: { type: 'string' },
   'sitemap-priority-cap': { type: 'string' },
+  proxy: { type: 'string', multiple: true },
+  'proxy-session-requests': { type: 'string' },
+  'proxy-credentials-file': { type: 'string' },
   'crawl-id': { type: 'string' },
   resume: { type: 'string' },
   'task-queue': { type: 'string' },
@@ -163,6 +175,10 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     }
   }
   const config = oneShot(await buildConfig(values));
+  if (values['no-worker'] && values['proxy-credentials-file'] !== undefined) {
+    throw new CliError('--proxy-credentials-file is for the worker this process runs; with --no-worker, give it to `crawler worker`', 2);
+  }
+  const proxyCredentials = values['no-worker'] ? undefined : await proxyCredentialsOption(values['proxy-credentials-file']);
   const logFormat = logFormatOption(values['log-format'] as string | undefined);
   const metricsPort = integerOption('metrics-port', values['metrics-port'] as string | undefined, 0, 65_535);
   const dataDir = defaultDataDir(values['data-dir']);
@@ -175,7 +191,16 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
   const worker = values['no-worker']
     ? undefined
-    : await createCrawlerWorker({ temporal: endpoints.temporal, databaseUrl: endpoints.postgres.url, s3: endpoints.s3, dataDir, taskQueue, logFormat, ...(metricsPort !== undefined ? { metricsPort } : {}) }).catch((error: unknown) => {
+    : await createCrawlerWorker({
+        temporal: endpoints.temporal,
+        databaseUrl: endpoints.postgres.url,
+        s3: endpoints.s3,
+        dataDir,
+        taskQueue,
+        logFormat,
+        ...(metricsPort !== undefined ? { metricsPort } : {}),
+        ...(proxyCredentials !== undefined ? { proxyCredentials } : {}),
+      }).catch((error: unknown) => {
         if (error instanceof WorkerStartError) throw new CliError(error.message);
         throw error;
       });
@@ -365,6 +390,7 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
   const traps = trapsFile === undefined ? undefined : await readTrapOptions(trapsFile);
   const fpRate = text('seen-filter-fp-rate');
   const changeFields = changeFieldsOption(values['change-field'] as string[] | undefined);
+  const proxy = proxyOption(values['proxy'] as string[] | undefined, text('proxy-session-requests'));
   const partial: Partial<CrawlConfig> = {
     ...(values['max-pages'] !== undefined ? { maxPages: integer('max-pages', ranges.maxPages)! } : {}),
     ...(values['max-depth'] !== undefined ? { maxDepth: integer('max-depth', ranges.maxDepth)! } : {}),
@@ -392,6 +418,7 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
     ...(changeFields !== undefined ? { changeFields } : {}),
     ...(text('sitemaps') !== undefined ? { sitemaps: text('sitemaps') as CrawlConfig['sitemaps'] } : {}),
     ...(text('sitemap-priority-cap') !== undefined ? { sitemapPriorityCap: text('sitemap-priority-cap')!.trim() === '' ? Number.NaN : Number(text('sitemap-priority-cap')) } : {}),
+    ...(proxy !== undefined ? { proxy: proxy as CrawlConfig['proxy'] } : {}),
   };
   try {
     return resolveCrawlConfig(partial);

@@ -3,7 +3,7 @@ import type { RecrawlSettings } from '../../contracts/activities.js';
 import { CRAWL_CONFIG_INTEGER_RANGES, CrawlConfigError, resolveCrawlConfig, type CrawlConfig } from '../../config/crawl-config.js';
 import type { RecrawlCycleInput } from '../../workflows/recrawl-cycle-workflow.js';
 import { DEFAULT_TASK_QUEUE, recrawlWorkflowId } from '../../contracts/messages.js';
-import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, MAX_TIMER_MS, parseCommandArgs } from '../args.js';
+import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, MAX_TIMER_MS, parseCommandArgs, proxyOption } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { flagOfConfigField } from '../config-flags.js';
 import { connectClient } from '../client.js';
@@ -14,6 +14,7 @@ export const scheduleUsage = `usage: crawler schedule create --every DURATION --
                               [--user-agent UA] [--min-host-delay-ms MS] [--max-in-flight N] [--max-depth D]
                               [--scope same-host|same-registrable-domain|any] [--allow-private-networks]
                               [--change-field NAME=SELECTOR]... [--listing-page PREFIX]...
+                              [--proxy URL]... [--proxy-session-requests N]
        crawler schedule list [--json]
        crawler schedule describe|pause|unpause|trigger|delete --id ID [--note TEXT] [--allow-overlap]
 
@@ -38,7 +39,11 @@ pages were first crawled with: other fields make every page's next visit a basel
 
 --listing-page PREFIX (repeatable) names listing pages (category or search pages): the sweep
 re-reads them before planning, and an item whose entry changed there is planned, one whose entry
-did not (once the origin's listings proved right) is not.`;
+did not (once the origin's listings proved right) is not.
+
+--proxy URL (repeatable) sends the cycles' requests through these proxies, as \`crawler crawl\`
+does; the workers that run the cycles hold the credentials (CRAWLER_PROXY_CREDENTIALS or
+\`crawler worker --proxy-credentials-file F\`), never the schedule.`;
 
 const options = {
   ...dataDirOption,
@@ -61,6 +66,8 @@ const options = {
   'allow-private-networks': { type: 'boolean' },
   'change-field': { type: 'string', multiple: true },
   'listing-page': { type: 'string', multiple: true },
+  proxy: { type: 'string', multiple: true },
+  'proxy-session-requests': { type: 'string' },
   'tick-interval-ms': { type: 'string' },
 } as const;
 
@@ -226,6 +233,7 @@ export function buildCreateInput(values: Values): CreateInput {
   const ranges = CRAWL_CONFIG_INTEGER_RANGES;
   const scope = values.scope;
   const changeFields = changeFieldsOption(values['change-field']);
+  const proxy = proxyOption(values.proxy, values['proxy-session-requests']);
   let config: CrawlConfig;
   try {
     config = resolveCrawlConfig({
@@ -237,6 +245,7 @@ export function buildCreateInput(values: Values): CreateInput {
       ...(scope !== undefined ? { scope: { mode: scope as CrawlConfig['scope']['mode'], allowPrefixes: [], denyPrefixes: [] } } : {}),
       ...(changeFields !== undefined ? { changeFields } : {}),
       ...(values['listing-page'] !== undefined ? { listingPages: values['listing-page'] } : {}),
+      ...(proxy !== undefined ? { proxy: proxy as CrawlConfig['proxy'] } : {}),
     });
   } catch (error) {
     if (error instanceof CrawlConfigError) throw new CliError(`invalid option ${flagOfConfigField(error.field)}: ${error.message}`, 2);

@@ -1,7 +1,7 @@
 import { createCrawlerWorker, WORKER_ROLES, type WorkerRole } from '../../workers/crawler-worker.js';
 import { CliError } from '../cli-error.js';
 import { DEFAULT_TASK_QUEUE } from '../../contracts/messages.js';
-import { dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs } from '../args.js';
+import { dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs, proxyCredentialsOption } from '../args.js';
 import { connectServices } from '../services.js';
 import { jsonLogLine } from '../../workers/log-format.js';
 import { WorkerStartError } from '../../workers/worker-start-error.js';
@@ -9,7 +9,7 @@ import { openInputFile } from '../input-file.js';
 
 export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concurrent-activities N] [--max-cached-workflows N] [--max-database-connections N] [--role all|workflows|activities] [--log-format text|json]
                       [--metrics-port N] [--metrics-host ADDR] [--metrics-token-file F] [--parse-threads N]
-                      [--parse-timeout-ms MS] [--data-dir DIR]
+                      [--parse-timeout-ms MS] [--data-dir DIR] [--proxy-credentials-file F]
 
 Runs a worker against the configured services (TEMPORAL_ADDRESS, DATABASE_URL, S3_* or the local
 stack of the data folder) until SIGINT or SIGTERM. Run more of them to scale out.
@@ -28,6 +28,10 @@ page whose parse runs longer ends its thread and is recorded as ParseBudgetExcee
 SDK's worker metrics; 0 picks a free port, printed at start); --metrics-host ADDR binds elsewhere
 (beyond loopback it warns). --metrics-token-file F: a scrape must send \`Authorization: Bearer
 <token>\`, the token being F's one line (Prometheus: authorization.credentials_file).
+
+--proxy-credentials-file F: logins of the proxies crawls name (--proxy), lines of user:password
+(every proxy) or http://user:password@host:port (that proxy); CRAWLER_PROXY_CREDENTIALS in the
+environment works too. They stay in this process: never stored, logged or shown.
 
 --log-format json: one JSON object per line on stderr (time, level, message, crawlId, host,
 workflowId where known) for a log pipeline; text (default) is for people.`;
@@ -58,7 +62,7 @@ async function readMetricsToken(file: string): Promise<string> {
 export async function workerCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(
     argv,
-    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, 'max-database-connections': { type: 'string' }, role: { type: 'string' }, 'log-format': { type: 'string' }, 'metrics-port': { type: 'string' }, 'metrics-host': { type: 'string' }, 'metrics-token-file': { type: 'string' }, 'parse-threads': { type: 'string' }, 'parse-timeout-ms': { type: 'string' } },
+    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, 'max-database-connections': { type: 'string' }, role: { type: 'string' }, 'log-format': { type: 'string' }, 'metrics-port': { type: 'string' }, 'metrics-host': { type: 'string' }, 'metrics-token-file': { type: 'string' }, 'parse-threads': { type: 'string' }, 'parse-timeout-ms': { type: 'string' }, 'proxy-credentials-file': { type: 'string' } },
     workerUsage,
   );
   const role = roleOption(values.role);
@@ -76,6 +80,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
   const say = (level: 'INFO' | 'WARN', message: string, meta: Record<string, unknown> = {}): void =>
     // With --log-format json every line on stderr is a record.
     void process.stderr.write(`${logFormat === 'json' ? jsonLogLine({ level, message, timestampNanos: BigInt(Date.now()) * 1_000_000n, meta }) : message}\n`);
+  const proxyCredentials = await proxyCredentialsOption(values['proxy-credentials-file']);
   const endpoints = await connectServices({ dataDir, start: false });
   const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
   const worker = await createCrawlerWorker({
@@ -93,6 +98,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     ...(maxConcurrentActivities !== undefined ? { maxConcurrentActivities } : {}),
     ...(maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {}),
     ...(maxDatabaseConnections !== undefined ? { maxDatabaseConnections } : {}),
+    proxyCredentials,
     htmlParsing: { ...(parseThreads !== undefined ? { parseThreads } : {}), ...(parseTimeoutMs !== undefined ? { parseTimeoutMs } : {}) },
   }).catch((error: unknown) => {
     if (error instanceof WorkerStartError) throw new CliError(error.message);

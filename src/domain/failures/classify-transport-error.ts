@@ -16,6 +16,7 @@ const TRANSPORT_FAILURE_TYPES: Readonly<Record<TransportErrorCode, FetchFailureT
   'decompressed-too-large': 'DecompressedTooLarge',
   'bad-content-encoding': 'BadContentEncoding',
   'invalid-response': 'InvalidResponse',
+  'proxy-failed': 'ProxyFailed',
 });
 
 /**

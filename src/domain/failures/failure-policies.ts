@@ -183,6 +183,16 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
   ParseBudgetExceeded: terminal(
     'The fetched page nests deeper than 1,000 elements or holds more than 250,000, or its parse in a worker thread ran past 15 s: a hostile or broken page that would pin the worker. Recorded once at the parse stage, never retried, not counted toward the poison budget (the same bytes fail the same way).',
   ),
+  ProxyFailed: {
+    summary:
+      'The proxy refused or failed the request before the target answered: 407 Proxy Authentication Required, the proxy not answering or refusing the connection, a CONNECT answered with anything but 2xx (a 502 from the gateway). The request may never have reached the host, so neither the host (no delay growth, no circuit breaker) nor the URL (no poison count) is charged; the host moves to the next proxy of the list and the URL is requeued after its backoff, 6 attempts in all.',
+    retryLayer: 'host',
+    maxAttempts: 6,
+    baseDelayMs: 10 * SECOND_MS,
+    maxDelayMs: 10 * MINUTE_MS,
+    hostEffect: 'none',
+    countsTowardPoison: false,
+  },
   PoisonUrl: terminal(
     '5 counted failures at one stage since its last success, across crawls: dead-lettered with its history (state dead, outcome its last failure). Back only by crawler dead-letters requeue.',
   ),

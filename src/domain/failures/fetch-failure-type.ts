@@ -33,6 +33,7 @@ export const FETCH_FAILURE_TYPES = [
   'HostCircuitOpen', // the host's circuit breaker is open: no request sent
   'ParseBudgetExceeded', // the fetched page nests deeper or holds more elements than the parser is given
   'PoisonUrl', // the URL failed POISON_ATTEMPT_LIMIT times at one stage: dead-lettered
+  'ProxyFailed', // the proxy refused or failed the request (407, connection to it refused, its CONNECT answered 5xx): not the host's
 ] as const;
 
 export type FetchFailureType = (typeof FETCH_FAILURE_TYPES)[number];

@@ -13,5 +13,6 @@ export const TRANSPORT_ERROR_CODES = [
   'decompressed-too-large', // decoded body over maxDecompressedBytes (zip bomb): cut off
   'bad-content-encoding',   // corrupt gzip/br/deflate stream
   'invalid-response',       // malformed HTTP (bad headers, bad status line)
+  'proxy-failed',           // the proxy refused or failed the request before the target answered (407, connect refused, a CONNECT not answered 2xx)
 ] as const;
 export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];

@@ -48,6 +48,7 @@ export interface RobotsRefreshTiming {
  * nothing sent.
  */
 export function hostOutcomeOfRobotsRefresh(result: RobotsRefreshTiming): HostOutcome {
+  if (result.transportFailure === 'ProxyFailed') return hostOutcomeOfFailure('ProxyFailed', { ...result, requested: false }, result.finishedAtMs);
   if (result.transportFailure !== undefined) {
     return { kind: 'transport-failure', startedAtMs: result.startedAtMs, finishedAtMs: result.finishedAtMs, type: result.transportFailure };
   }
@@ -78,8 +79,16 @@ export interface FetchFailureFacts {
  * slot, except a hold (NXDOMAIN, a private address), which applies without a request; a response
  * counts by its status, anything else as a transport failure of its type. A type outside FETCH_FAILURE_TYPES (an
  * unexpected error) has no host effect but still counts as a transport failure once a request went out.
+ * A proxy's failure (ProxyFailed) holds the host's slot for its delay and nothing else.
  */
 export function hostOutcomeOfFailure(type: string, facts: FetchFailureFacts | undefined, nowMs: number): HostOutcome {
+  if (type === 'ProxyFailed') {
+    // The proxy failed, not the host: the host's slot is held for its ordinary delay (a host's rate
+    // is the host's, whatever exits the traffic), but the time the proxy took says nothing of the
+    // host's speed, so it counts as an instant failure without a host effect.
+    const atMs = facts?.finishedAtMs ?? nowMs;
+    return { kind: 'transport-failure', startedAtMs: atMs, finishedAtMs: atMs, type };
+  }
   const effect = isFetchFailureType(type) ? failurePolicyFor(type).hostEffect : 'none';
   const holds = (effect === 'quarantine-host' || effect === 'negative-cache-host');
   if ((facts === undefined || facts.requested === false) && !holds) return { kind: 'not-sent', atMs: nowMs };

@@ -16,6 +16,7 @@ const EXPECTED: Record<TransportErrorCode, FetchFailureType> = {
   'decompressed-too-large': 'DecompressedTooLarge',
   'bad-content-encoding': 'BadContentEncoding',
   'invalid-response': 'InvalidResponse',
+  'proxy-failed': 'ProxyFailed',
 };
 
 describe('classifyTransportError', () => {

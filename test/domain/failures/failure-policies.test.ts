@@ -98,6 +98,20 @@ describe('FAILURE_POLICIES: the seed table (000 §6.1), row by row', () => {
     }
   });
 
+  it('a failing proxy charges neither the host nor the URL, and its URL is requeued for a while', () => {
+    const policy = FAILURE_POLICIES.ProxyFailed;
+    expect(classifyTransportError('proxy-failed')).toBe('ProxyFailed');
+    expect(policy.hostEffect).toBe('none');
+    expect(policy.throttlesHost).toBe(false);
+    expect(policy.countsTowardPoison).toBe(false);
+    expect(policy.retryLayer).toBe('host');
+    // Six attempts over about five minutes at the base delays: a proxy restarted meanwhile finds its URLs waiting.
+    expect(policy.maxAttempts).toBe(6);
+    const waitedMs = [1, 2, 3, 4, 5].reduce((sum, attempt) => sum + (retryDelayMs('ProxyFailed', attempt, () => 0.5) ?? 0), 0);
+    expect(waitedMs).toBe(10_000 + 20_000 + 40_000 + 80_000 + 160_000);
+    expect(retryDelayMs('ProxyFailed', 6, () => 0.5)).toBeUndefined();
+  });
+
   it('poison: 5 failures at one stage dead-letter a URL', () => {
     expect(POISON_ATTEMPT_LIMIT).toBe(5);
     expect(FAILURE_POLICIES.PoisonUrl.retryLayer).toBe('none');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FETCH_FAILURE_TYPES, failurePolicyFor } from '../../../src/domain/failures/index.js';
-import { hostDownloadMs, hostOutcomeOfFailure, hostOutcomeOfResult, hostOutcomeOfRobotsRefresh } from '../../../src/domain/politeness/index.js';
+import { applyHostOutcome, hostDownloadMs, hostOutcomeOfFailure, hostOutcomeOfResult, hostOutcomeOfRobotsRefresh, initialHostPolitenessState, resolveHostPolitenessPolicy } from '../../../src/domain/politeness/index.js';
 
 const T0 = 1_700_000_000_000;
 const NOW = T0 + 500;
@@ -63,6 +63,20 @@ describe('hostOutcomeOfFailure', () => {
       expect(hostOutcomeOfFailure(type, undefined, NOW)).toEqual({ kind: 'transport-failure', startedAtMs: NOW, finishedAtMs: NOW, type });
     },
   );
+
+  it("a proxy's failure holds the host's slot for its delay and says nothing else about the host", () => {
+    // The proxy took 10 s to give up: none of it is the host's response time.
+    const outcome = hostOutcomeOfFailure('ProxyFailed', { startedAtMs: T0, finishedAtMs: T0 + 10_000, requested: false }, NOW);
+    expect(outcome).toEqual({ kind: 'transport-failure', startedAtMs: T0 + 10_000, finishedAtMs: T0 + 10_000, type: 'ProxyFailed' });
+    const policy = resolveHostPolitenessPolicy({ minDelayMs: 250 });
+    const before = { ...initialHostPolitenessState(T0), inFlight: 1, consecutiveFailures: 3 };
+    const after = applyHostOutcome(before, outcome, policy, () => 0.5);
+    expect(after.nextFetchAtMs).toBe(T0 + 10_000 + 250);
+    expect(after.recentThrottles).toBe(0);
+    expect(after.consecutiveFailures).toBe(3);
+    expect(after.circuitOpenUntilMs).toBe(before.circuitOpenUntilMs);
+    expect(after.lastResponseTimeMs ?? 0).toBe(before.lastResponseTimeMs ?? 0);
+  });
 
   it('an unknown type (an unexpected error) has no host effect and never throws', () => {
     expect(hostOutcomeOfFailure('TypeError', undefined, NOW)).toEqual({ kind: 'not-sent', atMs: NOW });

@@ -76,6 +76,7 @@ export function handleRequest(runtime: ServeRuntime, req: IncomingMessage, res: 
     acceptEncoding: header(req, 'accept-encoding'),
     bytesSent: 0,
     aborted: false,
+    remoteAddress: (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
   };
   // The end is when the last byte went to the socket ('finish'): 'close' can come turns of a busy
   // event loop later, and a late end would shorten the politeness gap measured to the next request.

@@ -132,6 +132,8 @@ export interface RequestLogEntry {
   bytesSent: number;
   /** True when the connection closed before the response was complete (client cut it off). */
   aborted: boolean;
+  /** The address the request came from: a proxy's, when one carried it. */
+  remoteAddress?: string;
 }
 
 export interface TestWeb {

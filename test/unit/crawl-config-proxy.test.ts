@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { CliError } from '../../src/cli/cli-error.js';
+import { proxyOption } from '../../src/cli/args.js';
+import { flagOfConfigField } from '../../src/cli/config-flags.js';
+import { CrawlConfigError, resolveCrawlConfig, type CrawlProxyConfig } from '../../src/config/crawl-config.js';
+
+const resolve = (proxy: Partial<CrawlProxyConfig>) => resolveCrawlConfig({ proxy: proxy as CrawlProxyConfig });
+
+function refusal(proxy: unknown): CrawlConfigError {
+  try {
+    resolveCrawlConfig({ proxy: proxy as CrawlProxyConfig });
+  } catch (error) {
+    expect(error).toBeInstanceOf(CrawlConfigError);
+    return error as CrawlConfigError;
+  }
+  throw new Error('expected a CrawlConfigError');
+}
+
+describe('CrawlConfig.proxy', () => {
+  it('is absent by default: requests go direct', () => {
+    expect(resolveCrawlConfig({}).proxy).toBeUndefined();
+  });
+
+  it('stores each proxy as its origin, with the default session', () => {
+    expect(resolve({ urls: ['http://Gateway.example:8000/', 'https://second.example'] })).toMatchObject({
+      proxy: { urls: ['http://gateway.example:8000', 'https://second.example'], sessionRequests: 100 },
+    });
+    expect(resolve({ urls: ['http://127.0.0.1:3128'], sessionRequests: 5 }).proxy).toEqual({ urls: ['http://127.0.0.1:3128'], sessionRequests: 5 });
+  });
+
+  it('refuses credentials in a proxy URL without repeating them', () => {
+    const error = refusal({ urls: ['http://alice:hunter2@gateway.example:8000'] });
+    expect(error.field).toBe('proxy.urls[0]');
+    expect(error.message).toContain('CRAWLER_PROXY_CREDENTIALS');
+    expect(error.message).not.toContain('hunter2');
+    expect(error.message).not.toContain('alice');
+    expect(refusal({ urls: ['not a url with s3cr3t@'] }).message).not.toContain('s3cr3t');
+  });
+
+  it.each([
+    [{ urls: [] }, 'proxy.urls'],
+    [{ urls: 'http://gateway.example' }, 'proxy.urls'],
+    [{ urls: ['socks5://gateway.example:1080'] }, 'proxy.urls[0]'],
+    [{ urls: ['http://gateway.example/path'] }, 'proxy.urls[0]'],
+    [{ urls: ['http://gateway.example', 7] }, 'proxy.urls[1]'],
+    [{ urls: ['http://gateway.example'], sessionRequests: 0 }, 'proxy.sessionRequests'],
+    [{ urls: Array.from({ length: 101 }, (_, i) => `http://p${i}.example`) }, 'proxy.urls'],
+  ])('refuses %j naming %s', (proxy, field) => {
+    expect(refusal(proxy).field).toBe(field);
+  });
+
+  it('names the flags that set it', () => {
+    expect(flagOfConfigField('proxy.urls[3]')).toBe('--proxy');
+    expect(flagOfConfigField('proxy.sessionRequests')).toBe('--proxy-session-requests');
+  });
+
+  it('reads --proxy and --proxy-session-requests', () => {
+    expect(proxyOption(undefined, undefined)).toBeUndefined();
+    expect(proxyOption(['http://a.example'], '7')).toEqual({ urls: ['http://a.example'], sessionRequests: 7 });
+    expect(() => proxyOption(undefined, '7')).toThrow(CliError);
+    expect(() => proxyOption(['http://a.example'], '0')).toThrow(/--proxy-session-requests/);
+  });
+});
