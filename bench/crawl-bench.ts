@@ -21,13 +21,17 @@
 //   npm run bench -- --scenario host-shapes    what a host's turn costs Temporal and the worker: a run per host
 //                                              (the product's shape) against back-queue workflows serving hosts in turn
 //            --hosts N (default 2000)  --rounds N  --back-queues N (default 16)  --hosts-per-run N (default 250)
+//   npm run bench -- --scenario near-duplicates   what the near-duplicate lookup costs Postgres per page when the pages are
+//                                              distinct, share a template passage, or share a small vocabulary (no crawl)
+//            --hosts N --pages-per-host N (default the cli base web's 200 x 25)
 //   npm run bench -- --print report.json       the tables of a report saved with --json
 // See bench/README.md for what each figure means.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot, stopStack } from '../src/stack/index.js';
 import { printCliReport, runCliScenario, type CliScenarioReport } from './lib/cli-scenario.js';
-import { cliWebsNamed } from './lib/cli-webs.js';
+import { CLI_WEBS, cliWebsNamed } from './lib/cli-webs.js';
+import { printNearDuplicateReport, runNearDuplicateScenario, type NearDuplicateScenarioReport } from './lib/near-duplicate-scenario.js';
 import { printHostShapesReport, runHostShapesScenario, type HostShapesReport } from './lib/host-shapes/scenario.js';
 import { PRODUCT_TOKEN, type GenerateWebOptions } from '../test/support/test-web/index.js';
 import { DEFAULT_USER_AGENT } from '../src/config/crawl-config.js';
@@ -109,9 +113,10 @@ const values = parseBenchArgs();
 
 if (values.print !== undefined) {
   // Prints the tables of a report saved with --json, without running anything.
-  const saved = JSON.parse((await import('node:fs')).readFileSync(values.print, 'utf8')) as BenchReport | CliScenarioReport | HostShapesReport;
+  const saved = JSON.parse((await import('node:fs')).readFileSync(values.print, 'utf8')) as BenchReport | CliScenarioReport | HostShapesReport | NearDuplicateScenarioReport;
   if ('scenario' in saved && saved.scenario === 'cli') printCliReport(saved);
   else if ('scenario' in saved && saved.scenario === 'host-shapes') printHostShapesReport(saved);
+  else if ('scenario' in saved && saved.scenario === 'near-duplicates') printNearDuplicateReport(saved);
   else printReport(saved as BenchReport);
   process.exit(0);
 }
@@ -128,8 +133,8 @@ function positiveInteger(name: string, value: string | undefined): number | unde
 
 const scenarioNames: ScenarioName[] =
   values.scenario === 'all' ? ['compare', '10000x2'] : values.scenario in SCENARIOS ? [values.scenario as ScenarioName] : [];
-if (scenarioNames.length === 0 && values.scenario !== 'cli' && values.scenario !== 'host-shapes') {
-  console.error(`--scenario must be 200x25, 10000x2, compare, cli, host-shapes or all, got ${values.scenario}`);
+if (scenarioNames.length === 0 && !['cli', 'host-shapes', 'near-duplicates'].includes(values.scenario)) {
+  console.error(`--scenario must be 200x25, 10000x2, compare, cli, host-shapes, near-duplicates or all, got ${values.scenario}`);
   process.exit(2);
 }
 const delayMs = positiveInteger('delay-ms', values['delay-ms'])!;
@@ -195,6 +200,20 @@ const json = values.json === true;
 const log = (line: string): void => void process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 if (values.scenario === 'cli') {
   await runCliBench();
+  process.exit(0);
+}
+if (values.scenario === 'near-duplicates') {
+  // The base web of the cli scenario, its text varied: what a page's lookup costs when many pages are alike.
+  const base = CLI_WEBS.find((web) => web.name === 'base')!.web as GenerateWebOptions;
+  const report = await runNearDuplicateScenario({
+    web: { ...base, ...(hostsOverride !== undefined ? { hosts: hostsOverride, seedHosts: hostsOverride } : {}), ...(pagesOverride !== undefined ? { pagesPerHost: pagesOverride } : {}) },
+    shapes: ['distinct', 'templated', 'small-vocabulary'],
+    batchPages: 32,
+    dataDir: values['data-dir'] ?? defaultBenchDataDir(),
+    log,
+  });
+  if (json) process.stdout.write(`${JSON.stringify({ startedAt: new Date().toISOString(), machine: { cores: (await import('node:os')).cpus().length, node: process.version }, ...report })}\n`);
+  else printNearDuplicateReport(report);
   process.exit(0);
 }
 if (values.scenario === 'host-shapes') {
