@@ -12,6 +12,7 @@ import { recordDocument } from '../../src/storage/postgres/document-repository.j
 import { recordUrlIdentities } from '../../src/storage/postgres/frontier-repository.js';
 import { migrate } from '../../src/storage/postgres/migrate.js';
 import { createPool, inTransaction } from '../../src/storage/postgres/pool.js';
+import { identityDocument } from '../../test/support/identity-document.js';
 import { generateWeb, type GenerateWebOptions, type PageTextShape } from '../../test/support/test-web/index.js';
 import { adminQuery, freshDatabase, prepareBenchStack } from './bench-stack.js';
 import { round } from './stats.js';
@@ -97,7 +98,7 @@ export async function runNearDuplicateScenario(options: NearDuplicateScenarioOpt
         const batch = pages.slice(at, at + options.batchPages);
         outcomes.push(
           ...(await inTransaction(pool, async (client) => {
-            for (const { identity } of batch) await recordDocument(client, documentOf(identity));
+            for (const { identity } of batch) await recordDocument(client, identityDocument(identity, 'near-duplicate-bench'));
             return clusterNearDuplicatesOf(client, batch.map((page) => page.identity));
           })),
         );
@@ -125,30 +126,6 @@ export async function runNearDuplicateScenario(options: NearDuplicateScenarioOpt
     }
   }
   return { scenario: 'near-duplicates', batchPages: options.batchPages, shapes };
-}
-
-function documentOf(identity: ParsedIdentity) {
-  return {
-    fingerprint: identity.fingerprint,
-    generation: identity.generation,
-    parserVersion: identity.parserVersion,
-    crawlId: 'near-duplicate-bench',
-    title: null,
-    language: null,
-    canonicalHint: null,
-    metaRobots: null,
-    xRobotsTag: null,
-    noindex: false,
-    nofollow: false,
-    charset: 'utf-8',
-    textLength: 10_000,
-    normalizedHash: null,
-    simhashSigned: BigInt.asIntN(64, identity.simhash ?? 0n).toString(),
-    minhash: null,
-    linksFound: 0,
-    linksRegistered: 0,
-    extracted: {},
-  };
 }
 
 export function printNearDuplicateReport(report: NearDuplicateScenarioReport): void {

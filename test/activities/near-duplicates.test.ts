@@ -4,12 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOOKUP_LIMITS, clusterNearDuplicates, type ParsedIdentity } from '../../src/services/documents/near-duplicates.js';
 import { seededRandom } from '../../src/domain/random.js';
-import { toSignedInt64String } from '../../src/domain/content/index.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { recordDocument } from '../../src/storage/postgres/document-repository.js';
 import { recordUrlIdentities } from '../../src/storage/postgres/frontier-repository.js';
 import { inTransaction, type Pool } from '../../src/storage/postgres/pool.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
+import { identityDocument } from '../support/identity-document.js';
 import { waitForLockWaiters } from '../support/lock-waiters.js';
 
 const HOST = '127.71.1.1';
@@ -51,7 +51,7 @@ describe('clusterNearDuplicates', () => {
     const firstHasKeys = new Promise<void>((resolve) => (firstIndexed = resolve));
 
     const firstParse = inTransaction(harness.pool, async (client) => {
-      await recordDocument(client, documentOf(first));
+      await recordDocument(client, identityDocument(first, crawlId));
       const outcome = await clusterNearDuplicates(client, first);
       firstIndexed();
       await firstHolds;
@@ -59,7 +59,7 @@ describe('clusterNearDuplicates', () => {
     });
     await firstHasKeys;
     const secondParse = inTransaction(harness.pool, async (client) => {
-      await recordDocument(client, documentOf(second));
+      await recordDocument(client, identityDocument(second, crawlId));
       return clusterNearDuplicates(client, second);
     });
     await waitForLockWaiters(harness.pool, 'the second parse waiting for the first one’s index keys');
@@ -160,7 +160,7 @@ describe('clusterNearDuplicates', () => {
     let aLookedUp!: () => void;
     const aHasLookedUp = new Promise<void>((resolve) => (aLookedUp = resolve));
     const aParse = inTransaction(harness.pool, async (client) => {
-      await recordDocument(client, documentOf(a));
+      await recordDocument(client, identityDocument(a, crawlId));
       const outcome = await clusterNearDuplicates(client, a);
       aLookedUp();
       await aHolds;
@@ -169,7 +169,7 @@ describe('clusterNearDuplicates', () => {
     await aHasLookedUp;
     // b shares three blocks with a, whose transaction is open: b must not wait for it.
     const bParse = inTransaction(harness.pool, async (client) => {
-      await recordDocument(client, documentOf(b));
+      await recordDocument(client, identityDocument(b, crawlId));
       return clusterNearDuplicates(client, b);
     });
     const bEnded = await Promise.race([bParse.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000))]);
@@ -188,7 +188,7 @@ async function clusterLast(pool: Pool, paths: readonly string[], earlier: readon
   );
   const parse = (doc: ParsedIdentity) =>
     inTransaction(pool, async (client) => {
-      await recordDocument(client, documentOf(doc));
+      await recordDocument(client, identityDocument(doc, crawlId));
       return clusterNearDuplicates(client, doc);
     });
   for (const doc of earlier) await parse(doc);
@@ -199,28 +199,4 @@ function popCount(value: bigint): number {
   let count = 0;
   for (let rest = value; rest > 0n; rest >>= 1n) count += Number(rest & 1n);
   return count;
-}
-
-function documentOf(doc: ParsedIdentity) {
-  return {
-    fingerprint: doc.fingerprint,
-    generation: doc.generation,
-    parserVersion: doc.parserVersion,
-    crawlId,
-    title: null,
-    language: null,
-    canonicalHint: null,
-    metaRobots: null,
-    xRobotsTag: null,
-    noindex: false,
-    nofollow: false,
-    charset: 'utf-8',
-    textLength: 900,
-    normalizedHash: null,
-    simhashSigned: toSignedInt64String(doc.simhash!),
-    minhash: null,
-    linksFound: 0,
-    linksRegistered: 0,
-    extracted: {},
-  };
 }
