@@ -103,10 +103,12 @@ Politeness and fetch limits (docs/politeness.md, docs/failures.md):
 Proxies (docs/proxies.md):
   --proxy URL              repeatable; every request goes through these proxies (http: or https:,
                            a CONNECT tunnel each), a host keeping one for a session of requests
+                           (default none: requests go direct)
   --proxy-session-requests N  requests a host sends through one proxy before the next (default 100)
   --proxy-credentials-file F  lines of user:password (every proxy) or http://user:password@host:port
                            (that proxy), read by this process's worker; or CRAWLER_PROXY_CREDENTIALS
-                           in its environment. Never put them in --proxy: the config is stored.
+                           in its environment (default none). Never put them in --proxy: the
+                           config is stored.
 
 Change detection (docs/storage-and-recrawl.md):
   --change-field NAME=SELECTOR  repeatable; a page changed when the text of these CSS selectors did

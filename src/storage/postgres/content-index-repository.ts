@@ -137,7 +137,7 @@ export async function indexAndLookUpMany(client: PoolClient, documents: readonly
        SELECT l.i, 'summary', NULL, NULL, NULL, NULL, NULL, NULL, NULL, (SELECT count(*) FROM first_reads r WHERE r.i = l.i AND r.n > $17::int)::integer
        FROM lookups l WHERE l.current AND l.index_name = 'simhash' AND cardinality(l.keys) > 0),
      may_lead AS (
-       SELECT l.* FROM lookups l
+       SELECT l.i, l.fingerprint, l.simhash, l.index_name, l.parts, l.keys FROM lookups l
        WHERE l.current AND cardinality(l.keys) > 0
          AND (l.index_name = 'minhash' OR NOT EXISTS (SELECT 1 FROM first_look f WHERE f.i = l.i AND f.kind = 'candidate'))),
      -- Written as leaders exactly when they may lead: a page the first look found a near leader
