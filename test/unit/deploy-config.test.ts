@@ -69,7 +69,7 @@ describe('docker compose config', () => {
   it('refuses to start without real secrets, naming every one that is missing', () => {
     const resolved = composeConfig('docker-compose.yml');
     expect(resolved.status).toBe(1);
-    for (const name of REQUIRED_SECRETS) expect(resolved.stderr).toContain(`required variable ${name} is missing a value: see docs/deployment.md`);
+    for (const name of REQUIRED_SECRETS) expect(resolved.stderr).toContain(`required variable ${name} is missing a value: see docs/operations.md, Deployment and secrets`);
     expect(resolved.stderr).toContain('--env-file deploy/local.env');
   });
 
@@ -219,7 +219,7 @@ describe('the image', () => {
       'src/cli/debug.log',
       'scripts/quickstart.ts',
       'test/e2e/crawl.test.ts',
-      'docs/deployment.md',
+      'docs/operations.md',
     ];
     for (const file of [...kept, ...planted]) {
       mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
