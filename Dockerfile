@@ -10,9 +10,16 @@ ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-COPY . .
-# The worker may keep local state under the default data folder; the image's files stay root's.
-RUN mkdir -p .crawler-data && chown node:node .crawler-data
+# Only what runs, by name (.dockerignore sends nothing else): no .env file, data or scratch folder
+# of the checkout can reach the image.
+COPY tsconfig.json ./
+COPY bin ./bin
+COPY migrations ./migrations
+COPY scripts/ensure-services.ts ./scripts/
+COPY src ./src
+# The worker keeps its bundle cache and spool under the default data folder, its user's alone; the
+# image's files stay root's.
+RUN mkdir -p -m 0700 .crawler-data && chown node:node .crawler-data
 
 USER node
 CMD ["node", "bin/crawler.js", "worker"]

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the binaries the local stack runs: the Temporal CLI (dev server) and MinIO into
 # .tools/bin at pinned versions, and Debian's PostgreSQL server binaries when none are found;
-# compose-config (tools/compose-config), which checks docker-compose.yml in the tests; and the
-# Temporal server and its SQL schema tool (tools/temporal-server, at the release
-# docker-compose.yml runs) for the cluster test, which runs Temporal as a real server.
+# compose-config (tools/compose-config) and build-context (tools/build-context), with which the
+# tests check docker-compose.yml and what a Docker build of the image is sent; and the Temporal
+# server and its SQL schema tool (tools/temporal-server, at the release docker-compose.yml runs)
+# for the cluster test, which runs Temporal as a real server.
 # Idempotent and silent when everything is already in place; `npm run tools` runs it.
 set -euo pipefail
 
@@ -149,4 +150,6 @@ local_go_tool compose-config tools/compose-config
 # its SQL schema tool, for the cluster test (test/cluster, README "Tests").
 local_go_tool temporal-server tools/temporal-server
 local_go_tool temporal-sql-tool tools/temporal-server ./sql-tool
+# The files `docker build` sends, by .dockerignore, for the image's test (no Docker engine here).
+local_go_tool build-context tools/build-context
 ensure_postgres

@@ -10,6 +10,7 @@ export {
   type StackStatus,
 } from './stack.js';
 export { StackError, type StackErrorCode, type StackService } from './stack-error.js';
+export { ensurePostgresRole, type PostgresRoleOptions, type PostgresRoleOutcome } from './postgres-role.js';
 export { defaultSearchAttributes, type SearchAttributeKind } from './temporal-dev-server.js';
 export { findTool, projectRoot, type ToolName, type ToolPathOptions } from './tool-paths.js';
 export { defaultBucket, defaultRegion } from './external-services.js';

@@ -3,7 +3,9 @@
 // extends and anchors. The machine that runs our tests has the docker client but no compose
 // plugin, and docker/compose itself refuses `go install` (its go.mod has exclude directives).
 //
-//	compose-config [FILE...]   prints the resolved project as YAML; exits 1 naming what is invalid
+//	compose-config [--env-file F]... [FILE...]   prints the resolved project as YAML; exits 1 naming what is invalid
+//
+// --env-file reads variables from F as `docker compose --env-file F` does (instead of .env).
 package main
 
 import (
@@ -15,11 +17,19 @@ import (
 )
 
 func main() {
-	files := os.Args[1:]
+	var files, envFiles []string
+	for args := os.Args[1:]; len(args) > 0; args = args[1:] {
+		if args[0] == "--env-file" && len(args) > 1 {
+			envFiles = append(envFiles, args[1])
+			args = args[1:]
+			continue
+		}
+		files = append(files, args[0])
+	}
 	if len(files) == 0 {
 		files = []string{"docker-compose.yml"}
 	}
-	options, err := cli.NewProjectOptions(files, cli.WithWorkingDirectory("."), cli.WithOsEnv, cli.WithDotEnv)
+	options, err := cli.NewProjectOptions(files, cli.WithWorkingDirectory("."), cli.WithOsEnv, cli.WithEnvFiles(envFiles...), cli.WithDotEnv)
 	if err != nil {
 		fail(err)
 	}
