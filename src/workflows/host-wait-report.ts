@@ -88,6 +88,11 @@ export function describeHostWait(input: HostWaitDetailsInput): string {
   }
 }
 
+/** A host run's current details while a fetch or a burst it started runs (a burst waits out the host's delays itself). */
+export function describeHostFetch(urls: number, burst: boolean, queued: number): string {
+  return burst ? `fetching a burst of ${urls} URLs, the host's delay kept inside it · ${queued} queued` : `fetching a URL · ${queued} queued`;
+}
+
 /** "12:03:04.250Z": a host's delays are often under a second. */
 function preciseClockTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(11, 23)}Z`;

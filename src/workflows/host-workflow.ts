@@ -42,7 +42,7 @@ import {
   setHostDelaySignal,
   wakeHostSignal,
 } from '../contracts/messages.js';
-import { describeHostWait } from './host-wait-report.js';
+import { describeHostFetch, describeHostWait } from './host-wait-report.js';
 import { ServedCrawls } from './served-crawls.js';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -203,9 +203,11 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         break;
       }
       case 'fetch':
+        setCurrentDetails(describeHostFetch(1, false, state.queue.length));
         track(fetchOne(step.item, step.input));
         break;
       case 'burst':
+        setCurrentDetails(describeHostFetch(step.burst.items.length, true, state.queue.length));
         track(runBurst(step.burst));
         break;
     }

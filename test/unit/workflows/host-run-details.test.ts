@@ -2,7 +2,7 @@
 // only when a crawl is new to the run) and, while it waits, what for and until when (its current details).
 import { describe, expect, it } from 'vitest';
 import { ServedCrawls } from '../../../src/workflows/served-crawls.js';
-import { describeHostWait, type HostWaitDetailsInput } from '../../../src/workflows/host-wait-report.js';
+import { describeHostFetch, describeHostWait, type HostWaitDetailsInput } from '../../../src/workflows/host-wait-report.js';
 
 const items = (...crawlIds: string[]) => crawlIds.map((crawlId) => ({ crawlId }));
 
@@ -50,5 +50,10 @@ describe('describeHostWait', () => {
     expect(describeHostWait({ ...base, wait: 'idle-or-requeue', queued: 0, inFlight: 1 })).toMatch(/^waiting for its work in flight to finish/);
     expect(describeHostWait({ ...base, wait: 'quiet' })).toMatch(/^finishing its work in flight, then continuing as new/);
     expect(describeHostWait(base)).toMatch(/^waiting for a signal/);
+  });
+
+  it('says what is fetched while a fetch or a burst runs', () => {
+    expect(describeHostFetch(5, true, 2)).toBe("fetching a burst of 5 URLs, the host's delay kept inside it · 2 queued");
+    expect(describeHostFetch(1, false, 0)).toBe('fetching a URL · 0 queued');
   });
 });
