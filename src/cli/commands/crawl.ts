@@ -8,7 +8,7 @@ import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal 
 import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
 import { clockTime, describeCrawlWaits } from '../../contracts/describe-waits.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
-import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs, proxyCredentialsOption, proxyOption } from '../args.js';
+import { changeFieldsOption, costModelOption, dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs, proxyCredentialsOption, proxyOption } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { isTransientClientError, retryThroughOutages } from '../client-outages.js';
 import { flagOfConfigField } from '../config-flags.js';
@@ -29,6 +29,7 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
                      [--connect-timeout-ms MS] [--first-byte-timeout-ms MS] [--body-timeout-ms MS]
                      [--politeness JSON] [--change-field NAME=SELECTOR]... [--listing-page PREFIX]...
                      [--proxy URL]... [--proxy-session-requests N] [--proxy-credentials-file F]
+                     [--cost-model KIND[:PRICE]]
                      [--crawl-id ID] [--task-queue Q] [--no-worker] [--log-format text|json]
                      [--metrics-port N] [--data-dir DIR] [--json]
        crawler crawl --resume ID [--no-worker] [--data-dir DIR] [--json]
@@ -77,6 +78,12 @@ Proxies (docs/proxies.md):
                            (that proxy), read by this process's worker; or CRAWLER_PROXY_CREDENTIALS
                            in its environment. Never put them in --proxy: the config is stored.
 
+Cost (docs/storage-and-recrawl.md, "What a fetch costs"):
+  --cost-model KIND[:PRICE]  gateway-bytes (every byte through a proxy gateway, failures too),
+                           successful-requests (API credits: failures free) or direct-bytes, at PRICE
+                           per GB or per successful request; status reports the bill (default
+                           gateway-bytes with --proxy, else direct-bytes, no price)
+
 Change detection (docs/storage-and-recrawl.md):
   --change-field NAME=SELECTOR  repeatable; a page changed when the text of these CSS selectors did
                            (e.g. price=.price stock=#availability), not when the rest of its text did
@@ -114,6 +121,7 @@ const options = {
   proxy: { type: 'string', multiple: true },
   'proxy-session-requests': { type: 'string' },
   'proxy-credentials-file': { type: 'string' },
+  'cost-model': { type: 'string' },
   'crawl-id': { type: 'string' },
   resume: { type: 'string' },
   'task-queue': { type: 'string' },
@@ -352,6 +360,7 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
   const fpRate = text('seen-filter-fp-rate');
   const changeFields = changeFieldsOption(values['change-field'] as string[] | undefined);
   const proxy = proxyOption(values['proxy'] as string[] | undefined, text('proxy-session-requests'));
+  const costModel = costModelOption(text('cost-model'));
   const partial: Partial<CrawlConfig> = {
     ...(values['max-pages'] !== undefined ? { maxPages: integer('max-pages', ranges.maxPages)! } : {}),
     ...(values['max-depth'] !== undefined ? { maxDepth: integer('max-depth', ranges.maxDepth)! } : {}),
@@ -378,6 +387,7 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
     ...(text('politeness') !== undefined ? { politeness: parsePolitenessOption(text('politeness')!) } : {}),
     ...(changeFields !== undefined ? { changeFields } : {}),
     ...(proxy !== undefined ? { proxy: proxy as CrawlConfig['proxy'] } : {}),
+    ...(costModel !== undefined ? { costModel } : {}),
   };
   try {
     return resolveCrawlConfig(partial);
