@@ -20,6 +20,7 @@ import { countStaleLinkPages, idleHostsWithWork } from '../storage/postgres/fron
 import { crawlHostCounts, hostStartQueue } from '../storage/postgres/host-repository.js';
 import { crawlWaits } from '../storage/postgres/crawl-waits-repository.js';
 import { DEPTH_REFUSAL, DISCOVERY_BUDGET_REFUSAL, standingRefusalCount, standingRefusals } from '../storage/postgres/url-scope-repository.js';
+import { foldHostCosts } from '../storage/postgres/cost-repository.js';
 import { refreshPlannerStatistics } from '../storage/postgres/planner-statistics.js';
 import type {
   FinishCrawlInput,
@@ -126,6 +127,8 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
   async function finishCrawl(input: FinishCrawlInput): Promise<FinishCrawlResult> {
     const state = input.stopped ? 'stopped' : 'finished';
     await markCrawlFinished(deps.pool, input.crawlId, state);
+    // What the crawl's 304s cost and whether its hosts honoured their validators, for the plans to come.
+    await foldHostCosts(deps.pool, input.crawlId);
     const [{ maxPages, accountedInFlight: _accounted, ...counts }, errors, deferred, waits, record, refusals, discovery] = await Promise.all([
       frontierCounts(deps.pool, input.crawlId),
       errorsByType(deps.pool, input.crawlId),

@@ -22,7 +22,7 @@ import { isRobotsFresh, productTokenOf, robotsVerdictFor } from '../domain/robot
 import { SITEMAP_MAX_UNCOMPRESSED_BYTES } from '../domain/sitemap/index.js';
 import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl, decideRedirect, isSkippedContentType, redactCredentials } from '../domain/url/index.js';
 import { neutralizeText } from '../domain/text/index.js';
-import { HttpFetchError, type FetchResponseHead } from '../http/index.js';
+import { HttpFetchError, type FetchResponseHead, type TransferBytes } from '../http/index.js';
 import { keepBodyStored } from '../storage/body-retention.js';
 import { PinnedPacks } from '../storage/object-store/pinned-packs.js';
 import { bodyKeyFor } from '../storage/object-store/body-key.js';
@@ -188,6 +188,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
     const startedAtMs = deps.now();
     let head: FetchResponseHead;
     let body;
+    let transfer: TransferBytes;
     // Connect and first-byte deadlines can add up past the heartbeat timeout with no body bytes to
     // report: beat on a clock while the request is open, so only the HTTP deadlines end it.
     const activity = Context.current();
@@ -215,6 +216,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
       );
       head = response.head;
       body = response.body;
+      transfer = response.transfer;
     } catch (error) {
       await spool.discard();
       if (error instanceof HttpFetchError) {
@@ -224,6 +226,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
           finishedAtMs: deps.now(),
           requested: !['dns-not-found', 'dns-temporary-failure', 'private-network-refused'].includes(error.code),
           ...(error.partial?.status === undefined ? {} : { status: error.partial.status }),
+          ...(error.transfer === undefined ? {} : error.transfer),
         });
       }
       throw error;
@@ -234,6 +237,8 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
     // What the host took: to the last byte, less our own event loop's recent lag (adaptive politeness).
     const responseMs = hostDownloadMs(body);
     const timing = { startedAtMs, finishedAtMs, responseMs, requested: true } as const;
+    // A response's cost, carried by its failure when it is one (4xx, 5xx, a type not crawled).
+    const cost = { sentBytes: transfer.sentBytes, receivedBytes: transfer.receivedBytes };
     const status = classifyHttpStatus(head.status);
 
     if (status.kind === 'failure') {
@@ -241,6 +246,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
       const retryAfterAtMs = parseRetryAfter(head.headers['retry-after'], finishedAtMs);
       throw await failure(input, attemptNumber, status.type, `HTTP ${head.status} from ${url.url}`, {
         ...timing,
+        ...cost,
         status: head.status,
         ...(retryAfterAtMs === undefined ? {} : { retryAfterAtMs }),
       });
@@ -259,9 +265,11 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
       requestHeaders: head.requestHeaders,
       wireBytes: body.wireBytes,
       timings: { connectMs: head.timings.connectMs ?? -1, firstByteMs: head.timings.firstByteMs, lastByteMs: body.lastByteMs, loopLagMs: body.loopLagMs, totalMs: body.totalMs },
+      ...cost,
     };
 
     if (status.kind === 'not-modified') {
+      deps.metrics?.requestTransferred('ok', cost);
       await spool.discard();
       await inTransaction(deps.pool, async (client) => {
         await recordFetch(client, { ...baseRecord, outcome: 'not-modified', rawHash: null, bodyKey: null, bytes: 0, redirectLocation: null });
@@ -273,6 +281,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
     }
 
     if (status.kind === 'redirect') {
+      deps.metrics?.requestTransferred('ok', cost);
       await spool.discard();
       return handleRedirect(context, input, attemptNumber, head, baseRecord, timing);
     }
@@ -280,8 +289,9 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
     // 2xx
     const contentType = head.headers['content-type'];
     if (!spool.used) {
-      throw await failure(input, attemptNumber, 'UnsupportedContentType', `content type ${contentType === undefined ? '(none)' : neutralizeText(contentType)} is not crawled`, { ...timing, status: head.status });
+      throw await failure(input, attemptNumber, 'UnsupportedContentType', `content type ${contentType === undefined ? '(none)' : neutralizeText(contentType)} is not crawled`, { ...timing, ...cost, status: head.status });
     }
+    deps.metrics?.requestTransferred('ok', cost);
     const storedBytes = spool.size;
     const stored = spool.contents();
     const parse = isParsed(input.purpose, contentType);
@@ -488,7 +498,9 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
       crawlId: input.crawlId,
       failureType: type,
       message,
+      ...(details.sentBytes === undefined || details.receivedBytes === undefined ? {} : { transfer: { sentBytes: details.sentBytes, receivedBytes: details.receivedBytes } }),
     });
+    if (details.sentBytes !== undefined && details.receivedBytes !== undefined) deps.metrics?.requestTransferred('failed', { sentBytes: details.sentBytes, receivedBytes: details.receivedBytes });
     if (countsTowardPoison(type)) {
       const attempts = await attemptsSinceLastSuccess(deps.pool, input.fingerprint, 'fetch');
       details.poisonCount = attempts.filter((attempt) => countsTowardPoison(attempt.failureType)).length;

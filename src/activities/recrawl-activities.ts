@@ -12,6 +12,9 @@ import {
   DEFAULT_VALUE_TIERS,
   hostHealthScore,
   isDatedRateMethod,
+  costUnitOf,
+  notModifiedBytesOf,
+  validatorHonourRate,
   planRecrawlCycle,
   ratePriorFromGroup,
   recrawlCandidateOf,
@@ -39,6 +42,8 @@ import {
   type RecrawlUrlRow,
 } from '../storage/postgres/recrawl-repository.js';
 import { signalTrustOf, trustKey } from '../storage/postgres/cheap-signal-repository.js';
+import { hostValidatorRecords } from '../storage/postgres/cost-repository.js';
+import { costModelOf, crawlCostReport } from '../services/costs/crawl-cost-report.js';
 import type { FinishRecrawlInput, PlanRecrawlInput, PlanRecrawlResult, RecrawlCycleSummary, RecrawlPlanCounts } from '../contracts/activities.js';
 import type { ActivityDeps } from '../services/deps.js';
 
@@ -87,6 +92,9 @@ export function createRecrawlActivities(deps: ActivityDeps) {
       signalled: Math.max(MIN_DUE_POOL, DUE_POOL_PER_VISIT * total),
     });
     const health = await healthByHost(pool.map((row) => row.host), nowMs);
+    // Each host's own validators and 304s, as measured (host_costs), not an assumed 1,000-byte 304 every time.
+    const validators = await hostValidatorRecords(deps.pool, pool.map((row) => row.host));
+    const costUnit = costUnitOf(costModelOf(input.config));
     const signals = await cheapSignalsOf(pool);
     // The mean revisit interval this budget affords, never shorter than the cycle itself: reported
     // with the plan. The plan allocates the cycle's visits a day (recrawl slots every cycleDays).
@@ -110,6 +118,9 @@ export function createRecrawlActivities(deps: ActivityDeps) {
           ratePerDay: row.ratePerDay,
           lastVisitAtMs: row.lastObservedAtMs ?? row.lastSuccessAtMs,
           expectedBytes: row.lastBytes,
+          lastTransferBytes: row.lastTransferBytes,
+          hostValidatorHonourRate: validatorHonourRate(validators.get(row.host)),
+          hostNotModifiedBytes: notModifiedBytesOf(validators.get(row.host)),
           hasValidators: row.hasValidators,
           hostHealth: health.get(row.host) ?? 1,
           changeStreak: row.changeStreak,
@@ -117,7 +128,7 @@ export function createRecrawlActivities(deps: ActivityDeps) {
           nearDuplicate: row.nearDuplicate,
         },
         nowMs,
-        { valueTiers, defaultRatePerDay },
+        { valueTiers, defaultRatePerDay, cost: { unit: costUnit } },
       ),
     );
 
@@ -227,6 +238,7 @@ export function createRecrawlActivities(deps: ActivityDeps) {
       wireBytesPerChange: changed > 0 ? figures.wireBytes / changed : null,
       byPurpose: figures.byPurpose,
       state: input.crawl?.state ?? 'empty',
+      ...(plan === undefined ? {} : { cost: await crawlCostReport(deps.pool, input.crawlId, plan.config) }),
     };
     await saveRecrawlCycleSummary(deps.pool, input.crawlId, summary);
     return summary;

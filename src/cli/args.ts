@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError } from './cli-error.js';
 import { LOG_FORMATS, type LogFormat } from '../workers/log-format.js';
 import { readProxyCredentials, type ProxyCredentials } from '../http/proxy-credentials.js';
+import { COST_MODEL_KINDS, type CostModelKind } from '../domain/recrawl/index.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -79,6 +80,20 @@ export async function proxyCredentialsOption(file: string | undefined): Promise<
   } catch (error) {
     throw new CliError(`--proxy-credentials-file: ${(error as Error).message}`, 2);
   }
+}
+
+/**
+ * `--cost-model KIND[:PRICE]` as CrawlConfig.costModel: gateway-bytes:8 (8 per GB through a
+ * gateway), successful-requests:0.002 (per successful request), direct-bytes; undefined when absent.
+ */
+export function costModelOption(value: string | undefined): { kind: CostModelKind; price: number } | undefined {
+  if (value === undefined) return undefined;
+  const [kind = '', price, ...rest] = value.split(':');
+  const priceValue = price === undefined ? 0 : /^[0-9]+(\.[0-9]+)?$/.test(price) ? Number(price) : Number.NaN;
+  if (!(COST_MODEL_KINDS as readonly string[]).includes(kind) || rest.length > 0 || !Number.isFinite(priceValue)) {
+    throw new CliError(`--cost-model expects KIND[:PRICE] with KIND one of ${COST_MODEL_KINDS.join(', ')} and PRICE per GB or per successful request (e.g. gateway-bytes:8), got '${value}'`, 2);
+  }
+  return { kind: kind as CostModelKind, price: priceValue };
 }
 
 /** `--log-format text|json`: how a process that runs a worker writes its log (src/workers/log-format.ts). */

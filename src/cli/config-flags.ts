@@ -20,5 +20,6 @@ export function flagOfConfigField(field: string): string {
   if (field.startsWith('queryPolicies')) return '--query-policies';
   if (field === 'proxy.sessionRequests') return '--proxy-session-requests';
   if (field.startsWith('proxy')) return '--proxy';
+  if (field.startsWith('costModel')) return '--cost-model';
   return FLAG_OF_FIELD[field] ?? `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }

@@ -10,6 +10,7 @@ import {
   type TrapOptions,
 } from '../domain/url/index.js';
 
+import { RecrawlInputError, validateCostModel, type CostModel } from '../domain/recrawl/index.js';
 import { changeFieldSelectorProblem } from '../parse/change-fields.js';
 import { politenessConfigProblem, type CrawlPolitenessConfig } from './politeness-config.js';
 
@@ -114,6 +115,14 @@ export interface CrawlConfig {
    * Default none (absent): requests go direct.
    */
   proxy?: CrawlProxyConfig;
+  /**
+   * How the operator pays for the crawl's fetches (docs/storage-and-recrawl.md, "What a fetch
+   * costs"): 'gateway-bytes' (bytes through a proxy gateway, failures included), 'successful-requests'
+   * (API credits, failures free) or 'direct-bytes', at `price` per GB or per request. Recrawl cycles
+   * price their visits by its unit, and status and cycle summaries report the bill. Default (absent):
+   * 'gateway-bytes' with proxies, else 'direct-bytes', price 0 (bytes and requests, no amount).
+   */
+  costModel?: CostModel;
 }
 
 /** CrawlConfig.sitemaps. */
@@ -302,6 +311,14 @@ export function resolveCrawlConfig(partial: Partial<CrawlConfig> = {}): CrawlCon
     throw new CrawlConfigError('sitemapPriorityCap', `expected a priority from 0 to 1, e.g. ${DEFAULT_SITEMAP_PRIORITY_CAP}, got ${String(cap)}`);
   }
   if (partial.proxy !== undefined) config.proxy = resolveProxyConfig(partial.proxy);
+  if (partial.costModel !== undefined) {
+    try {
+      config.costModel = { ...validateCostModel({ ...partial.costModel, price: partial.costModel.price ?? 0 }) };
+    } catch (error) {
+      if (error instanceof RecrawlInputError) throw new CrawlConfigError(error.field, error.message.slice(error.message.indexOf(' is invalid: ') + ' is invalid: '.length));
+      throw error;
+    }
+  }
   return config;
 }
 

@@ -8,7 +8,7 @@ import type { CrawlPolitenessConfig } from '../config/politeness-config.js';
 import type { FetchFailureType } from '../domain/failures/index.js';
 import type { FetchBurstLimits, HostPolitenessPolicy, HostPolitenessState } from '../domain/politeness/index.js';
 import type { AddSeedsResult } from './messages.js';
-import type { CrawlSummary, CrawlWaits, FrontierCounts, AdmissionStatus, HostWaitReason } from './status.js';
+import type { CrawlSummary, CrawlWaits, FrontierCounts, AdmissionStatus, HostWaitReason, CrawlCostReport } from './status.js';
 
 /**
  * Frontier purposes whose bodies the sitemap reader reads, not the page parser: sitemaps (those
@@ -315,6 +315,9 @@ export interface FetchFailureDetails {
   requested: boolean;
   /** Counted failures of this URL at the fetch stage since its last success, this one included (poison budget). */
   poisonCount?: number;
+  /** What the failed request cost on the wire, heads included (a reset after 30 KB cost 30 KB); absent when no request was sent. */
+  sentBytes?: number;
+  receivedBytes?: number;
 }
 
 export interface ParseDocumentInput {
@@ -512,4 +515,10 @@ export interface RecrawlCycleSummary {
   wireBytesPerChange: number | null;
   byPurpose: Record<string, { planned: number; requested: number; changed: number; notModified: number }>;
   state: 'finished' | 'stopped' | 'empty';
+  /**
+   * The cycle's bill under its cost model (bytes on the wire, failed requests' included, or
+   * successful requests), its cost per detected change and its wasted fetches, with the hosts and
+   * page types that cost the most. Absent in cycles summed up before costs were counted.
+   */
+  cost?: CrawlCostReport;
 }

@@ -1,5 +1,6 @@
 /** Figures the workflows report through queries, memos and the CLI. Plain JSON. */
 import type { CrawlEnd } from '../domain/frontier/index.js';
+import type { CostModel } from '../domain/recrawl/index.js';
 
 export type CrawlState = 'starting' | 'running' | 'paused' | 'stopping' | 'finished' | 'stopped';
 
@@ -146,4 +147,40 @@ export interface HostStatus {
   quarantinedReason: string | null;
   fetchesThisRun: number;
   run: number;
+}
+
+/** What a set of requests cost and found (001: the unit is the detected change, not the fetch). */
+export interface CostFigures {
+  requests: number;
+  /** Answered with a response the crawler could use (2xx, 304, 3xx): what API credits bill. */
+  successfulRequests: number;
+  failedRequests: number;
+  /** Bytes sent and received on the wire, heads included, failed requests' too: what a gateway bills. */
+  transferBytes: number;
+  /** Of those, the failed requests' (a reset after 30 KB cost 30 KB). */
+  failedTransferBytes: number;
+  /** Visits that saw the content change. */
+  changes: number;
+  /** Requests that found no change: 304s, unchanged copies, redirects and failures (first visits are not counted). */
+  wasted: number;
+  /** The bill under the cost model; null when it has no price. */
+  amount: number | null;
+  /** Cost per detected change; null when nothing changed. */
+  perChange: { transferBytes: number; requests: number; amount: number | null } | null;
+}
+
+/** One host's or page type's share of a crawl's cost. */
+export interface CostBreakdownRow extends CostFigures {
+  /** The host, or the page type (pageTypeOfPath: 'listing', '/product/*', '/page-#'). */
+  key: string;
+  /** A host's validator honour rate (share of conditional requests to unchanged content answered 304), when measured; absent for page types. */
+  validatorsHonoured?: number | null;
+}
+
+/** A crawl's bill, and where it went: the hosts and page types that cost the most (top N; host labels stay out of Prometheus). */
+export interface CrawlCostReport {
+  model: CostModel;
+  totals: CostFigures;
+  byHost: CostBreakdownRow[];
+  byPageType: CostBreakdownRow[];
 }

@@ -1,4 +1,5 @@
 import type { TransportErrorCode } from '../domain/failures/index.js';
+import type { TransferBytes } from './socket-facts.js';
 
 /** What was already known when a fetch failed after its response head arrived. */
 export interface PartialResponse {
@@ -16,19 +17,33 @@ export class HttpFetchError extends Error {
   readonly url: string;
   override readonly cause?: unknown;
   readonly partial?: PartialResponse;
+  /** Bytes the failed request put on the wire and took off it before it failed (a reset after 30 KB cost 30 KB); absent when no connection was made. */
+  readonly transfer?: TransferBytes;
 
-  constructor(code: TransportErrorCode, url: string, options: { cause?: unknown; partial?: PartialResponse; detail?: string } = {}) {
+  constructor(code: TransportErrorCode, url: string, options: { cause?: unknown; partial?: PartialResponse; detail?: string; transfer?: TransferBytes } = {}) {
     const detail = options.detail ?? describeCause(options.cause);
     super(`${code} fetching ${url}${detail ? `: ${detail}` : ''}`);
     this.code = code;
     this.url = url;
     if (options.cause !== undefined) this.cause = options.cause;
     if (options.partial !== undefined) this.partial = options.partial;
+    if (options.transfer !== undefined) this.transfer = options.transfer;
   }
 
   /** The same failure, now also saying what the response head was. */
   withPartial(partial: PartialResponse): HttpFetchError {
-    const copy = new HttpFetchError(this.code, this.url, { cause: this.cause, partial });
+    return this.copyWith({ partial });
+  }
+
+  /** The same failure, now also saying what it cost on the wire. */
+  withTransfer(transfer: TransferBytes): HttpFetchError {
+    return this.copyWith({ transfer });
+  }
+
+  private copyWith(changes: { partial?: PartialResponse; transfer?: TransferBytes }): HttpFetchError {
+    const partial = changes.partial ?? this.partial;
+    const transfer = changes.transfer ?? this.transfer;
+    const copy = new HttpFetchError(this.code, this.url, { cause: this.cause, ...(partial ? { partial } : {}), ...(transfer ? { transfer } : {}) });
     copy.message = this.message;
     if (this.stack !== undefined) copy.stack = this.stack;
     return copy;

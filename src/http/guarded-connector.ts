@@ -18,7 +18,9 @@ export interface GuardedConnectorOptions {
  * undici's connector (certificates always verified) with the private-network guard around it:
  * URLs with a literal address never reach connect(), names go through the guarded `lookup`, and
  * the connected peer is checked once more, so nothing resolves around the rule. Each new socket
- * is recorded with its connect time.
+ * is recorded with its connect time. TLS is set up over a TCP socket of our own, not by
+ * tls.connect on its own: a TLS socket counts the bytes it decrypted, and the TCP socket beneath
+ * it the bytes on the wire, which is what a request costs (socket-facts.ts).
  */
 export function createGuardedConnector(options: GuardedConnectorOptions): buildConnector.connector {
   const connect = buildConnector({
@@ -35,7 +37,9 @@ export function createGuardedConnector(options: GuardedConnectorOptions): buildC
       process.nextTick(() => callback(new PrivateNetworkRefusedError(hostname, [hostname]), null));
       return;
     }
-    connect(connectOptions, (error, socket) => {
+    const tls = connectOptions.protocol === 'https:';
+    const tcpOptions = tls ? { ...connectOptions, protocol: 'http:', port: connectOptions.port || '443' } : connectOptions;
+    connect(tcpOptions, (error, socket) => {
       if (error !== null) {
         callback(error, null);
         return;
@@ -46,8 +50,20 @@ export function createGuardedConnector(options: GuardedConnectorOptions): buildC
         callback(new PrivateNetworkRefusedError(hostname, [peer ?? 'unknown peer']), null);
         return;
       }
-      recordNewSocket(socket, performance.now() - startedAt);
-      callback(null, socket);
+      if (!tls) {
+        recordNewSocket(socket, performance.now() - startedAt);
+        callback(null, socket);
+        return;
+      }
+      connect({ ...connectOptions, httpSocket: socket as Socket }, (tlsError, secured) => {
+        if (tlsError !== null) {
+          socket.destroy();
+          callback(tlsError, null);
+          return;
+        }
+        recordNewSocket(secured, performance.now() - startedAt);
+        callback(null, secured);
+      });
     });
   };
 }

@@ -15,7 +15,7 @@ import type { ProxyCredentials } from './proxy-credentials.js';
 import { ProxyRotation } from './proxy-rotation.js';
 import { noteTunnelsEstablished, tunnelEstablishedSince } from './proxy-tunnels.js';
 import { flattenResponseHeaders } from './response-headers.js';
-import { claimSocketOfRequest, type SocketFacts } from './socket-facts.js';
+import { chargeTransfer, claimSocketOfRequest, type SocketFacts, type TransferBytes } from './socket-facts.js';
 import type { DnsResolver } from './system-dns-resolver.js';
 import { transportErrorCodeOf } from './transport-error-code-of.js';
 
@@ -115,6 +115,12 @@ export interface FetchedBody {
 export interface FetchResult {
   head: FetchResponseHead;
   body: FetchedBody;
+  /**
+   * Bytes this request put on the wire and took off it: request and response heads and body, and
+   * for the first request on a connection its TLS handshake and its proxy's CONNECT. What a gateway
+   * billing by the byte counts.
+   */
+  transfer: TransferBytes;
 }
 
 /** Given the head, where the decoded body goes; undefined to drain and count it only (304, 3xx, 4xx). */
@@ -360,10 +366,12 @@ export class HttpClient {
       const totalMs = performance.now() - startedAt;
       const body: FetchedBody = { ...read, finishedAtMs: Date.now(), totalMs, lastByteMs: lastByteMs ?? totalMs, loopLagMs: processEventLoopLag().currentMs() };
       if (codings.length > 0) body.contentEncoding = contentEncoding;
+      // Charged now, before the connection can carry another request.
+      const transfer = socket.socket === undefined ? { sentBytes: 0, receivedBytes: 0 } : chargeTransfer(socket.socket);
       // undici hands a finished HTTP/1.1 connection back to its pool in a setImmediate; waiting one
       // turn here means the caller's next request to this origin reuses it instead of opening another.
       await setImmediate();
-      return { head, body };
+      return { head, body, transfer };
     } catch (error) {
       exchange.fail(error instanceof Error ? error : new Error(String(error)));
       let failure = this.nameFailure(error, request, signal, partial);
@@ -372,6 +380,8 @@ export class HttpClient {
         failure = new HttpFetchError('proxy-failed', request.url, { cause: failure, detail: `through proxy ${route.proxyOrigin}: ${proxyFailureDetail(failure)}` });
         this.rotation?.endSession(request.hostname);
       }
+      // What it cost before it failed: a reset after 30 KB cost 30 KB.
+      if (failure instanceof HttpFetchError && socket.socket !== undefined) failure = failure.withTransfer(chargeTransfer(socket.socket));
       if (sink !== undefined) await abortQuietly(sink, failure);
       throw failure;
     } finally {

@@ -6,6 +6,7 @@ export type { ProxyLogin } from './proxy-credentials.js';
 export { ProxyRotation } from './proxy-rotation.js';
 export type { ProxyRotationOptions } from './proxy-rotation.js';
 export type { FetchRequest } from './fetch-request.js';
+export type { TransferBytes } from './socket-facts.js';
 export { DEFAULT_ACCEPT } from './fetch-request.js';
 export type { BodySink } from './body-reader.js';
 export { HttpFetchError, DnsLookupError, PrivateNetworkRefusedError, InvalidFetchRequestError } from './errors.js';

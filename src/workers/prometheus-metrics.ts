@@ -36,6 +36,21 @@ export class PrometheusCrawlMetrics implements CrawlMetricsSink {
   private readonly recrawlBudgetUsed = new Gauge({ name: 'crawler_recrawl_budget_used_ratio', help: 'Requests of the last recrawl cycle over the URLs it planned.', registers: [this.registry] });
   private readonly recrawlNotModified = new Counter({ name: 'crawler_recrawl_not_modified_total', help: 'Recrawl visits answered 304 (confirmed fresh for a few hundred bytes).', registers: [this.registry] });
   private readonly recrawlChanged = new Counter({ name: 'crawler_recrawl_changed_total', help: 'Recrawl visits that found the content changed.', registers: [this.registry] });
+  private readonly recrawlCostPerChange = new Gauge({
+    name: 'crawler_recrawl_cost_per_change',
+    help: "The last recrawl cycle's cost per detected change (001's unit), in bytes on the wire, requests, and the cost model's currency (unit amount, when it has a price).",
+    labelNames: ['unit'],
+    registers: [this.registry],
+  });
+  private readonly recrawlWasted = new Counter({ name: 'crawler_recrawl_wasted_fetches_total', help: 'Recrawl requests that found no change (304s, unchanged copies, redirects, failures).', registers: [this.registry] });
+  private readonly recrawlTransferBytes = new Counter({ name: 'crawler_recrawl_transfer_bytes_total', help: 'Bytes recrawl cycles put on the wire and took off it, failed requests included.', registers: [this.registry] });
+  private readonly recrawlAmount = new Counter({ name: 'crawler_recrawl_cost_amount_total', help: "What recrawl cycles cost under their cost model, in its currency (0 without a price).", registers: [this.registry] });
+  private readonly transferBytes = new Counter({
+    name: 'crawler_transfer_bytes_total',
+    help: 'Bytes page requests put on the wire (direction sent) and took off it (received), heads, TLS and proxy CONNECTs included, by whether the fetch succeeded: what a gateway billing by the byte counts.',
+    labelNames: ['direction', 'result'],
+    registers: [this.registry],
+  });
   private readonly hostsWaiting = new Gauge({ name: 'crawler_hosts_waiting', help: "Hosts with work of a crawl in a long wait, by reason ('worker': woken, their runs not begun for want of a worker).", labelNames: ['crawl', 'reason'], registers: [this.registry] });
 
   constructor() {
@@ -70,6 +85,23 @@ export class PrometheusCrawlMetrics implements CrawlMetricsSink {
     this.recrawlBudgetUsed.set(summary.planned.total === 0 ? 0 : summary.requests / summary.planned.total);
     this.recrawlNotModified.inc(summary.notModified);
     this.recrawlChanged.inc(summary.changed);
+    const cost = summary.cost?.totals;
+    if (cost !== undefined) {
+      this.recrawlWasted.inc(cost.wasted);
+      this.recrawlTransferBytes.inc(cost.transferBytes);
+      if (cost.amount !== null) this.recrawlAmount.inc(cost.amount);
+      // No change, no cost per change: the gauges keep the last cycle that found one.
+      if (cost.perChange !== null) {
+        this.recrawlCostPerChange.set({ unit: 'bytes' }, cost.perChange.transferBytes);
+        this.recrawlCostPerChange.set({ unit: 'requests' }, cost.perChange.requests);
+        if (cost.perChange.amount !== null) this.recrawlCostPerChange.set({ unit: 'amount' }, cost.perChange.amount);
+      }
+    }
+  }
+
+  requestTransferred(result: 'ok' | 'failed', bytes: { sentBytes: number; receivedBytes: number }): void {
+    if (bytes.sentBytes > 0) this.transferBytes.inc({ direction: 'sent', result }, bytes.sentBytes);
+    if (bytes.receivedBytes > 0) this.transferBytes.inc({ direction: 'received', result }, bytes.receivedBytes);
   }
 
   frontierTicked(crawl: string, tick: FrontierTickResult, refusedByReason: Record<string, number>): void {

@@ -55,4 +55,39 @@ describe('PrometheusCrawlMetrics', () => {
     expect(line(text, 'crawler_recrawl_changes_per_request ')).toBe('crawler_recrawl_changes_per_request 0.25');
     expect(line(text, 'crawler_recrawl_not_modified_total ')).toBe('crawler_recrawl_not_modified_total 10');
   });
+
+  it("reports a cycle's cost per change, wasted fetches and bytes, and every request's bytes, without host labels", async () => {
+    const metrics = new PrometheusCrawlMetrics();
+    const totals = { requests: 10, successfulRequests: 9, failedRequests: 1, transferBytes: 50_000, failedTransferBytes: 30_200, changes: 2, wasted: 8, amount: 0.4, perChange: { transferBytes: 25_000, requests: 5, amount: 0.2 } };
+    const cost = { model: { kind: 'gateway-bytes' as const, price: 8 }, totals, byHost: [{ key: '127.0.0.1', ...totals }], byPageType: [] };
+    metrics.recrawlCycleFinished({
+      crawlId: 'r1',
+      planned: { recrawl: 10, reestimation: 0, verification: 0, tombstone: 0, total: 10 },
+      requests: 10,
+      notModified: 5,
+      fullFetches: 4,
+      failed: 1,
+      changed: 2,
+      unchanged: 7,
+      baselines: 0,
+      bytes: 1000,
+      wireBytes: 1200,
+      newBodies: 2,
+      changesPerRequest: 0.2,
+      wireBytesPerChange: 600,
+      byPurpose: {},
+      state: 'finished',
+      cost,
+    });
+    metrics.requestTransferred('ok', { sentBytes: 300, receivedBytes: 4_000 });
+    metrics.requestTransferred('failed', { sentBytes: 200, receivedBytes: 30_000 });
+    const text = await metrics.registry.metrics();
+    expect(line(text, 'crawler_recrawl_cost_per_change{unit="bytes"}')).toBe('crawler_recrawl_cost_per_change{unit="bytes"} 25000');
+    expect(line(text, 'crawler_recrawl_cost_per_change{unit="amount"}')).toBe('crawler_recrawl_cost_per_change{unit="amount"} 0.2');
+    expect(line(text, 'crawler_recrawl_wasted_fetches_total ')).toBe('crawler_recrawl_wasted_fetches_total 8');
+    expect(line(text, 'crawler_recrawl_transfer_bytes_total ')).toBe('crawler_recrawl_transfer_bytes_total 50000');
+    expect(line(text, 'crawler_transfer_bytes_total{direction="received",result="failed"}')).toBe('crawler_transfer_bytes_total{direction="received",result="failed"} 30000');
+    expect(line(text, 'crawler_transfer_bytes_total{direction="sent",result="ok"}')).toBe('crawler_transfer_bytes_total{direction="sent",result="ok"} 300');
+    expect(text).not.toContain('127.0.0.1');
+  });
 });

@@ -10,7 +10,7 @@ import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
 import { clockTime, describeCrawlWaits } from '../../contracts/describe-waits.js';
 import { describeCrawlEnd, describeDiscovery } from '../../contracts/describe-crawl-end.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
-import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs, proxyCredentialsOption, proxyOption } from '../args.js';
+import { changeFieldsOption, costModelOption, dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs, proxyCredentialsOption, proxyOption } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { isTransientClientError, retryThroughOutages } from '../client-outages.js';
 import { flagOfConfigField } from '../config-flags.js';
@@ -34,6 +34,7 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
                      [--politeness JSON] [--change-field NAME=SELECTOR]... [--listing-page PREFIX]...
                      [--sitemaps declared|declared-and-default|off] [--sitemap-priority-cap P]
                      [--proxy URL]... [--proxy-session-requests N] [--proxy-credentials-file F]
+                     [--cost-model KIND[:PRICE]]
                      [--crawl-id ID] [--task-queue Q] [--no-worker] [--log-format text|json]
                      [--metrics-port N] [--data-dir DIR] [--json]
        crawler crawl --resume ID [--no-worker] [--data-dir DIR] [--json]
@@ -110,6 +111,12 @@ Proxies (docs/proxies.md):
                            in its environment (default none). Never put them in --proxy: the
                            config is stored.
 
+Cost (docs/storage-and-recrawl.md, "What a fetch costs"):
+  --cost-model KIND[:PRICE]  gateway-bytes (every byte through a proxy gateway, failures too),
+                           successful-requests (API credits: failures free) or direct-bytes, at PRICE
+                           per GB or per successful request; status reports the bill (default
+                           gateway-bytes with --proxy, else direct-bytes, no price)
+
 Change detection (docs/storage-and-recrawl.md):
   --change-field NAME=SELECTOR  repeatable; a page changed when the text of these CSS selectors did
                            (e.g. price=.price stock=#availability), not when the rest of its text did
@@ -150,6 +157,7 @@ export const crawlOptions = {
   proxy: { type: 'string', multiple: true },
   'proxy-session-requests': { type: 'string' },
   'proxy-credentials-file': { type: 'string' },
+  'cost-model': { type: 'string' },
   'crawl-id': { type: 'string' },
   resume: { type: 'string' },
   'task-queue': { type: 'string' },
@@ -393,6 +401,7 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
   const fpRate = text('seen-filter-fp-rate');
   const changeFields = changeFieldsOption(values['change-field'] as string[] | undefined);
   const proxy = proxyOption(values['proxy'] as string[] | undefined, text('proxy-session-requests'));
+  const costModel = costModelOption(text('cost-model'));
   const partial: Partial<CrawlConfig> = {
     ...(values['max-pages'] !== undefined ? { maxPages: integer('max-pages', ranges.maxPages)! } : {}),
     ...(values['max-depth'] !== undefined ? { maxDepth: integer('max-depth', ranges.maxDepth)! } : {}),
@@ -421,6 +430,7 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
     ...(text('sitemaps') !== undefined ? { sitemaps: text('sitemaps') as CrawlConfig['sitemaps'] } : {}),
     ...(text('sitemap-priority-cap') !== undefined ? { sitemapPriorityCap: text('sitemap-priority-cap')!.trim() === '' ? Number.NaN : Number(text('sitemap-priority-cap')) } : {}),
     ...(proxy !== undefined ? { proxy: proxy as CrawlConfig['proxy'] } : {}),
+    ...(costModel !== undefined ? { costModel } : {}),
   };
   try {
     return resolveCrawlConfig(partial);

@@ -3,7 +3,7 @@ import type { RecrawlSettings } from '../../contracts/activities.js';
 import { CRAWL_CONFIG_INTEGER_RANGES, CrawlConfigError, resolveCrawlConfig, type CrawlConfig } from '../../config/crawl-config.js';
 import type { RecrawlCycleInput } from '../../workflows/recrawl-cycle-workflow.js';
 import { DEFAULT_TASK_QUEUE, recrawlWorkflowId } from '../../contracts/messages.js';
-import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, MAX_TIMER_MS, parseCommandArgs, proxyOption } from '../args.js';
+import { changeFieldsOption, costModelOption, dataDirOption, defaultDataDir, integerOption, MAX_TIMER_MS, parseCommandArgs, proxyOption } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { flagOfConfigField } from '../config-flags.js';
 import { connectClient } from '../client.js';
@@ -14,7 +14,7 @@ export const scheduleUsage = `usage: crawler schedule create --every DURATION --
                               [--user-agent UA] [--min-host-delay-ms MS] [--max-in-flight N] [--max-depth D]
                               [--scope same-host|same-registrable-domain|any] [--allow-private-networks]
                               [--change-field NAME=SELECTOR]... [--listing-page PREFIX]...
-                              [--proxy URL]... [--proxy-session-requests N]
+                              [--proxy URL]... [--proxy-session-requests N] [--cost-model KIND[:PRICE]]
        crawler schedule list [--json]
        crawler schedule describe|pause|unpause|trigger|delete --id ID [--note TEXT] [--allow-overlap]
 
@@ -43,7 +43,14 @@ did not (once the origin's listings proved right) is not.
 
 --proxy URL (repeatable) sends the cycles' requests through these proxies, as \`crawler crawl\`
 does; the workers that run the cycles hold the credentials (CRAWLER_PROXY_CREDENTIALS or
-\`crawler worker --proxy-credentials-file F\`), never the schedule.`;
+\`crawler worker --proxy-credentials-file F\`), never the schedule.
+
+--cost-model KIND[:PRICE] is what the cycles' fetches cost: gateway-bytes (per GB through a
+proxy gateway, failed requests' bytes too), successful-requests (API credits per successful
+request, failures free) or direct-bytes. The plan prices each visit by its unit (bytes on the wire
+as measured per host, or one request) and each cycle's summary reports the bill, cost per detected
+change and wasted fetches by host and page type (default gateway-bytes with --proxy, else
+direct-bytes, no price).`;
 
 const options = {
   ...dataDirOption,
@@ -68,6 +75,7 @@ const options = {
   'listing-page': { type: 'string', multiple: true },
   proxy: { type: 'string', multiple: true },
   'proxy-session-requests': { type: 'string' },
+  'cost-model': { type: 'string' },
   'tick-interval-ms': { type: 'string' },
 } as const;
 
@@ -234,6 +242,7 @@ export function buildCreateInput(values: Values): CreateInput {
   const scope = values.scope;
   const changeFields = changeFieldsOption(values['change-field']);
   const proxy = proxyOption(values.proxy, values['proxy-session-requests']);
+  const costModel = costModelOption(values['cost-model']);
   let config: CrawlConfig;
   try {
     config = resolveCrawlConfig({
@@ -246,6 +255,7 @@ export function buildCreateInput(values: Values): CreateInput {
       ...(changeFields !== undefined ? { changeFields } : {}),
       ...(values['listing-page'] !== undefined ? { listingPages: values['listing-page'] } : {}),
       ...(proxy !== undefined ? { proxy: proxy as CrawlConfig['proxy'] } : {}),
+      ...(costModel !== undefined ? { costModel } : {}),
     });
   } catch (error) {
     if (error instanceof CrawlConfigError) throw new CliError(`invalid option ${flagOfConfigField(error.field)}: ${error.message}`, 2);

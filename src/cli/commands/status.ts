@@ -10,6 +10,8 @@ import { dataDirOption, defaultDataDir, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { connectClient, connectDatabase } from '../client.js';
 import { connectServices, temporalUiLink } from '../services.js';
+import { crawlCostReport } from '../../services/costs/crawl-cost-report.js';
+import { describeCostReport } from '../cost-lines.js';
 
 export const statusUsage = `usage: crawler status [--crawl ID | --host HOST] [--json] [--data-dir DIR]
 
@@ -17,7 +19,9 @@ Without options: recent crawls. With --crawl: the frontier by tier, in flight, a
 backpressure, errors by type (live from the running workflow, else from Postgres), the URLs found
 and pages fetched by how they were found (links, sitemaps, feeds, redirects, seeds), the seen test
 (Bloom negatives, positives confirmed in Postgres, false positives), refused URLs by reason and
-the hosts with demoted or dropped URLs (crawler traps). With --host:
+the hosts with demoted or dropped URLs (crawler traps), and what the crawl cost under its cost
+model: bytes on the wire (failed requests' too) or successful requests, cost per detected change,
+wasted fetches, and the hosts and page types that cost the most. With --host:
 the host's back queue, next fetch time and politeness state, from its workflow; when the
 workflow does not answer within 3 s (a burst holds its task open), what Postgres holds of it.`;
 
@@ -45,7 +49,12 @@ export async function statusCommand(argv: string[]): Promise<number> {
       }
       const { maxPages, accountedInFlight: _accounted, ...counts } = await frontierCounts(pool, values.crawl);
       const [errors, waits] = await Promise.all([errorsByType(pool, values.crawl), crawlWaits(pool, values.crawl)]);
-      const [seenTest, traps, discovery] = await Promise.all([readSeenStats(pool, values.crawl), readTrapReport(pool, values.crawl), discoveryBySource(pool, values.crawl)]);
+      const [seenTest, traps, discovery, cost] = await Promise.all([
+        readSeenStats(pool, values.crawl),
+        readTrapReport(pool, values.crawl),
+        discoveryBySource(pool, values.crawl),
+        crawlCostReport(pool, values.crawl, crawl.config),
+      ]);
       const link = temporalUiLink(endpoints, crawlWorkflowId(values.crawl));
       const figures = {
         crawlId: crawl.id,
@@ -60,6 +69,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         seenTest,
         rejections: traps.rejections,
         trapHosts: traps.hosts,
+        cost,
         temporalUi: link ?? null,
       };
       const c = figures.counts;
@@ -78,6 +88,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         `  seen test: ${seenTest.checked} checked; Bloom negatives ${seenTest.negatives}, positives ${seenTest.positives} (confirmed in Postgres), false positives ${seenTest.falsePositives}${seenTest.unfiltered > 0 ? `, unfiltered ${seenTest.unfiltered}` : ''}${seenTest.filterFillRatio !== null ? `; filter ${(seenTest.filterFillRatio * 100).toFixed(1)}% full` : ''}`,
         `  refused: ${Object.entries(traps.rejections).map(([reason, n]) => `${reason} ${n}`).join(', ') || 'none'}`,
         ...traps.hosts.map((host) => `  trap host ${host.host}: ${host.urls} URLs registered, ${host.demoted} demoted, ${host.dropped} dropped`),
+        ...describeCostReport(cost),
         ...(link ? [`  Temporal UI: ${link}`] : []),
       ].join('\n'));
       return 0;

@@ -19,6 +19,12 @@ export interface KnownUrlFacts {
   lastVisitAtMs: number | null;
   /** Decoded bytes of the last full response; null if unknown. */
   expectedBytes: number | null;
+  /** Bytes on the wire of the last full response's exchange, heads included: what a changed visit costs, measured. Preferred to expectedBytes when known. */
+  lastTransferBytes?: number | null;
+  /** The host's validator honour rate (validatorHonourRate). Default 1. */
+  hostValidatorHonourRate?: number;
+  /** Bytes of one of the host's 304 exchanges as measured (notModifiedBytesOf). Default the cost options'. */
+  hostNotModifiedBytes?: number;
   /** The record holds an ETag or Last-Modified: the request will be conditional (304s are cheap). */
   hasValidators: boolean;
   /** Health of the URL's host in [0, 1] (hostHealthScore). */
@@ -63,9 +69,10 @@ export const DEFAULT_RECRAWL_CANDIDATE_OPTIONS: Readonly<RecrawlCandidateOptions
 
 /**
  * A URL record as a {@link RecrawlCandidate} (001's three inputs): value from its tier (demoted
- * when it is a near-duplicate), its own change rate, and the cost of the visit from its real bytes,
- * whether the request will be conditional (then weighted by the chance of a change: a likely 304
- * costs its headers), and its host's health; with the costs of a visit that finds it unchanged
+ * when it is a near-duplicate), its own change rate, and the cost of the visit from its measured
+ * bytes on the wire, whether the request will be conditional (then weighted by the chance of a
+ * change and by how often its host honours validators: a likely 304 costs the host's measured
+ * heads), and its host's health; with the costs of a visit that finds it unchanged
  * and of one that finds it changed, for the cycle's allocation. A tier past the end of
  * `valueTiers` gets the last.
  */
@@ -87,10 +94,12 @@ export function recrawlCandidateOf(facts: KnownUrlFacts, nowMs: number, options:
   const costAt = (chanceOfChange: number): number =>
     visitCost(
       {
-        expectedBytes: facts.expectedBytes ?? defaultBytes,
+        expectedBytes: facts.lastTransferBytes ?? facts.expectedBytes ?? defaultBytes,
         conditional: facts.hasValidators,
         hostHealth: Math.min(1, Math.max(0, facts.hostHealth)),
         probabilityChanged: chanceOfChange,
+        ...(facts.hostValidatorHonourRate === undefined ? {} : { validatorHonourRate: facts.hostValidatorHonourRate }),
+        ...(facts.hostNotModifiedBytes === undefined ? {} : { notModifiedBytes: facts.hostNotModifiedBytes }),
       },
       resolved.cost,
     );

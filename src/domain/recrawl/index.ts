@@ -20,6 +20,9 @@ export {
   type RateEstimateOptions,
 } from './rate-estimate.js';
 export { visitCost, DEFAULT_COST_OPTIONS, type CostOptions, type VisitCostInput } from './cost.js';
+export { amountOf, costUnitOf, defaultCostModel, validateCostModel, COST_MODEL_KINDS, type CostModel, type CostModelKind, type RequestTotals } from './cost-model.js';
+export { validatorHonourRate, notModifiedBytesOf, DEFAULT_HOST_VALIDATOR_OPTIONS, type HostValidatorRecord, type HostValidatorOptions } from './host-validators.js';
+export { pageTypeOfPath } from './page-type.js';
 export { DEFAULT_VALUE_TIERS, TOMBSTONE_RECHECK_DAYS, START_INTERVAL_DAYS, isTombstoneStatus, type ValueTier } from './policy-constants.js';
 export { recrawlPriority, type RecrawlCandidate } from './priority.js';
 export {

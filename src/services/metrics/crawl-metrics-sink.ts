@@ -22,4 +22,6 @@ export interface CrawlMetricsSink {
   frontierTicked(crawlId: string, tick: FrontierTickResult, refusedByReason: Record<string, number>): void;
   /** A recrawl cycle ended: its freshness work and how much of its budget it used. */
   recrawlCycleFinished(summary: RecrawlCycleSummary): void;
+  /** A page request's bytes on the wire, heads included: of a fetch that succeeded, or of one that failed (a reset mid-body costs what came before it). */
+  requestTransferred(result: 'ok' | 'failed', bytes: { sentBytes: number; receivedBytes: number }): void;
 }

@@ -6,15 +6,27 @@ type Queryable = Pool | PoolClient;
 
 export type Stage = 'fetch' | 'parse';
 
-/** One failed attempt; the key makes a redelivered report count once (000 §6.1 poison URLs). */
+/**
+ * One failed attempt; the key makes a redelivered report count once (000 §6.1 poison URLs).
+ * `transfer`: what its request cost on the wire, when one was sent.
+ */
 export async function recordAttempt(
   db: Queryable,
-  input: { fingerprint: string; stage: Stage; attemptKey: string; crawlId: string; failureType: string; message: string },
+  input: { fingerprint: string; stage: Stage; attemptKey: string; crawlId: string; failureType: string; message: string; transfer?: { sentBytes: number; receivedBytes: number } },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO attempts (fingerprint, stage, attempt_key, crawl_id, failure_type, message) VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO attempts (fingerprint, stage, attempt_key, crawl_id, failure_type, message, sent_bytes, received_bytes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      ON CONFLICT DO NOTHING`,
-    [fingerprintToBytes(input.fingerprint), input.stage, input.attemptKey, input.crawlId, input.failureType, input.message.slice(0, 2000)],
+    [
+      fingerprintToBytes(input.fingerprint),
+      input.stage,
+      input.attemptKey,
+      input.crawlId,
+      input.failureType,
+      input.message.slice(0, 2000),
+      input.transfer?.sentBytes ?? null,
+      input.transfer?.receivedBytes ?? null,
+    ],
   );
 }
 

@@ -26,6 +26,9 @@ export interface FetchRecord {
   redirectLocation: string | null;
   /** Headers the HTTP layer sent (lower-case names); null when not recorded (fetches before migration 0005, failures). */
   requestHeaders?: Record<string, string> | null;
+  /** Bytes the request put on the wire and took off it, heads included (HttpClient's transfer); absent in records from before they were counted. */
+  sentBytes?: number | null;
+  receivedBytes?: number | null;
 }
 
 interface FetchRow {
@@ -89,8 +92,8 @@ export async function recordFetch(db: Queryable, record: NewFetchRecord): Promis
 type NewFetchRecord = Omit<FetchRecord, 'fetchedAt'> & { fetchedAt: Date };
 
 const INSERT_FETCH_SQL = `INSERT INTO fetches (fingerprint, generation, crawl_id, url, final_url, fetched_at, status, outcome, content_type,
-                          headers, raw_hash, body_key, bytes, wire_bytes, timings, redirect_location, request_headers)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                          headers, raw_hash, body_key, bytes, wire_bytes, timings, redirect_location, request_headers, sent_bytes, received_bytes)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
      ON CONFLICT (fingerprint, generation) DO NOTHING`;
 
 function insertFetchParams(record: NewFetchRecord): unknown[] {
@@ -112,6 +115,8 @@ function insertFetchParams(record: NewFetchRecord): unknown[] {
     JSON.stringify(record.timings),
     record.redirectLocation,
     record.requestHeaders ? JSON.stringify(record.requestHeaders) : null,
+    record.sentBytes ?? null,
+    record.receivedBytes ?? null,
   ];
 }
 
@@ -239,6 +244,8 @@ export function fetchedBodiesStatement(inputs: readonly FetchedBodyRecords[]): {
       column((input) => input.frontier.crawlId),
       column((input) => fingerprintToBytes(input.frontier.fingerprint)),
       column((input) => input.frontier.generation),
+      column((input) => input.fetch.sentBytes ?? null),
+      column((input) => input.fetch.receivedBytes ?? null),
     ],
   };
 }
@@ -257,9 +264,10 @@ const FETCHED_BODIES_SQL = `WITH retention_locks AS (
        SELECT * FROM unnest($2::bytea[], $3::text[], $4::bigint[], $5::bigint[]) ON CONFLICT (sha256) DO NOTHING),
      new_fetches AS (
        INSERT INTO fetches (fingerprint, generation, crawl_id, url, final_url, fetched_at, status, outcome, content_type,
-                            headers, raw_hash, body_key, bytes, wire_bytes, timings, redirect_location, request_headers)
+                            headers, raw_hash, body_key, bytes, wire_bytes, timings, redirect_location, request_headers, sent_bytes, received_bytes)
        SELECT * FROM unnest($6::bytea[], $7::int[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::int[], $13::text[], $14::text[],
-                            $15::jsonb[], $16::bytea[], $17::text[], $18::bigint[], $19::bigint[], $20::jsonb[], $21::text[], $22::jsonb[])
+                            $15::jsonb[], $16::bytea[], $17::text[], $18::bigint[], $19::bigint[], $20::jsonb[], $21::text[], $22::jsonb[],
+                            $36::bigint[], $37::bigint[])
        ON CONFLICT (fingerprint, generation) DO NOTHING),
      fetched_urls AS (
        UPDATE urls u SET state = v.state, last_status = v.status, last_fetch_at = v.fetched_at,

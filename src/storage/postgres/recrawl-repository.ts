@@ -24,6 +24,8 @@ export interface RecrawlUrlRow {
   lastObservedAtMs: number | null;
   lastSuccessAtMs: number | null;
   lastBytes: number | null;
+  /** Bytes on the wire of the last full (2xx) exchange recorded for the page, heads included; null before transfers were counted. */
+  lastTransferBytes: number | null;
   hasValidators: boolean;
   changeStreak: number;
   nearDuplicate: boolean;
@@ -46,6 +48,7 @@ interface UrlRow extends SignalColumns {
   last_observed_at: Date | null;
   last_success_at: Date | null;
   last_bytes: number | null;
+  last_transfer_bytes: string | null;
   etag: string | null;
   last_modified: string | null;
   change_streak: number;
@@ -54,7 +57,9 @@ interface UrlRow extends SignalColumns {
 }
 
 const URL_COLUMNS = `fingerprint, url, host, origin, canonicalization_version, state, value_tier, change_rate_per_day, change_rate_method, change_observations,
-  last_observed_at, last_success_at, last_bytes, etag, last_modified, change_streak, near_duplicate_of, next_fetch_at, ${SIGNAL_COLUMNS}`;
+  last_observed_at, last_success_at, last_bytes, etag, last_modified, change_streak, near_duplicate_of, next_fetch_at, ${SIGNAL_COLUMNS},
+  (SELECT f.sent_bytes + f.received_bytes FROM fetches f
+   WHERE f.fingerprint = urls.fingerprint AND f.outcome = 'ok' AND f.sent_bytes IS NOT NULL ORDER BY f.generation DESC LIMIT 1) AS last_transfer_bytes`;
 
 const toRow = (row: UrlRow): RecrawlUrlRow => ({
   fingerprint: fingerprintFromBytes(row.fingerprint),
@@ -70,6 +75,7 @@ const toRow = (row: UrlRow): RecrawlUrlRow => ({
   lastObservedAtMs: row.last_observed_at?.getTime() ?? null,
   lastSuccessAtMs: row.last_success_at?.getTime() ?? null,
   lastBytes: row.last_bytes === null ? null : Number(row.last_bytes),
+  lastTransferBytes: row.last_transfer_bytes === null ? null : Number(row.last_transfer_bytes),
   hasValidators: row.etag !== null || row.last_modified !== null,
   changeStreak: row.change_streak,
   nearDuplicate: row.near_duplicate_of !== null && !row.near_duplicate_of.equals(row.fingerprint),

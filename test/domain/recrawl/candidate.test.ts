@@ -54,6 +54,29 @@ describe('recrawlCandidateOf', () => {
     expect(plain.unchangedCostUnits).toBeCloseTo(5, 12);
   });
 
+  it('prices by the bytes the last full exchange measured on the wire when known, and by the host’s own validators and 304s', () => {
+    const measured = recrawlCandidateOf(facts({ expectedBytes: 500_000, lastTransferBytes: 120_000 }), NOW);
+    expect(measured.changedCostUnits).toBeCloseTo(1.2, 12);
+    // A host whose 304s cost 3 KB, and one that ignores its validators half the time.
+    const heavy304 = recrawlCandidateOf(facts({ hasValidators: true, lastTransferBytes: 200_000, hostNotModifiedBytes: 3_000 }), NOW);
+    expect(heavy304.unchangedCostUnits).toBeCloseTo(visitCost({ expectedBytes: 200_000, conditional: true, hostHealth: 1, probabilityChanged: 0, notModifiedBytes: 3_000 }), 12);
+    expect(heavy304.unchangedCostUnits).toBeCloseTo(0.1, 12);
+    const ignoring = recrawlCandidateOf(facts({ hasValidators: true, lastTransferBytes: 200_000, hostValidatorHonourRate: 0.5, hostNotModifiedBytes: 1_000 }), NOW);
+    expect(ignoring.unchangedCostUnits).toBeCloseTo((0.5 * 1_000 + 0.5 * 200_000) / 100_000, 12);
+    expect(ignoring.changedCostUnits).toBeCloseTo(2, 12);
+    // A host that never honours them costs a full page whether or not the page changed.
+    const never = recrawlCandidateOf(facts({ hasValidators: true, lastTransferBytes: 200_000, hostValidatorHonourRate: 0 }), NOW);
+    expect(never.unchangedCostUnits).toBeCloseTo(never.changedCostUnits!, 12);
+  });
+
+  it('under a per-request model, prices every visit alike: validators save nothing', () => {
+    const options = { cost: { unit: 'requests' as const } };
+    const small = recrawlCandidateOf(facts({ hasValidators: true, lastTransferBytes: 2_000 }), NOW, options);
+    const large = recrawlCandidateOf(facts({ lastTransferBytes: 2_000_000 }), NOW, options);
+    expect([small.costUnits, small.unchangedCostUnits, small.changedCostUnits, large.costUnits]).toEqual([1, 1, 1, 1]);
+    expect(recrawlCandidateOf(facts({ hostHealth: 0.5 }), NOW, options).costUnits).toBeCloseTo(3, 12);
+  });
+
   it('keeps a streak of changes from making a page with a dated rate a probe candidate', () => {
     expect(recrawlCandidateOf(facts({ changeStreak: 4 }), NOW).changeStreak).toBe(4);
     expect(recrawlCandidateOf(facts({ changeStreak: 4, rateDated: true }), NOW).changeStreak).toBe(0);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { changeValidators, isNotModified, type ChangeTimeline } from './changing.js';
 import type { HostState } from './host-table.js';
 import { escapeHtml } from './html.js';
@@ -59,9 +60,13 @@ export function stampWrites(res: ServerResponse, entry: Pick<RequestLogEntry, 'l
   }) as ServerResponse['end'];
 }
 
+/** The socket's byte counters where its previous request's count ended. */
+const counted = new WeakMap<Socket, { read: number; written: number }>();
+
 /** Serves one request and logs it when the response ends, however it ends. */
 export function handleRequest(runtime: ServeRuntime, req: IncomingMessage, res: ServerResponse): void {
   const startedAtMs = clockMs();
+  const socket = req.socket;
   const host = (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
   const entry: RequestLogEntry = {
     host,
@@ -89,6 +94,11 @@ export function handleRequest(runtime: ServeRuntime, req: IncomingMessage, res: 
     entry.finishedAtMs = finishedAtMs ?? clockMs();
     entry.status = res.statusCode;
     entry.aborted = !res.writableFinished;
+    const before = counted.get(socket) ?? { read: 0, written: 0 };
+    const now = { read: socket.bytesRead, written: socket.bytesWritten };
+    entry.wireBytesReceived = now.read - before.read;
+    entry.wireBytesSent = now.written - before.written;
+    counted.set(socket, now);
     runtime.record(entry);
   });
   serve(runtime, req, res, entry).catch((error: unknown) => {
@@ -178,6 +188,9 @@ async function serve(runtime: ServeRuntime, req: IncomingMessage, res: ServerRes
     case 'changing':
       await sendChanging(runtime, res, entry, page, ctx, behavior);
       return;
+    case 'reset':
+      await sendThenReset(res, entry, page, behavior.bytes, behavior.afterBytes);
+      return;
     case undefined:
       break;
   }
@@ -265,6 +278,21 @@ async function sendOversized(res: ServerResponse, entry: RequestLogEntry, page: 
     if (!(await writeChunk(res, entry, left >= CHUNK_BYTES ? FILLER : FILLER.subarray(0, left)))) return;
   }
   res.end();
+}
+
+/**
+ * The head and `afterBytes` of a `bytes` body, then a reset. The reset waits for the client to
+ * have read what was sent (an RST discards what the peer has not read yet), so both ends count the
+ * same bytes.
+ */
+async function sendThenReset(res: ServerResponse, entry: RequestLogEntry, page: PageSpec, bytes: number, afterBytes: number): Promise<void> {
+  res.writeHead(200, { 'content-type': page.contentType ?? HTML, 'content-length': bytes });
+  for (let left = afterBytes; left > 0; left -= CHUNK_BYTES) {
+    if (!(await writeChunk(res, entry, left >= CHUNK_BYTES ? FILLER : FILLER.subarray(0, left)))) return;
+  }
+  await new Promise<void>((resolve) => (res.socket?.writableLength ?? 0) === 0 ? resolve() : res.socket!.once('drain', () => resolve()));
+  await sleepUnlessClosed(res, 200);
+  res.socket?.resetAndDestroy();
 }
 
 /** Writes with backpressure; false once the connection is gone. */

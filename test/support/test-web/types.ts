@@ -51,6 +51,15 @@ export type Behavior =
       declareLength?: boolean;
     }
   | { kind: 'gzip-bomb'; decompressedBytes: number }
+  | {
+      /**
+       * Declares `bytes` of body, sends the head and the first `afterBytes` of it, waits for the
+       * client to have read them, then resets the connection (RST): a failure that still cost bytes.
+       */
+      kind: 'reset';
+      bytes: number;
+      afterBytes: number;
+    }
   | { kind: 'slow'; delayMs: number }
   | {
       kind: 'changing';
@@ -134,6 +143,13 @@ export interface RequestLogEntry {
   aborted: boolean;
   /** The address the request came from: a proxy's, when one carried it. */
   remoteAddress?: string;
+  /**
+   * Bytes this request took off the wire (its head) and put on it (the response's head and body as
+   * sent, chunk framing included): what a client pays for it. On a kept-alive connection each
+   * request counts from the end of the previous one.
+   */
+  wireBytesReceived?: number;
+  wireBytesSent?: number;
 }
 
 export interface TestWeb {

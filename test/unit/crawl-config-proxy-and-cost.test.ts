@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/cli-error.js';
-import { proxyOption } from '../../src/cli/args.js';
+import { costModelOption, proxyOption } from '../../src/cli/args.js';
 import { flagOfConfigField } from '../../src/cli/config-flags.js';
 import { CrawlConfigError, resolveCrawlConfig, type CrawlProxyConfig } from '../../src/config/crawl-config.js';
 
@@ -59,5 +59,36 @@ describe('CrawlConfig.proxy', () => {
     expect(proxyOption(['http://a.example'], '7')).toEqual({ urls: ['http://a.example'], sessionRequests: 7 });
     expect(() => proxyOption(undefined, '7')).toThrow(CliError);
     expect(() => proxyOption(['http://a.example'], '0')).toThrow(/--proxy-session-requests/);
+  });
+});
+
+describe('CrawlConfig.costModel', () => {
+  it('is absent by default and kept as given, price 0 when none', () => {
+    expect(resolveCrawlConfig({}).costModel).toBeUndefined();
+    expect(resolveCrawlConfig({ costModel: { kind: 'gateway-bytes', price: 8 } }).costModel).toEqual({ kind: 'gateway-bytes', price: 8 });
+    expect(resolveCrawlConfig({ costModel: { kind: 'direct-bytes' } as never }).costModel).toEqual({ kind: 'direct-bytes', price: 0 });
+  });
+
+  it('refuses an unknown model or a negative price, naming the flag', () => {
+    for (const costModel of [{ kind: 'per-page', price: 1 }, { kind: 'gateway-bytes', price: -2 }]) {
+      const error = (() => {
+        try {
+          resolveCrawlConfig({ costModel: costModel as never });
+        } catch (caught) {
+          return caught as CrawlConfigError;
+        }
+        throw new Error('expected a refusal');
+      })();
+      expect(error).toBeInstanceOf(CrawlConfigError);
+      expect(flagOfConfigField(error.field)).toBe('--cost-model');
+    }
+  });
+
+  it('reads --cost-model KIND[:PRICE]', () => {
+    expect(costModelOption(undefined)).toBeUndefined();
+    expect(costModelOption('gateway-bytes:8')).toEqual({ kind: 'gateway-bytes', price: 8 });
+    expect(costModelOption('successful-requests:0.0015')).toEqual({ kind: 'successful-requests', price: 0.0015 });
+    expect(costModelOption('direct-bytes')).toEqual({ kind: 'direct-bytes', price: 0 });
+    for (const bad of ['bytes', 'gateway-bytes:', 'gateway-bytes:-1', 'gateway-bytes:1e3', 'gateway-bytes:1:2']) expect(() => costModelOption(bad), bad).toThrow(CliError);
   });
 });
