@@ -82,6 +82,11 @@ describe('discovering what sites tell us, on 21 hosts', () => {
     const byFingerprint = new Map(clusters.rows.map((row) => [row.fingerprint.toString('hex'), row]));
     expect(byFingerprint.get(fp(s0, '/c-target').toString('hex'))).toMatchObject({ method: 'representative', cluster_id: fp(s0, '/c-target') });
     expect(byFingerprint.get(fp(s0, '/l1').toString('hex'))).toMatchObject({ method: 'canonical', cluster_id: fp(s0, '/c-target') });
+    // Near-duplicate lookups then find the pair through the representative alone.
+    const leaders = await harness.pool.query<{ fingerprint: Buffer; leader: boolean }>('SELECT DISTINCT fingerprint, leader FROM simhash_blocks WHERE fingerprint = ANY($1)', [
+      [fp(s0, '/l1'), fp(s0, '/c-target')],
+    ]);
+    expect(Object.fromEntries(leaders.rows.map((row) => [row.fingerprint.equals(fp(s0, '/l1')) ? 'member' : 'representative', row.leader]))).toEqual({ member: false, representative: true });
   });
 
   it('carries the canonical edges in the JSONL and WARC exports', async () => {

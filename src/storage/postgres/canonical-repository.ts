@@ -164,7 +164,15 @@ const CANONICAL_CLUSTER_ROWS: RowStatement = {
        SELECT member, rep, 'canonical', rep, mgen, mpv, '{"canonical": true}'::jsonb FROM v ORDER BY member
        ON CONFLICT (fingerprint) DO UPDATE SET cluster_id = EXCLUDED.cluster_id, method = 'canonical', matched = EXCLUDED.matched, distance = NULL, similarity = NULL,
          generation = EXCLUDED.generation, parser_version = EXCLUDED.parser_version, joined_at = now()
-       RETURNING fingerprint)
+       RETURNING fingerprint),
+     -- Lookups read leaders only (migration 0024): the representative leads, the members do not.
+     leaders AS (
+       SELECT DISTINCT rep AS fingerprint, true AS leader FROM v WHERE rep NOT IN (SELECT member FROM v)
+       UNION ALL SELECT member, false FROM v UNION ALL SELECT fingerprint, false FROM moved),
+     simhash_leaders AS (
+       UPDATE simhash_blocks s SET leader = l.leader FROM leaders l WHERE s.fingerprint = l.fingerprint AND s.leader <> l.leader),
+     minhash_leaders AS (
+       UPDATE minhash_bands m SET leader = l.leader FROM leaders l WHERE m.fingerprint = l.fingerprint AND m.leader <> l.leader)
      UPDATE urls u SET near_duplicate_of = m.rep
      FROM (SELECT member AS fingerprint, rep FROM v UNION ALL SELECT fingerprint, rep FROM moved
            UNION ALL SELECT DISTINCT rep, NULL::bytea FROM v WHERE rep NOT IN (SELECT member FROM v)) m
