@@ -20,7 +20,7 @@ import { hostDownloadMs, parseRetryAfter, type HostOutcome } from '../domain/pol
 import { changeKey } from '../domain/recrawl/index.js';
 import { isRobotsFresh, productTokenOf, robotsVerdictFor } from '../domain/robots/index.js';
 import { SITEMAP_MAX_UNCOMPRESSED_BYTES } from '../domain/sitemap/index.js';
-import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalizeUrl, decideRedirect, isSkippedContentType, redactCredentials } from '../domain/url/index.js';
+import { DEFAULT_ACCEPTED_CONTENT_TYPES, SITEMAP_CONTENT_TYPES, canonicalFromLinkHeader, canonicalizeUrl, decideRedirect, isSkippedContentType, redactCredentials } from '../domain/url/index.js';
 import { neutralizeText } from '../domain/text/index.js';
 import { HttpFetchError, type FetchResponseHead, type TransferBytes } from '../http/index.js';
 import { keepBodyStored } from '../storage/body-retention.js';
@@ -50,9 +50,10 @@ import type { ActivityDeps } from '../services/deps.js';
 import { recordVisit } from '../services/documents/change-detection.js';
 import { registerDiscoveredUrls, type RegistrationGate } from '../services/frontier/link-registration.js';
 import { SitemapRoots } from '../services/frontier/sitemap-roots.js';
+import { settleCanonicalHints } from '../services/documents/canonical-hints.js';
 
 /** Response headers kept with the fetch record (000 §8: selected headers). */
-const KEPT_HEADERS = ['content-type', 'content-length', 'content-encoding', 'etag', 'last-modified', 'cache-control', 'expires', 'location', 'retry-after', 'x-robots-tag', 'content-language', 'server', 'date'];
+const KEPT_HEADERS = ['link', 'content-type', 'content-length', 'content-encoding', 'etag', 'last-modified', 'cache-control', 'expires', 'location', 'retry-after', 'x-robots-tag', 'content-language', 'server', 'date'];
 const HEARTBEAT_EVERY_MS = 5_000;
 
 /**
@@ -309,6 +310,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
       finishedAtMs,
       responseMs,
       ...xRobotsTagOf(baseRecord.headers),
+      ...linkCanonicalOf(baseRecord.headers, url.url),
     });
     try {
       const { key, created } = await storeWaitingOutOutages(input, options, `the body of ${input.url}`, () =>
@@ -445,6 +447,8 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
         redirectLocation: location,
       });
       await updateUrlAfterFetch(client, { fingerprint: input.fingerprint, state: 'redirect', status: head.status, fetchedAt: new Date(startedAtMs), success: false });
+      // A canonical hint that named this URL is kept as evidence: it redirects, it is no page of its own.
+      await settleCanonicalHints(client, context, [{ fingerprint: input.fingerprint, depth: input.depth, canonicalHint: null }]);
     });
     if (decision.kind === 'loop' || decision.kind === 'too-many-hops') {
       // A loop or an endless chain is a terminal failure of this URL (000 §6.2).
@@ -547,6 +551,7 @@ function resultFromRecord(record: FetchRecord, input: FetchUrlInput): FetchUrlRe
         finishedAtMs,
         ...responseMs,
         ...xRobotsTagOf(record.headers),
+        ...linkCanonicalOf(record.headers, record.finalUrl),
       };
     case 'not-modified':
       return { kind: 'not-modified', status: 304, startedAtMs: atMs, finishedAtMs, ...responseMs };
@@ -570,6 +575,12 @@ function resultFromRecord(record: FetchRecord, input: FetchUrlInput): FetchUrlRe
 function xRobotsTagOf(headers: Record<string, string>): { xRobotsTag?: string } {
   const value = headers['x-robots-tag'];
   return value === undefined ? {} : { xRobotsTag: value };
+}
+
+/** The Link header's rel=canonical target, carried to the parse like X-Robots-Tag. */
+function linkCanonicalOf(headers: Record<string, string>, pageUrl: string): { linkCanonical?: string } {
+  const target = canonicalFromLinkHeader(headers['link'], pageUrl);
+  return target === undefined ? {} : { linkCanonical: target };
 }
 
 /** A sitemap or feed is always read (the reader judges its body); a page, when it is HTML. */

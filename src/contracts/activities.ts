@@ -187,6 +187,8 @@ export type FetchUrlResult =
       responseMs?: number;
       /** The response's X-Robots-Tag (as kept with the fetch record), for the parse. */
       xRobotsTag?: string;
+      /** The rel=canonical target of the response's Link header, resolved, for the parse. */
+      linkCanonical?: string;
     }
   | { kind: 'not-modified'; status: 304; startedAtMs: number; finishedAtMs: number; responseMs?: number }
   | {
@@ -338,6 +340,8 @@ export interface ParseDocumentInput {
    */
   fetchedAtMs?: number;
   xRobotsTag?: string;
+  /** The rel=canonical target of the response's Link header, resolved (the page's own <link> wins). */
+  linkCanonical?: string;
 }
 export interface ParseBatchInput {
   /** Bodies of one host's burst, parsed side by side. */

@@ -19,6 +19,7 @@ export function parseInputOf(item: HostWorkItem, fetched: FetchedResult): ParseD
     contentType: fetched.contentType,
     fetchedAtMs: fetched.startedAtMs,
     ...(fetched.xRobotsTag === undefined ? {} : { xRobotsTag: fetched.xRobotsTag }),
+    ...(fetched.linkCanonical === undefined ? {} : { linkCanonical: fetched.linkCanonical }),
     // An activity's input is not part of replay's command matching: adding it keeps old histories valid.
     ...(isReadAsSitemap(item.purpose) ? { purpose: item.purpose } : {}),
   };

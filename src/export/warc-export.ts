@@ -21,6 +21,7 @@ import type { BodyStore } from '../storage/object-store/body-store.js';
 import { getCrawl } from '../storage/postgres/crawl-repository.js';
 import { firstCaptureWithBody, lastCaptureBefore, type CaptureReference } from '../storage/postgres/fetch-history-repository.js';
 import { iterateFetches, type FetchRecord } from '../storage/postgres/fetch-repository.js';
+import { canonicalEdgesOf, type CanonicalEdge } from '../storage/postgres/canonical-repository.js';
 import type { Pool } from '../storage/postgres/pool.js';
 import { WarcExportError } from './errors.js';
 import { requestHead, responseHead } from './http-message.js';
@@ -52,7 +53,8 @@ export interface WarcExportDeps {
 export interface WarcExportSummary {
   files: string[];
   bytes: number;
-  records: { warcinfo: number; response: number; request: number; revisit: number };
+  /** metadata: a page's canonical hint beside its capture. */
+  records: { warcinfo: number; response: number; request: number; revisit: number; metadata: number };
   revisits: { identicalPayload: number; notModified: number };
   /** Fetches not written: failures, bodies missing from the store or not matching their hash. Requests not written: fetches recorded before request headers were kept. */
   skipped: { notArchived: number; bodyMissing: number; requestUnknown: number };
@@ -83,7 +85,7 @@ export async function exportWarc(deps: WarcExportDeps, options: WarcExportOption
   const summary: WarcExportSummary = {
     files: [],
     bytes: 0,
-    records: { warcinfo: 0, response: 0, request: 0, revisit: 0 },
+    records: { warcinfo: 0, response: 0, request: 0, revisit: 0, metadata: 0 },
     revisits: { identicalPayload: 0, notModified: 0 },
     skipped: { notArchived: 0, bodyMissing: 0, requestUnknown: 0 },
   };
@@ -98,6 +100,11 @@ export async function exportWarc(deps: WarcExportDeps, options: WarcExportOption
         summary.records.request += 1;
       } else {
         summary.skipped.requestUnknown += 1;
+      }
+      const canonical = (await canonicalEdgesOf(deps.pool, [fetch.fingerprint])).get(fetch.fingerprint);
+      if (canonical) {
+        group.push(canonicalMetadataRecord(fetch, main.recordId, canonical));
+        summary.records.metadata += 1;
       }
       await writer.writeGroup(group);
     }
@@ -170,6 +177,23 @@ function revisitRecord(
     contentType: CONTENT_TYPE.httpResponse,
     block: head,
     ...(payloadDigest === undefined ? {} : { payloadDigest }),
+  };
+}
+
+/**
+ * The page's rel=canonical hint as a metadata record (application/warc-fields) beside its capture:
+ * the hinted URL, and whether the crawler obeyed it (docs/discovery.md).
+ */
+function canonicalMetadataRecord(fetch: FetchRecord, concurrentTo: string, canonical: CanonicalEdge): WarcRecordInput {
+  const block = Buffer.from(`canonical: ${canonical.url}\r\ncanonical-verdict: ${canonical.verdict}${canonical.reason ? ` ${canonical.reason}` : ''}\r\n`, 'utf8');
+  return {
+    type: 'metadata',
+    recordId: warcRecordId(`canonical/${fetch.fingerprint}/${fetch.generation}`),
+    date: fetch.fetchedAt,
+    targetUri: fetch.finalUrl,
+    fields: [['WARC-Concurrent-To', concurrentTo]],
+    contentType: CONTENT_TYPE.warcFields,
+    block,
   };
 }
 

@@ -2,7 +2,8 @@ import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { exportWarc, WarcExportError } from '../../export/index.js';
 import { BodyStore } from '../../storage/object-store/body-store.js';
-import { iterateFetches } from '../../storage/postgres/fetch-repository.js';
+import { iterateFetches, type FetchRecord } from '../../storage/postgres/fetch-repository.js';
+import { canonicalEdgesOf } from '../../storage/postgres/canonical-repository.js';
 import { dataDirOption, defaultDataDir, integerOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { connectDatabase } from '../client.js';
@@ -11,10 +12,11 @@ import { connectServices } from '../services.js';
 export const exportUsage = `usage: crawler export [--format jsonl] [--crawl ID] [--output FILE] [--data-dir DIR]
        crawler export --format warc [--crawl ID] [--output DIR|FILE.warc[.gz]] [--gzip] [--max-file-bytes N]
 
-jsonl  one JSON line per fetch with url, finalUrl, status, fetchedAt, contentHash, bodyKey and
-       generation (all crawls unless --crawl), to stdout or --output FILE.
+jsonl  one JSON line per fetch with url, finalUrl, status, fetchedAt, contentHash, bodyKey,
+       generation and, for a page with a rel=canonical hint, canonical {url, verdict, reason}
+       (all crawls unless --crawl), to stdout or --output FILE.
 warc   WARC 1.1 files: response and request records, revisit records for unchanged refetches and
-       304s (docs/warc-export.md). --output a folder (default .) for generated names, or a file
+       304s, a metadata record for a page's canonical hint (docs/warc-export.md). --output a folder (default .) for generated names, or a file
        name ending in .warc or .warc.gz; --gzip compresses each record (implied by .gz);
        --max-file-bytes starts a new file before one grows past N bytes (default 1000000000).`;
 
@@ -33,8 +35,11 @@ export async function exportCommand(argv: string[]): Promise<number> {
   const pool = await connectDatabase(endpoints);
   const out: Writable = values.output ? createWriteStream(values.output) : process.stdout;
   let count = 0;
-  try {
-    for await (const fetch of iterateFetches(pool, values.crawl)) {
+  const writeLines = async (fetches: FetchRecord[]): Promise<void> => {
+    // The canonical edges of a batch of fetches in one statement.
+    const canonical = await canonicalEdgesOf(pool, [...new Set(fetches.map((fetch) => fetch.fingerprint))]);
+    for (const fetch of fetches) {
+      const edge = canonical.get(fetch.fingerprint);
       const line = JSON.stringify({
         url: fetch.url,
         finalUrl: fetch.finalUrl,
@@ -45,10 +50,22 @@ export async function exportCommand(argv: string[]): Promise<number> {
         bodyKey: fetch.bodyKey,
         generation: fetch.generation,
         crawlId: fetch.crawlId,
+        ...(edge === undefined ? {} : { canonical: edge }),
       });
       if (!out.write(`${line}\n`)) await new Promise((resolve) => out.once('drain', resolve));
       count += 1;
     }
+  };
+  try {
+    let batch: FetchRecord[] = [];
+    for await (const fetch of iterateFetches(pool, values.crawl)) {
+      batch.push(fetch);
+      if (batch.length >= 500) {
+        await writeLines(batch);
+        batch = [];
+      }
+    }
+    await writeLines(batch);
   } finally {
     await pool.end();
     if (values.output) await new Promise((resolve) => out.end(resolve));
@@ -76,7 +93,7 @@ async function warcExport(values: { 'data-dir'?: string; crawl?: string; output?
     );
     const { records, skipped } = summary;
     process.stderr.write(
-      `wrote ${summary.files.length} WARC file(s), ${summary.bytes} bytes: ${records.response} response, ${records.revisit} revisit, ${records.request} request record(s)` +
+      `wrote ${summary.files.length} WARC file(s), ${summary.bytes} bytes: ${records.response} response, ${records.revisit} revisit, ${records.request} request, ${records.metadata} metadata record(s)` +
         ` (${skipped.notArchived} fetch(es) not archived, ${skipped.bodyMissing} with a missing body, ${skipped.requestUnknown} without recorded request headers)\n`,
     );
     for (const file of summary.files) process.stdout.write(`${file}\n`);

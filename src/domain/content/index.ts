@@ -30,3 +30,10 @@ export {
   type NearDuplicateOptions,
   type NearDuplicateVerdict,
 } from './identity.js';
+export {
+  canonicalHintVerdict,
+  type CanonicalEvidenceReason,
+  type CanonicalHintFacts,
+  type CanonicalSide,
+  type CanonicalVerdict,
+} from './canonical-verdict.js';

@@ -9,6 +9,7 @@ export {
 export { UrlRejectedError, type UrlRejectionCode } from './errors.js';
 export { redactCredentials, redactUserinfo } from './redact.js';
 export { resolveHref, resolveLink } from './resolve.js';
+export { canonicalFromLinkHeader } from './link-header.js';
 export {
   QueryPolicySet,
   QueryPolicyConfigError,

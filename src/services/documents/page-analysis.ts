@@ -8,6 +8,7 @@ import { SHORT_DOCUMENT_CHARS, minhashSignature, normalizeTextForHash, simhash64
 import { isListingPage } from '../../config/crawl-config.js';
 import { pageChangeKey } from '../../domain/recrawl/index.js';
 import { productTokenOf } from '../../domain/robots/index.js';
+import { canonicalFromLinkHeader } from '../../domain/url/index.js';
 import { decodeCharset } from '../../http/index.js';
 import { extractHtmlDocument, robotsDirectives } from '../../parse/html-document.js';
 import type { DocumentRecord } from '../../storage/postgres/document-repository.js';
@@ -97,7 +98,8 @@ export async function analyzePage(deps: ActivityDeps, context: CrawlContext, inp
     alone: listingPage,
     title: document.title,
     language: document.language,
-    canonicalHint: document.canonicalHint,
+    // The page's own <link rel=canonical> first, else its response's Link header.
+    canonicalHint: document.canonicalHint ?? fetch?.linkCanonical ?? null,
     metaRobots: document.metaRobots,
     xRobotsTag: xRobotsTag ?? null,
     noindex: directives.noindex,
@@ -125,8 +127,11 @@ export async function analyzePage(deps: ActivityDeps, context: CrawlContext, inp
 }
 
 /** What the parse needs of the fetch: carried in its input, or read from the record in histories from before. */
-async function fetchFactsOf(deps: ActivityDeps, input: ParseDocumentInput): Promise<{ fetchedAtMs: number; xRobotsTag: string | undefined } | undefined> {
-  if (input.fetchedAtMs !== undefined) return { fetchedAtMs: input.fetchedAtMs, xRobotsTag: input.xRobotsTag };
+async function fetchFactsOf(
+  deps: ActivityDeps,
+  input: ParseDocumentInput,
+): Promise<{ fetchedAtMs: number; xRobotsTag: string | undefined; linkCanonical: string | undefined } | undefined> {
+  if (input.fetchedAtMs !== undefined) return { fetchedAtMs: input.fetchedAtMs, xRobotsTag: input.xRobotsTag, linkCanonical: input.linkCanonical };
   const record = await getFetch(deps.pool, input.fingerprint, input.generation);
-  return record && { fetchedAtMs: record.fetchedAt.getTime(), xRobotsTag: record.headers['x-robots-tag'] };
+  return record && { fetchedAtMs: record.fetchedAt.getTime(), xRobotsTag: record.headers['x-robots-tag'], linkCanonical: canonicalFromLinkHeader(record.headers['link'], record.finalUrl) };
 }

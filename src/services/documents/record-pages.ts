@@ -16,6 +16,7 @@ import { registerLinksOfPages, type PageLinkRegistrations, type RegistrationResu
 import { lowerFrontierDepthsTo } from '../../storage/postgres/frontier-repository.js';
 import { recordListingReading } from './listing-reading.js';
 import { clusterNearDuplicatesOf } from './near-duplicates.js';
+import { canonicalRegistrations, settleCanonicalHints, type HintingPage } from './canonical-hints.js';
 import { PARSER_VERSION, type AnalyzedPage } from './page-analysis.js';
 
 const NOTHING_REGISTERED: RegistrationResult = { registered: 0, edges: 0, rejected: [], outcomes: [] };
@@ -34,10 +35,8 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
       const linked: PageLinkRegistrations =
         context.record.kind === 'signals'
           ? { results: pages.map(() => NOTHING_REGISTERED), lowerAfterCommit: [] }
-          : await registerLinksOfPages(
-              client,
-              context,
-              pages.map((page) => ({
+          : await registerLinksOfPages(client, context, [
+              ...pages.map((page) => ({
                 sourceFingerprint: page.fingerprint,
                 depth: page.input.depth + 1,
                 urls: page.links,
@@ -45,7 +44,9 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
                 nowMs: deps.now(),
                 sourceContentHash: page.normalizedHash,
               })),
-            );
+              // After the pages' own: their rel=canonical targets (results past the pages' are theirs).
+              ...canonicalRegistrations(context, pages.map(hintingPageOf), deps.now()),
+            ]);
       const registrations = linked.results;
       const listings: ({ entries: number; changed: number } | undefined)[] = [];
       for (const page of pages) listings.push(page.listingEntries ? await recordListingReading(client, { readAtMs: page.readAtMs, entries: page.listingEntries }) : undefined);
@@ -108,6 +109,7 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
         client,
         recorded.map((page) => ({ fingerprint: page.fingerprint, generation: page.input.generation, parserVersion: PARSER_VERSION, simhash: page.simhash, minhash: page.minhash })),
       );
+      if (context.record.kind !== 'signals') await settleCanonicalHints(client, context, recorded.map(hintingPageOf));
       const results: ParseDocumentResult[] = pages.map((page, i) => ({
         title: page.title,
         linksFound: page.linksFound,
@@ -122,4 +124,8 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
   // Rows other transactions held while this one held its pages' rows (registerLinksOfPages).
   if (lowerAfterCommit.length > 0) await lowerFrontierDepthsTo(deps.pool, context.record.id, lowerAfterCommit);
   return results;
+}
+
+function hintingPageOf(page: AnalyzedPage): HintingPage {
+  return { fingerprint: page.fingerprint, depth: page.input.depth, canonicalHint: page.canonicalHint };
 }

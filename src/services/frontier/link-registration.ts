@@ -73,6 +73,8 @@ export interface DiscoveredUrl {
   purpose?: string;
   /** What a sitemap or feed says of the URL: may raise its priority up to the crawl's sitemapPriorityCap. */
   listed?: ListedUrlSignals;
+  /** The kind of its edge in the link graph, over the input's: 'canonical' for a page's rel=canonical hint. */
+  edge?: LinkEdge['kind'];
 }
 
 /** Refuses a canonical URL for a reason the registration cannot see (robots for a redirect target). */
@@ -238,7 +240,7 @@ async function registerSources(
             target: candidate.fingerprint,
             anchorText: candidate.source.anchorText,
             rel: candidate.source.rel,
-            kind: candidate.source.purpose === 'feed' ? 'feed' : input.kind,
+            kind: candidate.source.edge ?? (candidate.source.purpose === 'feed' ? 'feed' : input.kind),
           }));
     for (const candidate of source.candidates) {
       const scope = context.scope.check(candidate.url);

@@ -19,6 +19,8 @@ export const FIGURE_ORDER = {
   pageRows: '!',
   /** Taken first of the hot rows: written while the parse holds the near-duplicate index keys others wait on. */
   nearDuplicateClusters: '0',
+  /** Right after them: a canonical hint obeyed regroups memberships those writes may have just made. */
+  canonicalClusters: '01',
   crawlCounters: 'a',
   rejectionCounts: 'b',
   seenStats: 'c',

@@ -1,0 +1,114 @@
+// The crawler discovers what sites tell it, on a web of 21 hosts (test/support/discovery-web.ts):
+// pages only their sitemaps list (an index with a gzipped child, the default /sitemap.xml), pages
+// only their feeds list, canonical hints of each kind, a link farm. Each page once, nothing
+// robots.txt disallows asked for (a declared sitemap included), politeness held, canonical edges
+// and verdicts in Postgres and in the export, home-linked pages before the farm's targets.
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CrawlSummary } from '../../src/contracts/status.js';
+import { urlFingerprint } from '../../src/domain/url/index.js';
+import { readWarcRecords, warcField } from '../../src/export/warc-reader.js';
+import { createHarness, type Harness } from '../support/crawler-harness.js';
+import { runCrawlerCli } from '../support/crawler-process.js';
+import { coverageByClass, discoveryWeb } from '../support/discovery-web.js';
+import { politenessReport, startTestWeb, type TestWeb } from '../support/test-web/index.js';
+
+const DELAY_MS = 50;
+const CRAWL_ID = 'discovery-web';
+
+describe('discovering what sites tell us, on 21 hosts', () => {
+  const site = discoveryWeb();
+  let harness: Harness;
+  let web: TestWeb;
+  let summary: CrawlSummary;
+  let dir: string;
+
+  beforeAll(async () => {
+    web = await startTestWeb({ hosts: site.specs });
+    harness = await createHarness('e2e-discovery-web');
+    await harness.startWorker();
+    summary = await harness.runCrawl({ crawlId: CRAWL_ID, seeds: site.seeds(web.port), config: { minHostDelayMs: DELAY_MS, sitemaps: 'declared-and-default', scope: { mode: 'any', allowPrefixes: [], denyPrefixes: [] } } });
+    dir = await mkdtemp(path.join(tmpdir(), 'discovery-export-'));
+  }, 300_000);
+
+  afterAll(async () => {
+    await harness?.close();
+    await web?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const url = (host: string, p: string): string => `http://${host}:${web.port}${p}`;
+  const fp = (host: string, p: string): Buffer => Buffer.from(urlFingerprint(url(host, p)), 'hex');
+
+  it('fetches every page a sitemap or a feed alone leads to, and every page at most once', () => {
+    expect(summary.state).toBe('finished');
+    const coverage = coverageByClass(site, web.log());
+    console.log(`[discovery web] coverage by class: ${JSON.stringify(coverage)}; found by: ${JSON.stringify(summary.discovery)}`);
+    for (const kind of ['seed', 'link', 'sitemap', 'feed', 'canonical', 'farm'] as const) expect(coverage[kind], kind).toEqual({ fetched: coverage[kind].total, total: coverage[kind].total });
+    const counts = new Map<string, number>();
+    for (const entry of web.log()) if (entry.path !== '/robots.txt') counts.set(`${entry.host} ${entry.path}`, (counts.get(`${entry.host} ${entry.path}`) ?? 0) + 1);
+    expect([...counts].filter(([, n]) => n > 1)).toEqual([]);
+    expect(summary.discovery?.bySource['sitemap']?.fetched).toBe(site.sites.length * 3);
+    expect(summary.discovery?.bySource['feed']?.fetched).toBe(site.sites.length);
+  });
+
+  it('asks for nothing robots.txt disallows, a declared sitemap included, and keeps every host polite', () => {
+    expect(web.log().filter((entry) => entry.path.startsWith('/private/'))).toEqual([]);
+    expect(politenessReport(web.log(), DELAY_MS).violations).toEqual([]);
+    const farmed = web.log().filter((entry) => entry.host === site.farmed && entry.path !== '/robots.txt');
+    for (let i = 1; i < farmed.length; i++) expect(farmed[i]!.startedAtMs - farmed[i - 1]!.finishedAtMs).toBeGreaterThanOrEqual(990);
+  });
+
+  it('records canonical edges and what each hint became', async () => {
+    const [s0, s1] = site.sites as [string, string];
+    const verdict = async (from: string, fromPath: string, to: string, toPath: string) =>
+      (
+        await harness.pool.query<{ verdict: string; reason: string | null }>('SELECT verdict, reason FROM canonical_hints WHERE source = $1 AND target = $2', [fp(from, fromPath), fp(to, toPath)])
+      ).rows[0];
+    expect(await verdict(s0, '/l1', s0, '/c-target')).toEqual({ verdict: 'obeyed', reason: 'exact' });
+    expect(await verdict(s0, '/l2', s0, '/c-other')).toEqual({ verdict: 'evidence', reason: 'different-content' });
+    expect(await verdict(s0, '/l3', s1, '/l3')).toEqual({ verdict: 'evidence', reason: 'cross-host' });
+    expect(await verdict(s1, '/l1', s1, '/mid')).toEqual({ verdict: 'evidence', reason: 'non-canonical' });
+    expect(await verdict(s1, '/mid', s1, '/end')).toEqual({ verdict: 'obeyed', reason: 'exact' });
+    expect(await verdict(s1, '/l2', s1, '/moved')).toEqual({ verdict: 'evidence', reason: 'redirect' });
+    const edges = await harness.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM links WHERE kind = 'canonical' AND crawl_id = $1`, [CRAWL_ID]);
+    expect(edges.rows[0]?.n).toBe(6);
+    // The obeyed hint made its target the cluster's representative; the hinting page is its member.
+    const clusters = await harness.pool.query<{ fingerprint: Buffer; cluster_id: Buffer; method: string }>('SELECT fingerprint, cluster_id, method FROM near_duplicates WHERE fingerprint = ANY($1)', [
+      [fp(s0, '/l1'), fp(s0, '/c-target')],
+    ]);
+    const byFingerprint = new Map(clusters.rows.map((row) => [row.fingerprint.toString('hex'), row]));
+    expect(byFingerprint.get(fp(s0, '/c-target').toString('hex'))).toMatchObject({ method: 'representative', cluster_id: fp(s0, '/c-target') });
+    expect(byFingerprint.get(fp(s0, '/l1').toString('hex'))).toMatchObject({ method: 'canonical', cluster_id: fp(s0, '/c-target') });
+    // Near-duplicate lookups then find the pair through the representative alone.
+    const leaders = await harness.pool.query<{ fingerprint: Buffer; leader: boolean }>('SELECT DISTINCT fingerprint, leader FROM simhash_blocks WHERE fingerprint = ANY($1)', [
+      [fp(s0, '/l1'), fp(s0, '/c-target')],
+    ]);
+    expect(Object.fromEntries(leaders.rows.map((row) => [row.fingerprint.equals(fp(s0, '/l1')) ? 'member' : 'representative', row.leader]))).toEqual({ member: false, representative: true });
+  });
+
+  it('carries the canonical edges in the JSONL and WARC exports', async () => {
+    const jsonl = await runCrawlerCli(harness, ['export', '--crawl', CRAWL_ID]);
+    expect(jsonl.code, jsonl.stderr).toBe(0);
+    const lines = jsonl.stdout.trim().split('\n').map((line) => JSON.parse(line) as { url: string; canonical?: { url: string; verdict: string; reason: string | null } });
+    expect(lines.find((line) => line.url === url(site.sites[0]!, '/l1'))?.canonical).toEqual({ url: url(site.sites[0]!, '/c-target'), verdict: 'obeyed', reason: 'exact' });
+    expect(lines.filter((line) => line.canonical !== undefined)).toHaveLength(6);
+    const warc = await runCrawlerCli(harness, ['export', '--format', 'warc', '--crawl', CRAWL_ID, '--output', dir]);
+    expect(warc.code, warc.stderr).toBe(0);
+    const records = (await Promise.all((await readdir(dir)).map(async (file) => readWarcRecords(await readFile(path.join(dir, file)))))).flat();
+    const metadata = records.filter((record) => warcField(record, 'WARC-Type') === 'metadata');
+    expect(metadata).toHaveLength(6);
+    const l1 = metadata.find((record) => warcField(record, 'WARC-Target-URI') === url(site.sites[0]!, '/l1'));
+    expect(l1?.block.toString('utf8')).toBe(`canonical: ${url(site.sites[0]!, '/c-target')}\r\ncanonical-verdict: obeyed exact\r\n`);
+  });
+
+  it("fetches the pages a site links from its home page before the link farm's targets", () => {
+    const order = web.log().filter((entry) => entry.host === site.farmed && /^\/[af]\d$/.test(entry.path)).map((entry) => entry.path);
+    const lastHomeLinked = Math.max(...order.map((p, i) => (p.startsWith('/a') ? i : -1)));
+    const firstFarmed = order.findIndex((p) => p.startsWith('/f'));
+    expect(order.filter((p) => p.startsWith('/f'))).toHaveLength(5);
+    expect(lastHomeLinked).toBeLessThan(firstFarmed);
+  });
+});
