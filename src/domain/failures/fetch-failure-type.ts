@@ -1,5 +1,5 @@
 /**
- * Every way a fetch can end without a usable response, one name each. The fetch activity throws
+ * Every way a fetch (or a render of a fetched page) can end without a usable result, one name each. The fetch activity throws
  * a Temporal ApplicationFailure whose `type` is one of these names; FAILURE_POLICIES says what
  * happens next. Every fetch outcome maps to exactly one type (or to success, not-modified or
  * redirect): see classifyHttpStatus and classifyTransportError.
@@ -33,6 +33,9 @@ export const FETCH_FAILURE_TYPES = [
   'HostCircuitOpen', // the host's circuit breaker is open: no request sent
   'ParseBudgetExceeded', // the fetched page nests deeper or holds more elements than the parser is given
   'PoisonUrl', // the URL failed POISON_ATTEMPT_LIMIT times at one stage: dead-lettered
+  'RenderTimeout', // the page did not settle within the render's time: what loaded is kept
+  'RenderCrashed', // the browser or its page crashed while rendering
+  'BrowserUnavailable', // no browser executable, or one that does not start
 ] as const;
 
 export type FetchFailureType = (typeof FETCH_FAILURE_TYPES)[number];
