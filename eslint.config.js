@@ -6,7 +6,7 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 /** Imports that make code non-deterministic or do I/O: banned in workflows and in the domain. */
-const ioPackages = ['undici', 'pg', 'minio', 'cheerio', '@temporalio/activity', '@temporalio/client', '@temporalio/worker', '@temporalio/testing'];
+const ioPackages = ['undici', 'pg', 'minio', 'cheerio', 'playwright-core', '@temporalio/activity', '@temporalio/client', '@temporalio/worker', '@temporalio/testing'];
 
 const restrictedFor = (extra, message, { allowTypeImports = true } = {}) => ({
   '@typescript-eslint/no-restricted-imports': [
@@ -46,7 +46,7 @@ export default tseslint.config(
     // Workflow code is replayed: no I/O, no clocks or randomness outside the SDK, activities by type only.
     files: ['src/workflows/**/*.ts'],
     rules: restrictedFor(
-      { paths: [], patterns: ['**/activities/**', '**/services/**', '**/storage/**', '**/http/**', '**/stack/**', '**/workers/**', '**/cli/**'] },
+      { paths: [], patterns: ['**/activities/**', '**/services/**', '**/storage/**', '**/http/**', '**/browser/**', '**/stack/**', '**/workers/**', '**/cli/**'] },
       'Workflow code must stay deterministic: no Node built-ins, no I/O clients, activities by type only.',
     ),
   },
@@ -54,7 +54,7 @@ export default tseslint.config(
     // The domain is pure: workflows, activities and unit tests all call it.
     files: ['src/domain/**/*.ts'],
     rules: restrictedFor(
-      { paths: ['@temporalio/workflow', '@temporalio/common'], patterns: ['**/activities/**', '**/workflows/**', '**/contracts/**', '**/services/**', '**/storage/**', '**/http/**', '**/stack/**', '**/workers/**', '**/cli/**', '**/config/**'] },
+      { paths: ['@temporalio/workflow', '@temporalio/common'], patterns: ['**/activities/**', '**/workflows/**', '**/contracts/**', '**/services/**', '**/storage/**', '**/http/**', '**/browser/**', '**/stack/**', '**/workers/**', '**/cli/**', '**/config/**'] },
       'The domain is pure: no I/O, no Temporal, no Node built-ins.',
     ),
   },
@@ -62,7 +62,7 @@ export default tseslint.config(
     // Contracts sit at the bottom, under workflows, activities and storage alike: no import runs upward.
     files: ['src/contracts/**/*.ts'],
     rules: restrictedFor(
-      { paths: [], patterns: ['**/activities/**', '**/workflows/**', '**/services/**', '**/storage/**', '**/http/**', '**/stack/**', '**/workers/**', '**/cli/**'] },
+      { paths: [], patterns: ['**/activities/**', '**/workflows/**', '**/services/**', '**/storage/**', '**/http/**', '**/browser/**', '**/stack/**', '**/workers/**', '**/cli/**'] },
       'Contracts are definitions shared by every layer: they import only the domain and config types.',
       { allowTypeImports: false },
     ),
@@ -73,7 +73,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/activities/**', '**/workflows/**', '**/services/**', '**/workers/**', '**/cli/**'], message: 'Storage is called by services and activities, never the other way round.' }] },
+        { patterns: [{ group: ['**/activities/**', '**/workflows/**', '**/services/**', '**/browser/**', '**/workers/**', '**/cli/**'], message: 'Storage is called by services and activities, never the other way round.' }] },
       ],
     },
   },

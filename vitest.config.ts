@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/domain/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/http/**/*.test.ts'],
+          include: ['test/domain/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/http/**/*.test.ts', 'test/browser/**/*.test.ts'],
           testTimeout: 20_000,
         },
       },

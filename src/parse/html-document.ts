@@ -5,6 +5,7 @@
  */
 import * as cheerio from 'cheerio';
 import { resolveHref } from '../domain/url/index.js';
+import { distinctMarkers, noscriptAsksForJavaScript, type RenderFeatures } from '../domain/render/index.js';
 import { extractChangeFields } from './change-fields.js';
 import { extractListingEntries, type ListingEntry } from './listing-entries.js';
 import { readHtmlOnce } from './html-single-pass.js';
@@ -41,6 +42,8 @@ export interface ExtractedDocument {
   changeFields: Record<string, string>;
   /** The page's entries as a listing page (see extractListingEntries); [] unless asked for. */
   listingEntries: ListingEntry[];
+  /** What the render decision reads of the page (src/domain/render). */
+  renderFeatures: RenderFeatures;
 }
 
 export interface ExtractOptions {
@@ -87,6 +90,8 @@ export function extractHtmlDocument(html: string, pageUrl: string, options: Extr
   const listingEntries = $ && options.listingEntries ? extractListingEntries($, baseUrl) : [];
   const title = collapse(facts.title.join('')) || null;
   const language = (facts.language ?? '').trim() || null;
+  const mainText = collapse(facts.mainText.join(''));
+  const render = facts.render;
 
   return {
     title: title?.slice(0, 1000) ?? null,
@@ -96,9 +101,17 @@ export function extractHtmlDocument(html: string, pageUrl: string, options: Extr
     metaRobots: facts.robotsDirectives.length > 0 ? facts.robotsDirectives.join(', ') : null,
     canonicalHint: facts.canonicalHref ? (resolveHref(facts.canonicalHref, baseUrl) ?? null) : null,
     feeds: [...new Set(facts.feedHrefs.flatMap((href) => resolveHref(href.trim(), baseUrl) ?? []))],
-    mainText: collapse(facts.mainText.join('')),
+    mainText,
     changeFields,
     listingEntries,
+    renderFeatures: {
+      textLength: mainText.length,
+      linkCount: links.length,
+      scriptCount: render.scripts,
+      frameworkMarkers: distinctMarkers(render.markers),
+      emptyAppRoot: render.emptyAppRoot,
+      noscriptAsksForJavaScript: render.noscriptText !== '' && noscriptAsksForJavaScript(render.noscriptText),
+    },
   };
 }
 

@@ -26,6 +26,27 @@ const IN_INERT = 4;
 const IN_TITLE = 8;
 const READING_TITLE = 16;
 const OPENS_LINK = 32;
+const IN_NOSCRIPT = 64;
+const IN_SCRIPT = 128;
+
+import { APP_ROOT_IDS, frameworkMarkersOfElement, frameworkMarkersOfScriptText, type FrameworkMarker } from '../domain/render/index.js';
+
+/** Characters of <noscript> text kept for the render decision: a plea for JavaScript is short. */
+const NOSCRIPT_TEXT_KEPT = 500;
+/** Characters of each inline script read for hydration markers: the state object is near its start. */
+const SCRIPT_TEXT_READ = 300;
+
+/** What the render decision reads (src/domain/render), gathered in the same pass at a few comparisons an element. */
+export interface RawRenderSignals {
+  /** <script> elements, with a src or inline (outside inert content). */
+  scripts: number;
+  /** Framework markers seen, with repeats. */
+  markers: FrameworkMarker[];
+  /** An application root (APP_ROOT_IDS) closed with no element and no text inside. */
+  emptyAppRoot: boolean;
+  /** The text of the page's <noscript> elements, the first NOSCRIPT_TEXT_KEPT characters. */
+  noscriptText: string;
+}
 
 /** A link as written: an <a> or <area> with a non-empty href. */
 export interface RawLink {
@@ -57,6 +78,7 @@ export interface RawPageFacts {
    * text after </body> count, as a browser's tree builder moves them into the body.
    */
   mainText: string[];
+  render: RawRenderSignals;
 }
 
 export interface HtmlPageReaderOptions {
@@ -68,7 +90,17 @@ export interface HtmlPageReaderOptions {
 
 /** Fed with one document's elements and text in document order; `facts` holds what it read. */
 export class HtmlPageReader {
-  readonly facts: RawPageFacts = { title: [], language: undefined, baseHref: undefined, robotsDirectives: [], canonicalHref: undefined, feedHrefs: [], links: [], mainText: [] };
+  readonly facts: RawPageFacts = {
+    title: [],
+    language: undefined,
+    baseHref: undefined,
+    robotsDirectives: [],
+    canonicalHref: undefined,
+    feedHrefs: [],
+    links: [],
+    mainText: [],
+    render: { scripts: 0, markers: [], emptyAppRoot: false, noscriptText: '' },
+  };
   /** What each open element changed (IN_* flags), innermost last. */
   private readonly openFlags: number[] = [];
   /** Links whose element is open, innermost last: text goes to the innermost. */
@@ -79,16 +111,29 @@ export class HtmlPageReader {
   private titleDepth = 0;
   private readingTitle = false;
   private titleSeen = false;
+  /** Depth (openFlags length) of an open application root with nothing seen inside yet; -1: none. */
+  private appRootDepth = -1;
+  private inNoscript = 0;
+  private scriptTextRead = -1;
 
   constructor(private readonly options: HtmlPageReaderOptions) {}
 
   openElement(name: string, attributes: Readonly<Record<string, string>>): void {
+    this.readRenderSignals(name, attributes);
     let flags = 0;
     if (this.inertDepth === 0) flags |= this.readElement(name, attributes);
     if (NON_TEXT_ELEMENTS.has(name)) flags |= IN_NON_TEXT;
     if (CHROME.has(name)) flags |= IN_CHROME;
     if (INERT.has(name)) flags |= IN_INERT;
     if (name === 'title') flags |= IN_TITLE;
+    if (name === 'noscript') {
+      flags |= IN_NOSCRIPT;
+      this.inNoscript += 1;
+    }
+    if (name === 'script' && this.inertDepth === 0) {
+      flags |= IN_SCRIPT;
+      this.scriptTextRead = 0;
+    }
     if (flags & IN_NON_TEXT) this.nonTextDepth += 1;
     if (flags & IN_CHROME) this.chromeDepth += 1;
     if (flags & IN_INERT) this.inertDepth += 1;
@@ -98,7 +143,14 @@ export class HtmlPageReader {
 
   /** Closes the innermost open element (the parser closes in order, implied closes included). */
   closeElement(): void {
+    if (this.appRootDepth === this.openFlags.length) {
+      // Closed with nothing inside: the application fills it in the browser.
+      this.facts.render.emptyAppRoot = true;
+      this.appRootDepth = -1;
+    }
     const flags = this.openFlags.pop() ?? 0;
+    if (flags & IN_NOSCRIPT) this.inNoscript -= 1;
+    if (flags & IN_SCRIPT) this.scriptTextRead = -1;
     if (flags & IN_NON_TEXT) this.nonTextDepth -= 1;
     if (flags & IN_CHROME) this.chromeDepth -= 1;
     if (flags & IN_INERT) this.inertDepth -= 1;
@@ -108,11 +160,37 @@ export class HtmlPageReader {
   }
 
   text(data: string): void {
+    this.readRenderText(data);
     if (this.readingTitle) this.facts.title.push(data);
     if (this.nonTextDepth > 0) return;
     const link = this.openLinks[this.openLinks.length - 1];
     if (link !== undefined) link.anchorText.push(data);
     if (this.chromeDepth === 0 && this.titleDepth === 0) this.facts.mainText.push(data);
+  }
+
+  /** Scripts, markers, and whether an application root stays empty: an element inside one fills it. */
+  private readRenderSignals(name: string, attributes: Readonly<Record<string, string>>): void {
+    const render = this.facts.render;
+    if (this.appRootDepth >= 0) this.appRootDepth = -1;
+    if (this.inertDepth > 0) return;
+    if (name === 'script') render.scripts += 1;
+    const id = attributes.id;
+    if (id !== undefined && APP_ROOT_IDS.has(id) && name !== 'script' && !render.emptyAppRoot) this.appRootDepth = this.openFlags.length + 1;
+    if (id !== undefined || name === 'script' || name === 'html' || name === 'body' || name === 'div' || name.includes('-') || attributes.class !== undefined) {
+      const markers = frameworkMarkersOfElement(name, attributes);
+      if (markers.length > 0 && render.markers.length < 32) render.markers.push(...markers);
+    }
+  }
+
+  private readRenderText(data: string): void {
+    const render = this.facts.render;
+    if (this.appRootDepth >= 0 && data.trim() !== '') this.appRootDepth = -1;
+    if (this.inNoscript > 0 && render.noscriptText.length < NOSCRIPT_TEXT_KEPT) render.noscriptText += data.slice(0, NOSCRIPT_TEXT_KEPT - render.noscriptText.length);
+    if (this.scriptTextRead >= 0 && this.scriptTextRead < SCRIPT_TEXT_READ) {
+      const markers = frameworkMarkersOfScriptText(data.slice(0, SCRIPT_TEXT_READ - this.scriptTextRead));
+      this.scriptTextRead += data.length;
+      if (markers.length > 0 && render.markers.length < 32) render.markers.push(...markers);
+    }
   }
 
   /** Reads an element outside inert content; returns READING_TITLE or OPENS_LINK when it starts one. */

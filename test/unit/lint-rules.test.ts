@@ -24,9 +24,16 @@ describe('lint rules', () => {
     ["import { request } from 'undici';", 'undici'],
     ["import { Context } from '@temporalio/activity';", 'activity package'],
     ["import { createActivities } from '../activities/index.js';", 'activity implementation'],
+    ["import { chromium } from 'playwright-core';", 'the browser driver'],
+    ["import { BrowserPool } from '../browser/index.js';", 'the browser pool'],
   ])('bans %s in workflow code (%s)', async (code) => {
     const messages = await restrictedImportMessages(`${code}\nexport const x = 1;\n`, 'src/workflows/lint-probe.ts');
     expect(messages.join('\n')).toMatch(/deterministic/);
+  });
+
+  it('allows the pure render domain in workflow code', async () => {
+    const messages = await restrictedImportMessages("import { decideRender } from '../domain/render/index.js';\nexport const d = decideRender;\n", 'src/workflows/lint-probe.ts');
+    expect(messages).toEqual([]);
   });
 
   it('allows type-only imports of activities in workflow code', async () => {
@@ -38,6 +45,7 @@ describe('lint rules', () => {
     ["import { proxyActivities } from '@temporalio/workflow';", 'Temporal'],
     ["import pg from 'pg';", 'pg'],
     ["import { setTimeout } from 'node:timers/promises';", 'node built-in'],
+    ["import { renderPage } from '../browser/index.js';", 'the browser layer'],
   ])('bans %s in the domain (%s)', async (code) => {
     const messages = await restrictedImportMessages(`${code}\nexport const x = 1;\n`, 'src/domain/lint-probe.ts');
     expect(messages.join('\n')).toMatch(/pure/);

@@ -193,6 +193,16 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
     hostEffect: 'none',
     countsTowardPoison: false,
   },
+  RenderTimeout: terminal(
+    'A render did not settle within its time (DOMContentLoaded, then a short settle cap; a page that never goes idle ends there). The DOM as it stood is kept as a partial render beside the HTTP result; not retried.',
+  ),
+  RenderCrashed: transient('The browser or its page crashed while rendering. The browser is replaced; the render is retried twice with jittered backoff, then dead-lettered at the render stage. The HTTP result is kept.', {
+    hostEffect: 'none',
+  }),
+  BrowserUnavailable: transient(
+    'No browser executable, or one that does not start. Tried twice, then the render fails and the page keeps its HTTP result; the crawl says rendering is unavailable and why.',
+    { maxAttempts: 2, hostEffect: 'none', countsTowardPoison: false },
+  ),
   PoisonUrl: terminal(
     '5 counted failures at one stage since its last success, across crawls: dead-lettered with its history (state dead, outcome its last failure). Back only by crawler dead-letters requeue.',
   ),

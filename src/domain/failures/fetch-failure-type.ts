@@ -1,5 +1,5 @@
 /**
- * Every way a fetch can end without a usable response, one name each. The fetch activity throws
+ * Every way a fetch (or a render of a fetched page) can end without a usable result, one name each. The fetch activity throws
  * a Temporal ApplicationFailure whose `type` is one of these names; FAILURE_POLICIES says what
  * happens next. Every fetch outcome maps to exactly one type (or to success, not-modified or
  * redirect): see classifyHttpStatus and classifyTransportError.
@@ -34,6 +34,9 @@ export const FETCH_FAILURE_TYPES = [
   'ParseBudgetExceeded', // the fetched page nests deeper or holds more elements than the parser is given
   'PoisonUrl', // the URL failed POISON_ATTEMPT_LIMIT times at one stage: dead-lettered
   'ProxyFailed', // the proxy refused or failed the request (407, connection to it refused, its CONNECT answered 5xx): not the host's
+  'RenderTimeout', // the page did not settle within the render's time: what loaded is kept
+  'RenderCrashed', // the browser or its page crashed while rendering
+  'BrowserUnavailable', // no browser executable, or one that does not start
 ] as const;
 
 export type FetchFailureType = (typeof FETCH_FAILURE_TYPES)[number];

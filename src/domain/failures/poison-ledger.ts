@@ -1,8 +1,8 @@
 import { FailuresInputError } from './errors.js';
 import { POISON_ATTEMPT_LIMIT, lookupFailurePolicy } from './failure-policies.js';
 
-/** Stages at which one URL's work runs and can fail repeatedly (000 §3: fetch, parse, store). */
-export const POISON_STAGES = ['fetch', 'parse', 'store'] as const;
+/** Stages at which one URL's work runs and can fail repeatedly (000 §3: fetch, parse, store; and its render, 000 §6.3). */
+export const POISON_STAGES = ['fetch', 'parse', 'store', 'render'] as const;
 export type PoisonStage = (typeof POISON_STAGES)[number];
 
 /** One failed attempt, kept for the dead-letter row. Plain JSON. */

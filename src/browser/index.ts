@@ -1,0 +1,14 @@
+export { CHROMIUM_PATH_ENV, DEBIAN_CHROMIUM_PATH, findChromium } from './chromium-executable.js';
+export type { ChromiumLookup } from './chromium-executable.js';
+export { BrowserError } from './errors.js';
+export type { BrowserErrorCode } from './errors.js';
+export { BrowserProcess, chromiumFlags } from './browser-process.js';
+export type { BrowserLaunchOptions } from './browser-process.js';
+export { BrowserPool } from './browser-pool.js';
+export type { BrowserLease, BrowserPoolOptions } from './browser-pool.js';
+export { DEFAULT_RENDER_PAGE_OPTIONS, renderPage } from './render-page.js';
+export type { BrowserAnswer, BrowserRequest, RenderEnd, RenderPageOptions, RenderedPage, RequestHandler } from './render-page.js';
+export { livePidsMentioning, processGroupFigures } from './process-tree.js';
+export type { ProcessGroupFigures } from './process-tree.js';
+export { measuredRender } from './render-measure.js';
+export type { RenderCost } from './render-measure.js';
