@@ -7,6 +7,7 @@
 // mid-crawl. The crawl completes with every page fetched, none twice but those the killed worker
 // had in flight, every host's delay held; `crawler status`, `crawler replay --query` and the
 // Temporal UI's searches (README) work against the server.
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Client, Connection } from '@temporalio/client';
@@ -16,7 +17,7 @@ import { runCrawlerCli } from '../support/crawler-process.js';
 import { waitFor } from '../support/wait-for.js';
 import { createPool, type Pool } from '../../src/storage/postgres/pool.js';
 import { crawlWorkflowId, hostWorkflowId } from '../../src/contracts/messages.js';
-import { clusterCrawlerEnv, composeCommand, readComposeFile, runToExit, startTemporalCluster, type TemporalCluster } from '../support/temporal-cluster.js';
+import { clusterCrawlerEnv, clusterSetupEnv, composeCommand, readComposeFile, runToExit, startTemporalCluster, type TemporalCluster } from '../support/temporal-cluster.js';
 import { connectClusterClient, historyEventsMatching, runClusterCrawl, workflowIdsMatching, type ClusterCrawlResult } from '../support/cluster-crawl.js';
 
 const DELAY_MS = 250;
@@ -45,20 +46,25 @@ describe('the crawler on a real Temporal server: three workers, one killed mid-c
       postgres: { host: '127.0.0.1', port: Number(postgresUrl.port), user: decodeURIComponent(postgresUrl.username), password: decodeURIComponent(postgresUrl.password) },
       log: (line) => console.log(`[cluster] ${line}`),
     });
-    const [databaseUrl, s3] = await Promise.all([freshDatabase('cluster'), freshBucket('cluster')]);
+    const [adminDatabaseUrl, s3] = await Promise.all([freshDatabase('cluster'), freshBucket('cluster')]);
+    // The crawler's own role, as the compose file's workers connect: the setup below makes it.
+    const databaseUrl = new URL(adminDatabaseUrl);
+    databaseUrl.username = `crawler_cluster_${randomBytes(4).toString('hex')}`;
+    databaseUrl.password = randomBytes(16).toString('hex');
     const compose = readComposeFile();
     crawlerEnv = clusterCrawlerEnv(compose, {
       temporalAddress: cluster.address,
-      databaseUrl,
+      databaseUrl: databaseUrl.toString(),
       s3: { endpoint: `http://${s3.endPoint}:${s3.port}`, accessKey: s3.accessKey, secretKey: s3.secretKey, bucket: s3.bucket, region: s3.region },
     });
-    // The compose file's one-shot setup: waits for the services, creates our search attributes
-    // through the operator API and the bucket.
-    const setupEnv = { ...process.env, ...compose.services['crawler-setup']!.environment, ...crawlerEnv };
+    // The compose file's one-shot setup: makes the crawler's Postgres role over the administrator's
+    // connection, waits for the services, creates our search attributes through the operator API
+    // and the bucket.
+    const setupEnv = { ...process.env, ...clusterSetupEnv(compose, crawlerEnv, stack.postgres.url) };
     setup = await runToExit(composeCommand(compose, 'crawler-setup'), setupEnv);
     if (setup.code !== 0) throw new Error(`the compose setup command failed: ${setup.stderr}`);
     console.log(`[cluster] Temporal serving and set up after ${((Date.now() - startedAtMs) / 1000).toFixed(1)} s`);
-    pool = createPool({ connectionString: databaseUrl, maxConnections: 3 });
+    pool = createPool({ connectionString: crawlerEnv['DATABASE_URL']!, maxConnections: 3 });
     ({ client, connection } = await connectClusterClient(cluster.address));
     web = await startTestWeb(generated.spec);
     result = await runClusterCrawl({
@@ -93,6 +99,12 @@ describe('the crawler on a real Temporal server: three workers, one killed mid-c
 
   it('creates the search attributes with the compose file’s setup command', () => {
     expect(setup.stdout).toContain('registered search attributes CrawlId, CrawlHost, CrawlState, CrawlIds');
+  });
+
+  it("runs the workers as the crawler's own Postgres role, which the setup made without superuser, role or database rights", async () => {
+    expect(setup.stdout).toMatch(/Postgres role crawler_cluster_[0-9a-f]+ created \(no superuser, role or database rights\)/);
+    const { rows } = await pool.query<{ rolsuper: boolean; rolcreaterole: boolean; rolcreatedb: boolean }>('SELECT rolsuper, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = current_user');
+    expect(rows[0]).toEqual({ rolsuper: false, rolcreaterole: false, rolcreatedb: false });
   });
 
   it('spreads the crawl over the three workers', () => {

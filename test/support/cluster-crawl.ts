@@ -5,6 +5,7 @@
 // the workers' identities the task queue saw, visibility searches made while the crawl ran, and
 // the Temporal server's CPU over the crawl.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -86,10 +87,18 @@ export async function runClusterCrawl(options: ClusterCrawlOptions): Promise<Clu
   mkdirSync(options.dir, { recursive: true });
   const env = { ...process.env, ...options.crawlerEnv };
   const metricsPorts = await findFreePorts(options.workers);
+  // The compose secret the workers read their metrics token from.
+  const metricsTokenFile = path.join(options.dir, 'metrics-token');
+  writeFileSync(metricsTokenFile, `${randomBytes(24).toString('hex')}\n`, { mode: 0o600 });
   const workers: ChildProcess[] = [];
   const startWorker = (index: number): ChildProcess => {
     // The compose file's worker command, each worker's metrics on a port of its own on loopback.
-    const [command, ...args] = composeCommand(compose, 'worker', { '--metrics-port': String(metricsPorts[index]), '--metrics-host': '127.0.0.1' }, ['--data-dir', options.dataDir]);
+    const [command, ...args] = composeCommand(
+      compose,
+      'worker',
+      { '--metrics-port': String(metricsPorts[index]), '--metrics-host': '127.0.0.1', '--metrics-token-file': metricsTokenFile },
+      ['--data-dir', options.dataDir],
+    );
     const child = spawn(command!, args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr!.pipe(createWriteStream(path.join(options.dir, `worker-${index}.log`)));
     workers.push(child);

@@ -148,8 +148,21 @@ export function clusterCrawlerEnv(
 }
 
 /**
+ * The compose setup service's environment with this machine's services: the crawler's, and the
+ * Postgres administrator's URL over which it makes the crawler's own role (POSTGRES_ADMIN_URL).
+ * Throws when the compose file gives the setup a variable this stack does not.
+ */
+export function clusterSetupEnv(compose: ComposeFile, crawlerEnv: Record<string, string>, postgresAdminUrl: string): Record<string, string> {
+  const composed = Object.fromEntries(Object.entries(compose.services['crawler-setup']?.environment ?? {}).map(([name, value]) => [name, composeDefault(String(value))]));
+  const env = { ...composed, ...crawlerEnv, POSTGRES_ADMIN_URL: postgresAdminUrl };
+  const unset = Object.entries(env).filter(([, value]) => value.includes('${')).map(([name]) => name);
+  if (unset.length > 0) throw new Error(`docker-compose.yml's crawler-setup takes ${unset.join(', ')} from secrets the cluster stack does not give`);
+  return env;
+}
+
+/**
  * A compose service's command as this stack runs it: the same program and flags, the topology
- * flags' values (`--metrics-port`, `--metrics-host`) replaced, `extra` appended.
+ * flags' values (`--metrics-port`, `--metrics-host`, the token file's path) replaced, `extra` appended.
  */
 export function composeCommand(compose: ComposeFile, service: string, replace: Record<string, string> = {}, extra: string[] = []): string[] {
   const command = [...(compose.services[service]?.command ?? [])];

@@ -14,6 +14,7 @@ import {
   builtServerVersion,
   clusterCrawlerEnv,
   clusterServerEnv,
+  clusterSetupEnv,
   clusterTool,
   composeCommand,
   composeDefault,
@@ -95,14 +96,17 @@ describe('the cluster stack and docker-compose.yml', () => {
     expect(Object.fromEntries(Object.entries(deployed).map(([key, values]) => [key, values[0]!.value]))).toEqual(devServer);
   });
 
-  it('run the compose setup and worker commands, the worker’s metrics address aside', () => {
+  it('run the compose setup and worker commands, the worker’s metrics address and token file aside', () => {
     expect(composeCommand(compose, 'crawler-setup')).toEqual(['node', 'bin/run-ts.js', 'scripts/ensure-services.ts']);
-    const worker = composeCommand(compose, 'worker', { '--metrics-port': '40000', '--metrics-host': '127.0.0.1' });
+    const worker = composeCommand(compose, 'worker', { '--metrics-port': '40000', '--metrics-host': '127.0.0.1', '--metrics-token-file': '/tmp/token' });
     const composed = compose.services['worker']!.command!;
-    expect(worker.filter((arg, i) => arg !== composed[i])).toEqual(['40000', '127.0.0.1']);
+    expect(worker.filter((arg, i) => arg !== composed[i])).toEqual(['40000', '127.0.0.1', '/tmp/token']);
     expect(() => composeCommand(compose, 'worker', { '--no-such-flag': 'x' })).toThrow(/has no --no-such-flag/);
     // Every crawler variable the compose file sets, the stack sets.
     const s3 = { endpoint: 'http://127.0.0.1:9000', accessKey: 'a', secretKey: 'b', bucket: 'c', region: 'us-east-1' };
-    expect(Object.keys(clusterCrawlerEnv(compose, { temporalAddress: '127.0.0.1:7233', databaseUrl: 'postgres://x', s3 })).sort()).toEqual(Object.keys(compose['x-crawler-env']).sort());
+    const crawlerEnv = clusterCrawlerEnv(compose, { temporalAddress: '127.0.0.1:7233', databaseUrl: 'postgres://x', s3 });
+    expect(Object.keys(crawlerEnv).sort()).toEqual(Object.keys(compose['x-crawler-env']).sort());
+    // And every variable of the setup, the administrator's URL among them.
+    expect(clusterSetupEnv(compose, crawlerEnv, 'postgres://admin:secret@127.0.0.1/postgres')).toMatchObject({ POSTGRES_ADMIN_URL: 'postgres://admin:secret@127.0.0.1/postgres', DATABASE_URL: 'postgres://x' });
   });
 });
