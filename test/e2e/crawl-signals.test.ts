@@ -31,7 +31,7 @@ describe('signals to `crawler crawl`', () => {
 
   /** `crawler crawl` of one host's pages as a child process, with its worker, on the harness's task queue. */
   function startCrawl(crawlId: string, host: string): { child: ChildProcess; exited: Promise<Exited> } {
-    const args = ['bin/crawler.js', 'crawl', ...seedsOf(host), '--crawl-id', crawlId, '--max-depth', '0', '--min-host-delay-ms', String(DELAY_MS)];
+    const args = ['bin/crawler.js', 'crawl', ...seedsOf(host), '--crawl-id', crawlId, '--max-depth', '0', '--min-host-delay-ms', String(DELAY_MS), '--sitemaps', 'declared'];
     args.push('--allow-private-networks', '--task-queue', harness.taskQueue, '--data-dir', harness.dataDir, '--json');
     const child = spawn('node', args, { env: harness.childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

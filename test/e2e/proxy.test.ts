@@ -70,7 +70,7 @@ describe('crawling through a proxy (tinyproxy)', () => {
 
     beforeAll(async () => {
       web.clearLog();
-      const args = ['bin/crawler.js', 'crawl', ...seeds(), '--crawl-id', crawlId, '--max-depth', '1', '--min-host-delay-ms', String(DELAY_MS)];
+      const args = ['bin/crawler.js', 'crawl', ...seeds(), '--crawl-id', crawlId, '--max-depth', '1', '--min-host-delay-ms', String(DELAY_MS), '--sitemaps', 'declared'];
       args.push('--allow-private-networks', '--proxy', proxy.url, '--task-queue', harness.taskQueue, '--data-dir', harness.dataDir, '--json');
       const child = spawn('node', args, { env: { ...harness.childEnv, CRAWLER_PROXY_CREDENTIALS: `${USER}:${PASSWORD}` }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
