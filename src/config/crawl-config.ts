@@ -98,7 +98,8 @@ export interface CrawlConfig {
    * whose robots.txt declares none; `off`, none. A sitemap is a frontier entry fetched under the
    * same robots and politeness rules as a page, and the URLs it lists are registered like links
    * (scope, traps, the discovery budget). Recrawl cycles read the declared ones in their signal
-   * sweep whatever this says. Default 'declared-and-default'.
+   * sweep whatever this says. Default 'declared': probing every seed origin for a /sitemap.xml it
+   * did not declare costs a request per origin, most of them 404s.
    */
   sitemaps: SitemapDiscoveryMode;
   /**
@@ -193,7 +194,7 @@ export const DEFAULT_CRAWL_CONFIG: CrawlConfig = {
   seenFilterFalsePositiveRate: 0.01,
   changeFields: {},
   listingPages: [],
-  sitemaps: 'declared-and-default',
+  sitemaps: 'declared',
   sitemapPriorityCap: DEFAULT_SITEMAP_PRIORITY_CAP,
 };
 

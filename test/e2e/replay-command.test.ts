@@ -49,7 +49,7 @@ describe('crawler replay', () => {
   it('fails on a history this code cannot replay, naming the workflow and the event', async () => {
     const result = await runCrawlerCli(harness, ['replay', '--file', 'test/replay/divergent/host-workflow-renamed-activity.json']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^DIVERGED host\/127\.29\.0\.1 \(run [0-9a-f-]+\) at event 13: .*Nondeterminism error: Activity type of scheduled event 'fetchBurstRenamed'/m);
+    expect(result.stdout).toMatch(/^DIVERGED host\/127\.29\.0\.1 \(run [0-9a-f-]+\) at event 25: .*Nondeterminism error: Activity type of scheduled event 'fetchBurstRenamed'/m);
     expect(result.stderr).toContain('1 of 1 histories diverged');
   });
 
