@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install-tools.sh
 echo "==> typecheck"
-npx tsc -p tsconfig.json --noEmit
+npm run -s typecheck
 echo "==> lint"
 npx eslint .
 echo "==> tests"

@@ -137,7 +137,8 @@ export async function renderPage(browser: Browser, url: string, handler: Request
     // A script that never yields holds the page: its DOM cannot be read, and the browser goes.
     const html = await Promise.race([page.content(), crashed, sleep(5000).then(() => undefined)]);
     if (html === undefined) throw new BrowserError('render-timeout', `the DOM of ${url} could not be read: its scripts do not yield`);
-    const finalUrl = await Promise.race([page.evaluate(() => location.href).catch(() => url), sleep(1000).then(() => url)]);
+    // page.url() is the main frame's URL after scripts moved it (pushState, location changes).
+    const finalUrl = page.url() || url;
     return { html, url: finalUrl, ended, ...(domContentLoadedMs === undefined ? {} : { domContentLoadedMs }), totalMs: Date.now() - startedAt };
   } catch (error) {
     if (error instanceof BrowserError) throw error;
