@@ -30,6 +30,7 @@ import type { ActivityDeps } from '../services/deps.js';
 import { relinkStalePages } from '../services/frontier/depth-relaxation.js';
 import { registerSeedBatch } from '../services/frontier/seed-registration.js';
 import { HostWaker } from '../services/frontier/host-waker.js';
+import { crawlRenderStatus } from '../services/rendering/render-status.js';
 
 /** Parse throughput is measured over this window for backpressure. */
 const BACKLOG_WINDOW_SECONDS = 30;
@@ -97,7 +98,11 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       await relinkStalePages(deps.pool, await crawls.get(input.crawlId), STALE_LINK_PAGES_PER_TICK, nowMs);
     }
 
-    const [errors, waits] = await Promise.all([errorsByType(deps.pool, input.crawlId), crawlWaits(deps.pool, input.crawlId)]);
+    const [errors, waits, renders] = await Promise.all([
+      errorsByType(deps.pool, input.crawlId),
+      crawlWaits(deps.pool, input.crawlId),
+      crawls.get(input.crawlId).then((context) => crawlRenderStatus(deps, input.crawlId, context.record.config, input.taskQueue)),
+    ]);
     const budgetSpent = counts.admitted >= maxPages;
     const finished = counts.inFlight === 0 && ((counts.queued === 0 && staleLinkPages === 0) || budgetSpent || input.control.stopping);
     return {
@@ -114,6 +119,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       hostsWoken,
       errorsByType: errors,
       waits,
+      ...(renders === undefined ? {} : { renders }),
       finished,
       nowMs,
     };
@@ -122,11 +128,12 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
   async function finishCrawl(input: FinishCrawlInput): Promise<FinishCrawlResult> {
     const state = input.stopped ? 'stopped' : 'finished';
     await markCrawlFinished(deps.pool, input.crawlId, state);
-    const [{ maxPages: _maxPages, accountedInFlight: _accounted, ...counts }, errors, deferred, waits] = await Promise.all([
+    const [{ maxPages: _maxPages, accountedInFlight: _accounted, ...counts }, errors, deferred, waits, renders] = await Promise.all([
       frontierCounts(deps.pool, input.crawlId),
       errorsByType(deps.pool, input.crawlId),
       deferredByReason(deps.pool, input.crawlId),
       crawlWaits(deps.pool, input.crawlId),
+      crawls.get(input.crawlId).then((context) => crawlRenderStatus(deps, input.crawlId, context.record.config, undefined)),
       // Statistics for the next crawl's plans; the crawl's outcome does not depend on them.
       refreshPlannerStatistics(deps.pool).catch(() => undefined),
     ]);
@@ -140,6 +147,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       errorsByType: errors,
       deferred,
       storageFailures: waits.storage.failures,
+      ...(renders === undefined ? {} : { renders }),
       durationMs: finishedAtMs - input.startedAtMs,
       startedAtMs: input.startedAtMs,
       finishedAtMs,

@@ -12,6 +12,8 @@ import {
 
 import { changeFieldSelectorProblem } from '../parse/change-fields.js';
 import { politenessConfigProblem, type CrawlPolitenessConfig } from './politeness-config.js';
+import { DEFAULT_RENDER_CONFIG, resolveRenderConfig, type CrawlRenderConfig } from './render-config.js';
+import { RenderInputError } from '../domain/render/index.js';
 
 /**
  * What one crawl is allowed to do. Stored with the crawl (Postgres `crawls.config`) so that every
@@ -91,6 +93,12 @@ export interface CrawlConfig {
    * Recrawl cycles re-read these pages first. Stored in canonical form; at most 100. Default [].
    */
   listingPages: string[];
+  /**
+   * Rendering pages built by JavaScript in a browser (docs/rendering.md): mode, allow and deny
+   * rules, third-party origins, budget and times. Default mode 'never'; crawls stored before
+   * rendering have none (never).
+   */
+  render?: CrawlRenderConfig;
 }
 
 /** assessTrap's options as a crawl sets them; the depth limit is the crawl's own `maxDepth`. */
@@ -137,6 +145,7 @@ export const DEFAULT_CRAWL_CONFIG: CrawlConfig = {
   seenFilterFalsePositiveRate: 0.01,
   changeFields: {},
   listingPages: [],
+  render: DEFAULT_RENDER_CONFIG,
 };
 
 /** Largest seen-filter capacity: 100 million URLs at 1% is a 120 MB filter per worker process. */
@@ -245,6 +254,12 @@ export function resolveCrawlConfig(partial: Partial<CrawlConfig> = {}): CrawlCon
     throw new CrawlConfigError('seenFilterFalsePositiveRate', `expected a share in (0, 0.5], e.g. 0.01, got ${String(rate)}`);
   }
   validateChangeFields(config.changeFields);
+  try {
+    config.render = resolveRenderConfig(partial.render);
+  } catch (error) {
+    if (error instanceof RenderInputError) throw new CrawlConfigError(error.field, error.message);
+    throw error;
+  }
   return config;
 }
 

@@ -82,7 +82,7 @@ export class PrometheusCrawlMetrics implements CrawlMetricsSink {
     this.crawlFigures.set({ crawl, figure: 'fetched' }, counts.fetched);
     this.backlogSeconds.set({ crawl }, Math.max(0, tick.admission.backlogSeconds));
     this.admitFactor.set({ crawl }, tick.admission.admitFactor);
-    for (const reason of ['retry-after', 'circuit-open', 'robots-unreachable', 'retry-backoff', 'crawl-delay']) {
+    for (const reason of ['retry-after', 'circuit-open', 'robots-unreachable', 'retry-backoff', 'crawl-delay', 'render-worker']) {
       this.hostsWaiting.set({ crawl, reason }, tick.waits.hosts.find((group) => group.reason === reason)?.hosts ?? 0);
     }
     this.hostsWaiting.set({ crawl, reason: 'worker' }, tick.waits.waitingForWorker?.hosts ?? 0);

@@ -6,7 +6,7 @@ import { QueryPolicyConfigError, compileQueryPolicies, redactCredentials, redact
 import { createCrawlerWorker } from '../../workers/crawler-worker.js';
 import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal } from '../../contracts/messages.js';
 import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
-import { clockTime, describeCrawlWaits } from '../../contracts/describe-waits.js';
+import { clockTime, describeCrawlWaits, describeRenders } from '../../contracts/describe-waits.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
 import { changeFieldsOption, dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
@@ -18,6 +18,9 @@ import { SEEDS_IN_WORKFLOW_INPUT, checkSeedsFile, seedBatches } from '../seeds-f
 import { connectDatabase } from '../client.js';
 import { registerSeedBatch } from '../../services/frontier/seed-registration.js';
 import type { Pool } from '../../storage/postgres/pool.js';
+import { findChromium } from '../../browser/index.js';
+import { DEFAULT_RENDER_BUDGET, isRenderMode, type RenderMode } from '../../domain/render/index.js';
+import { DEFAULT_RENDER_CONFIG, type CrawlRenderConfig } from '../../config/render-config.js';
 
 export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max-pages N] [--max-depth D]
                      [--min-host-delay-ms MS] [--user-agent UA] [--allow-private-networks]
@@ -28,6 +31,9 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
                      [--max-concurrent-per-host N] [--max-body-bytes N] [--max-decompressed-bytes N]
                      [--connect-timeout-ms MS] [--first-byte-timeout-ms MS] [--body-timeout-ms MS]
                      [--politeness JSON] [--change-field NAME=SELECTOR]... [--listing-page PREFIX]...
+                     [--render never|auto|always] [--render-allow HOST|PREFIX]... [--render-deny HOST|PREFIX]...
+                     [--render-allow-origin ORIGIN]... [--render-max-renders N] [--render-max-cpu-seconds N]
+                     [--render-max-per-host N] [--render-settle-ms MS] [--render-slots N]
                      [--crawl-id ID] [--task-queue Q] [--no-worker] [--log-format text|json]
                      [--metrics-port N] [--data-dir DIR] [--json]
        crawler crawl --resume ID [--no-worker] [--data-dir DIR] [--json]
@@ -68,6 +74,19 @@ Politeness and fetch limits (docs/politeness.md, docs/failures.md):
                            robotsUnreachablePatienceMs (default here 180000; robots.txt asked again
                            every robotsUnreachableRetryMs, default here 60000)
 
+Rendering pages built by JavaScript (docs/rendering.md):
+  --render MODE            never, auto (decided per page from its HTML; the default when the browser
+                           is installed) or always; without the browser rendering is off (said once)
+  --render-allow H|P       repeatable; render these hosts or URL prefixes whatever their HTML says,
+                           and their hash routes (#/...); --render-deny H|P: never render these
+  --render-allow-origin O  repeatable; subresources may come from this origin too (a CDN), each
+                           request paced as its host's; other origins are refused
+  --render-max-renders N, --render-max-cpu-seconds N, --render-max-per-host N
+                           the crawl's render budget (default 1000 renders, 3600 browser CPU s,
+                           200 per host); past it pages keep their HTTP result (render-deferred)
+  --render-settle-ms MS    after DOMContentLoaded, the longest a render waits to settle (default 3000)
+  --render-slots N         renders this process runs at once, a browser each (default 1 with the browser)
+
 Change detection (docs/storage-and-recrawl.md):
   --change-field NAME=SELECTOR  repeatable; a page changed when the text of these CSS selectors did
                            (e.g. price=.price stock=#availability), not when the rest of its text did
@@ -102,6 +121,15 @@ const options = {
   politeness: { type: 'string' },
   'change-field': { type: 'string', multiple: true },
   'listing-page': { type: 'string', multiple: true },
+  render: { type: 'string' },
+  'render-allow': { type: 'string', multiple: true },
+  'render-deny': { type: 'string', multiple: true },
+  'render-allow-origin': { type: 'string', multiple: true },
+  'render-max-renders': { type: 'string' },
+  'render-max-cpu-seconds': { type: 'string' },
+  'render-max-per-host': { type: 'string' },
+  'render-settle-ms': { type: 'string' },
+  'render-slots': { type: 'string' },
   'crawl-id': { type: 'string' },
   resume: { type: 'string' },
   'task-queue': { type: 'string' },
@@ -128,7 +156,13 @@ export async function crawlCommand(argv: string[]): Promise<number> {
       throw new CliError(`invalid seed URL '${redactUserinfo(seed)}': ${result.error.message}. Fix or remove it; nothing was started.`, 2);
     }
   }
-  const config = oneShot(await buildConfig(values));
+  // The in-process worker renders when the browser is installed, and the crawl then renders in auto.
+  const chromium = findChromium();
+  const renderSlots = values['no-worker'] || !chromium.found ? 0 : (integerOption('render-slots', values['render-slots'] as string | undefined, 0, 16) ?? 1);
+  const config = oneShot(await buildConfig(values, { defaultRenderMode: renderSlots > 0 ? 'auto' : 'never' }));
+  if (!chromium.found && values.render === undefined && !values['no-worker'] && values.json !== true) {
+    process.stderr.write(`rendering is off: ${chromium.reason}\n`);
+  }
   const logFormat = logFormatOption(values['log-format'] as string | undefined);
   const metricsPort = integerOption('metrics-port', values['metrics-port'] as string | undefined, 0, 65_535);
   const dataDir = defaultDataDir(values['data-dir']);
@@ -141,7 +175,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
   const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
   const worker = values['no-worker']
     ? undefined
-    : await createCrawlerWorker({ temporal: endpoints.temporal, databaseUrl: endpoints.postgres.url, s3: endpoints.s3, dataDir, taskQueue, logFormat, ...(metricsPort !== undefined ? { metricsPort } : {}) });
+    : await createCrawlerWorker({ temporal: endpoints.temporal, databaseUrl: endpoints.postgres.url, s3: endpoints.s3, dataDir, taskQueue, logFormat, renderSlots, ...(metricsPort !== undefined ? { metricsPort } : {}) });
   if (worker?.metricsUrl) say(`metrics at ${worker.metricsUrl}`);
   const workerRun = worker?.run();
   const client = worker?.client ?? (await (await import('../client.js')).connectClient(endpoints));
@@ -277,6 +311,9 @@ export async function crawlCommand(argv: string[]): Promise<number> {
         `  URLs discovered: ${summary.urlsDiscovered}`,
         `  errors:          ${errors}`,
         ...(summary.storageFailures > 0 ? [`  storage:         ${summary.storageFailures} failed tries to store a body (each body waited for the store and was tried again)`] : []),
+        ...(summary.renders
+          ? [`  renders:         ${describeRenders(summary.renders)}`]
+          : []),
         ...(Object.keys(summary.deferred ?? {}).length > 0
           ? [`  deferred:        ${Object.entries(summary.deferred).map(([reason, n]) => `${reason} ${n}`).join(', ')} (not fetched; a later crawl takes them)`]
           : []),
@@ -313,7 +350,7 @@ function oneShot(config: CrawlConfig): CrawlConfig {
 }
 
 /** Every option is checked here, before anything starts: a bad one exits 2 and names itself. */
-export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
+export async function buildConfig(values: CrawlValues, defaults: { defaultRenderMode?: RenderMode } = {}): Promise<CrawlConfig> {
   const text = (name: string): string | undefined => values[name] as string | undefined;
   const integer = (name: string, range: IntegerRange): number | undefined => integerOption(name, text(name), range.min, range.max);
   const ranges = CRAWL_CONFIG_INTEGER_RANGES;
@@ -351,6 +388,7 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
     ...(values['body-timeout-ms'] !== undefined ? { bodyTimeoutMs: integer('body-timeout-ms', ranges.bodyTimeoutMs)! } : {}),
     ...(text('politeness') !== undefined ? { politeness: parsePolitenessOption(text('politeness')!) } : {}),
     ...(changeFields !== undefined ? { changeFields } : {}),
+    render: renderOptions(values, defaults.defaultRenderMode ?? 'never'),
   };
   try {
     return resolveCrawlConfig(partial);
@@ -358,6 +396,29 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
     if (error instanceof CrawlConfigError) throw new CliError(`invalid option ${flagOfConfigField(error.field)}: ${error.message}`, 2);
     throw error;
   }
+}
+
+/** The --render flags; resolveCrawlConfig checks them (a bad value names its flag). */
+function renderOptions(values: CrawlValues, defaultMode: RenderMode): CrawlRenderConfig {
+  const text = (name: string): string | undefined => values[name] as string | undefined;
+  const list = (name: string): string[] => (values[name] as string[] | undefined) ?? [];
+  const mode = text('render') ?? defaultMode;
+  if (!isRenderMode(mode)) throw new CliError(`invalid option --render: expected never, auto or always, got '${mode}'`, 2);
+  const budget = {
+    ...DEFAULT_RENDER_BUDGET,
+    ...(text('render-max-renders') !== undefined ? { maxRenders: integerOption('render-max-renders', text('render-max-renders'), 0)! } : {}),
+    ...(text('render-max-cpu-seconds') !== undefined ? { maxCpuSeconds: integerOption('render-max-cpu-seconds', text('render-max-cpu-seconds'), 0)! } : {}),
+    ...(text('render-max-per-host') !== undefined ? { maxRendersPerHost: integerOption('render-max-per-host', text('render-max-per-host'), 0)! } : {}),
+  };
+  return {
+    ...DEFAULT_RENDER_CONFIG,
+    mode,
+    allow: list('render-allow'),
+    deny: list('render-deny'),
+    allowOrigins: list('render-allow-origin'),
+    budget,
+    ...(text('render-settle-ms') !== undefined ? { settleMs: integerOption('render-settle-ms', text('render-settle-ms'), 100, 120_000)! } : {}),
+  };
 }
 
 /** --politeness takes a JSON object inline; resolveCrawlConfig then checks each knob. */
@@ -483,8 +544,9 @@ class ProgressLine {
   show(status: CrawlStatus): void {
     const c = status.counts;
     const waits = describeCrawlWaits(status.waits);
+    const renders = describeRenders(status.renders);
     const notes = [...this.notes.values()];
-    const line = `${status.state}: fetched ${c.fetched}${c.notModified > 0 ? `, not modified ${c.notModified}` : ''}, in flight ${c.inFlight}, queued ${c.queued}, discovered ${c.discovered}, failed ${c.failed + c.dead}, hosts ${status.activeHosts}${waits.length > 0 ? `; waiting: ${waits.join('; ')}` : ''}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
+    const line = `${status.state}: fetched ${c.fetched}${c.notModified > 0 ? `, not modified ${c.notModified}` : ''}, in flight ${c.inFlight}, queued ${c.queued}, discovered ${c.discovered}, failed ${c.failed + c.dead}, hosts ${status.activeHosts}${renders ? `; ${renders}` : ''}${waits.length > 0 ? `; waiting: ${waits.join('; ')}` : ''}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
     if (this.tty) {
       process.stderr.write(`\r\x1b[2K${line}`);
       this.shown = true;

@@ -22,4 +22,10 @@ export interface CrawlMetricsSink {
   frontierTicked(crawlId: string, tick: FrontierTickResult, refusedByReason: Record<string, number>): void;
   /** A recrawl cycle ended: its freshness work and how much of its budget it used. */
   recrawlCycleFinished(summary: RecrawlCycleSummary): void;
+  /** A render's browser request: what the gate did (fetched, cached, blocked-type, robots-disallowed, ...). Optional: sinks from before rendering. */
+  renderSubresource?(outcome: string): void;
+  /** A render ended: why it was rendered, how (rendered, partial, a failure type), its browser CPU and peak PSS. */
+  renderEnded?(reason: string, outcome: string, cpuMs: number, peakPssBytes: number): void;
+  /** A render waited this long between its scheduling and its start on the render queue. */
+  renderQueueWaited?(ms: number): void;
 }

@@ -1,0 +1,137 @@
+/**
+ * The two ways a render's request keeps its host's politeness (docs/rendering.md, "The gate").
+ *
+ * HostTurnPacer: the page's own host, whose turn the render holds (its host workflow gave it the
+ * politeness state, as to a fetch burst). Requests go one at a time, each after the host's delay
+ * counted from the previous one's end (page fetch included), through the same arithmetic as every
+ * fetch (subresourceWaitMs, onFetchStarted, applyHostOutcome); the final state goes back to the
+ * host workflow.
+ *
+ * LedgerPacer: a host the render reaches as another origin (--render-allow-origin). The render
+ * does not hold that host's turn; each request reserves its start in host_pacing, which that
+ * host's own fetches reserve in too, and gives the reservation back with its real end.
+ */
+import { applyHostOutcome, onFetchStarted, policyDelayMs, type HostOutcome, type HostPolitenessPolicy, type HostPolitenessState } from '../../domain/politeness/index.js';
+import { MAX_SUBRESOURCE_WAIT_MS, subresourceWaitMs } from '../../domain/render/index.js';
+import { releaseHostPacing, reserveHostPacing } from '../../storage/postgres/subresource-repository.js';
+import type { Pool } from '../../storage/postgres/pool.js';
+import { sleepUntilMs } from '../fetching/sleep-until.js';
+
+/** Date.now() is whole milliseconds: a wait ends a little after its time, never before (fetch-burst-activity.ts says why). */
+const TIMER_MARGIN_MS = 2;
+
+/** One request as a pacer runs it: what it returns, and what it told the host. */
+export interface PacedRequest<T> {
+  result: T;
+  outcome: HostOutcome;
+}
+
+/** Why a pacer sent nothing. */
+export type PacingRefusal = { refused: 'politeness-refused'; reason: string };
+
+export interface RequestPacer {
+  /** Runs `send` in the host's turn, or refuses it (the host asks for more than a render may wait). */
+  run<T>(send: () => Promise<PacedRequest<T>>): Promise<T | PacingRefusal>;
+}
+
+export interface PacerClock {
+  now: () => number;
+  sleepMs: (ms: number) => Promise<void>;
+  /** Aborted when the render ends: a wait under way ends at once and sends nothing. */
+  until?: AbortSignal;
+}
+
+/** Runs one task at a time, in arrival order. */
+class SerialQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(task, task);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+export class HostTurnPacer implements RequestPacer {
+  private readonly queue = new SerialQueue();
+  /** Requests sent (robots.txt included), for the host workflow's count. */
+  requestsStarted = 0;
+
+  constructor(
+    private state: HostPolitenessState,
+    private policy: HostPolitenessPolicy,
+    private readonly clock: PacerClock,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** The host's politeness state after the render's requests, nothing in flight. */
+  get politeness(): HostPolitenessState {
+    return this.state;
+  }
+
+  /** A robots.txt read in the render may add a Crawl-delay: every later wait takes it. */
+  raiseCrawlDelay(crawlDelayMs: number): void {
+    this.policy = { ...this.policy, crawlDelayMs: Math.max(this.policy.crawlDelayMs ?? 0, crawlDelayMs) };
+  }
+
+  run<T>(send: () => Promise<PacedRequest<T>>): Promise<T | PacingRefusal> {
+    return this.queue.run(async () => {
+      const decidedAtMs = this.clock.now();
+      const waitMs = this.clock.until?.aborted ? undefined : subresourceWaitMs(this.state, this.policy, decidedAtMs);
+      if (waitMs === undefined) return { refused: 'politeness-refused' as const, reason: `the host asks for more than ${MAX_SUBRESOURCE_WAIT_MS} ms, or holds us off` };
+      await sleepUntilMs(decidedAtMs + waitMs + TIMER_MARGIN_MS, { nowMs: this.clock.now, sleepMs: this.clock.sleepMs, ...(this.clock.until ? { until: this.clock.until } : {}) });
+      if (this.clock.until?.aborted) return { refused: 'politeness-refused' as const, reason: 'the render ended first' };
+      this.state = onFetchStarted(this.state, this.clock.now());
+      let sent: PacedRequest<T>;
+      try {
+        sent = await send();
+      } catch (error) {
+        // A failure of ours (not the host's): the slot goes back, no delay added.
+        this.state = applyHostOutcome(this.state, { kind: 'not-sent', atMs: this.clock.now() }, this.policy, this.random);
+        throw error;
+      }
+      if (sent.outcome.kind !== 'not-sent') this.requestsStarted += 1;
+      this.state = applyHostOutcome(this.state, sent.outcome, this.policy, this.random);
+      return sent.result;
+    });
+  }
+}
+
+/** How long a ledger reservation holds the host before its end is known, ms: the longest a subresource request may take. */
+export const LEDGER_HOLD_MS = 30_000;
+
+export class LedgerPacer implements RequestPacer {
+  private readonly queue = new SerialQueue();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly host: string,
+    private readonly policy: HostPolitenessPolicy,
+    private readonly clock: PacerClock,
+    /** The earliest a reservation may start (the host joined the ledger recently: fetches under way before it may not see it yet). */
+    private readonly notBeforeMs = 0,
+  ) {}
+
+  run<T>(send: () => Promise<PacedRequest<T>>): Promise<T | PacingRefusal> {
+    return this.queue.run(async () => {
+      const delayMs = policyDelayMs(this.policy);
+      const nowMs = this.clock.now();
+      const startAtMs = await reserveHostPacing(this.pool, { host: this.host, nowMs, delayMs, holdMs: LEDGER_HOLD_MS, notBeforeMs: this.notBeforeMs });
+      if (startAtMs === undefined) return { refused: 'politeness-refused' as const, reason: `${this.host} is not in the pacing ledger` };
+      const release = (finishedAtMs: number): Promise<void> => releaseHostPacing(this.pool, { host: this.host, reservedStartAtMs: startAtMs, holdMs: LEDGER_HOLD_MS, delayMs, finishedAtMs });
+      if (startAtMs - nowMs > MAX_SUBRESOURCE_WAIT_MS || this.clock.until?.aborted) {
+        // Too far off for a render: the ledger goes back to where it stood (the start it offered), never earlier.
+        await release(startAtMs - delayMs);
+        return { refused: 'politeness-refused' as const, reason: `${this.host}'s next turn is ${startAtMs - nowMs} ms away` };
+      }
+      await sleepUntilMs(startAtMs + TIMER_MARGIN_MS, { nowMs: this.clock.now, sleepMs: this.clock.sleepMs, ...(this.clock.until ? { until: this.clock.until } : {}) });
+      let finishedAtMs = this.clock.now();
+      try {
+        const sent = await send();
+        finishedAtMs = sent.outcome.kind === 'not-sent' ? finishedAtMs : sent.outcome.finishedAtMs;
+        return sent.result;
+      } finally {
+        await release(Math.max(finishedAtMs, this.clock.now())).catch(() => undefined);
+      }
+    });
+  }
+}
