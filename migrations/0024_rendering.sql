@@ -97,10 +97,13 @@ CREATE TABLE render_verdicts (
 );
 
 -- The pacing ledger of hosts that renders reach as other origins (--render-allow-origin): every
--- request to such a host, a page fetch or a subresource, reserves its start here. A host has a
--- row from when a crawl allowing it starts; next_at_ms: nobody starts a request before it.
+-- request to such a host, a page fetch or a subresource, takes the host's turn here. A host has a
+-- row from when a crawl allowing it starts. One request at a time (busy_until_ms, held by
+-- `holder` until it gives the turn back), and none before next_at_ms.
 CREATE TABLE host_pacing (
-  host          text PRIMARY KEY,
-  next_at_ms    bigint NOT NULL DEFAULT 0,
-  shared_since  timestamptz NOT NULL DEFAULT now()
+  host           text PRIMARY KEY,
+  next_at_ms     bigint NOT NULL DEFAULT 0,
+  busy_until_ms  bigint NOT NULL DEFAULT 0,
+  holder         text,
+  shared_since   timestamptz NOT NULL DEFAULT now()
 );

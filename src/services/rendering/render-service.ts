@@ -91,7 +91,7 @@ export function createRenderService(deps: ActivityDeps, parts: RenderServicePart
     }
     const ledgerPolicy = { ...DEFAULT_HOST_POLITENESS_POLICY, ...hostPolicyOverridesOf(task.politeness), minDelayMs: task.minHostDelayMs };
     const ledgerPacerFor = (host: string): RequestPacer =>
-      new LedgerPacer(deps.pool, host, ledgerPolicy, { now: deps.now, sleepMs: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), until: runtime.signal }, 0);
+      new LedgerPacer(deps.pool, host, ledgerPolicy, { now: deps.now, sleepMs: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), until: runtime.signal });
     const ends = new AbortController();
     const onCancel = (): void => ends.abort();
     runtime.signal.addEventListener('abort', onCancel, { once: true });
@@ -212,6 +212,7 @@ export function createRenderService(deps: ActivityDeps, parts: RenderServicePart
       // A host joined the ledger recently: wait until every fetch of it under way sees the ledger.
       const pacer = make(ledgerHost);
       return {
+        raiseCrawlDelay: (crawlDelayMs) => pacer.raiseCrawlDelay?.(crawlDelayMs),
         run: async (send) => {
           const since = await pacedSinceMs(deps.pool, ledgerHost);
           if (since === undefined) return { refused: 'politeness-refused', reason: `${ledgerHost} is not in the pacing ledger` };

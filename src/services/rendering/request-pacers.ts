@@ -8,13 +8,13 @@
  * host workflow.
  *
  * LedgerPacer: a host the render reaches as another origin (--render-allow-origin). The render
- * does not hold that host's turn; each request reserves its start in host_pacing, which that
- * host's own fetches reserve in too, and gives the reservation back with its real end.
+ * does not hold that host's turn; each request takes the host's turn in host_pacing, where that
+ * host's own fetches take it too, and gives it back with its real end.
  */
 import { applyHostOutcome, onFetchStarted, policyDelayMs, type HostOutcome, type HostPolitenessPolicy, type HostPolitenessState } from '../../domain/politeness/index.js';
 import { MAX_SUBRESOURCE_WAIT_MS, subresourceWaitMs } from '../../domain/render/index.js';
-import { releaseHostPacing, reserveHostPacing } from '../../storage/postgres/subresource-repository.js';
 import type { Pool } from '../../storage/postgres/pool.js';
+import { takeLedgerTurn } from './paced-hosts.js';
 import { sleepUntilMs } from '../fetching/sleep-until.js';
 
 /** Date.now() is whole milliseconds: a wait ends a little after its time, never before (fetch-burst-activity.ts says why). */
@@ -32,6 +32,8 @@ export type PacingRefusal = { refused: 'politeness-refused'; reason: string };
 export interface RequestPacer {
   /** Runs `send` in the host's turn, or refuses it (the host asks for more than a render may wait). */
   run<T>(send: () => Promise<PacedRequest<T>>): Promise<T | PacingRefusal>;
+  /** A robots.txt of the host says Crawl-delay: called from within `send` of that request, before its outcome counts. */
+  raiseCrawlDelay?(crawlDelayMs: number): void;
 }
 
 export interface PacerClock {
@@ -55,6 +57,8 @@ export class HostTurnPacer implements RequestPacer {
   private readonly queue = new SerialQueue();
   /** Requests sent (robots.txt included), for the host workflow's count. */
   requestsStarted = 0;
+  /** When the last request sent ended, ms since epoch. */
+  private lastEndedAtMs: number | undefined;
 
   constructor(
     private state: HostPolitenessState,
@@ -68,9 +72,13 @@ export class HostTurnPacer implements RequestPacer {
     return this.state;
   }
 
-  /** A robots.txt read in the render may add a Crawl-delay: every later wait takes it. */
+  /**
+   * A robots.txt read in the render may add a Crawl-delay: every later wait takes it, counted from
+   * the end of the last request (that robots.txt itself), as a fetch burst counts it.
+   */
   raiseCrawlDelay(crawlDelayMs: number): void {
     this.policy = { ...this.policy, crawlDelayMs: Math.max(this.policy.crawlDelayMs ?? 0, crawlDelayMs) };
+    if (this.lastEndedAtMs !== undefined) this.state = { ...this.state, nextFetchAtMs: Math.max(this.state.nextFetchAtMs, this.lastEndedAtMs + crawlDelayMs) };
   }
 
   run<T>(send: () => Promise<PacedRequest<T>>): Promise<T | PacingRefusal> {
@@ -89,15 +97,18 @@ export class HostTurnPacer implements RequestPacer {
         this.state = applyHostOutcome(this.state, { kind: 'not-sent', atMs: this.clock.now() }, this.policy, this.random);
         throw error;
       }
-      if (sent.outcome.kind !== 'not-sent') this.requestsStarted += 1;
+      if (sent.outcome.kind !== 'not-sent') {
+        this.requestsStarted += 1;
+        this.lastEndedAtMs = sent.outcome.finishedAtMs;
+      }
       this.state = applyHostOutcome(this.state, sent.outcome, this.policy, this.random);
       return sent.result;
     });
   }
 }
 
-/** How long a ledger reservation holds the host before its end is known, ms: the longest a subresource request may take. */
-export const LEDGER_HOLD_MS = 30_000;
+/** How long a subresource's turn in the ledger is held at most before its request's end is known, ms (its fetch deadlines are 20 s each). */
+export const LEDGER_HOLD_MS = 45_000;
 
 export class LedgerPacer implements RequestPacer {
   private readonly queue = new SerialQueue();
@@ -105,32 +116,36 @@ export class LedgerPacer implements RequestPacer {
   constructor(
     private readonly pool: Pool,
     private readonly host: string,
-    private readonly policy: HostPolitenessPolicy,
+    private policy: HostPolitenessPolicy,
     private readonly clock: PacerClock,
-    /** The earliest a reservation may start (the host joined the ledger recently: fetches under way before it may not see it yet). */
-    private readonly notBeforeMs = 0,
   ) {}
+
+  raiseCrawlDelay(crawlDelayMs: number): void {
+    this.policy = { ...this.policy, crawlDelayMs: Math.max(this.policy.crawlDelayMs ?? 0, crawlDelayMs) };
+  }
 
   run<T>(send: () => Promise<PacedRequest<T>>): Promise<T | PacingRefusal> {
     return this.queue.run(async () => {
-      const delayMs = policyDelayMs(this.policy);
-      const nowMs = this.clock.now();
-      const startAtMs = await reserveHostPacing(this.pool, { host: this.host, nowMs, delayMs, holdMs: LEDGER_HOLD_MS, notBeforeMs: this.notBeforeMs });
-      if (startAtMs === undefined) return { refused: 'politeness-refused' as const, reason: `${this.host} is not in the pacing ledger` };
-      const release = (finishedAtMs: number): Promise<void> => releaseHostPacing(this.pool, { host: this.host, reservedStartAtMs: startAtMs, holdMs: LEDGER_HOLD_MS, delayMs, finishedAtMs });
-      if (startAtMs - nowMs > MAX_SUBRESOURCE_WAIT_MS || this.clock.until?.aborted) {
-        // Too far off for a render: the ledger goes back to where it stood (the start it offered), never earlier.
-        await release(startAtMs - delayMs);
-        return { refused: 'politeness-refused' as const, reason: `${this.host}'s next turn is ${startAtMs - nowMs} ms away` };
+      const turn = await takeLedgerTurn(this.pool, {
+        host: this.host,
+        delayMs: policyDelayMs(this.policy),
+        holdMs: LEDGER_HOLD_MS,
+        maxWaitMs: MAX_SUBRESOURCE_WAIT_MS,
+        now: this.clock.now,
+        sleepMs: this.clock.sleepMs,
+        ...(this.clock.until ? { until: this.clock.until } : {}),
+      });
+      if (!turn.taken) {
+        return { refused: 'politeness-refused' as const, reason: turn.reason === 'not-in-ledger' ? `${this.host} is not in the pacing ledger` : `${this.host}'s turn is more than ${MAX_SUBRESOURCE_WAIT_MS} ms away` };
       }
-      await sleepUntilMs(startAtMs + TIMER_MARGIN_MS, { nowMs: this.clock.now, sleepMs: this.clock.sleepMs, ...(this.clock.until ? { until: this.clock.until } : {}) });
       let finishedAtMs = this.clock.now();
       try {
         const sent = await send();
-        finishedAtMs = sent.outcome.kind === 'not-sent' ? finishedAtMs : sent.outcome.finishedAtMs;
+        if (sent.outcome.kind !== 'not-sent') finishedAtMs = sent.outcome.finishedAtMs;
         return sent.result;
       } finally {
-        await release(Math.max(finishedAtMs, this.clock.now())).catch(() => undefined);
+        // The delay at the release: a robots.txt read by this very request may have raised it.
+        await turn.release(Math.max(finishedAtMs, this.clock.now()), policyDelayMs(this.policy)).catch(() => undefined);
       }
     });
   }

@@ -96,7 +96,10 @@ export function createSubresourceGate(deps: Deps, input: SubresourceGateInput): 
   const pagePacer: RequestPacer =
     paced === undefined
       ? input.hostTurn
-      : { run: (send) => input.hostTurn.run(() => paced.run(pageHost, input.pageHostDelayMs ?? 0, send, (sent) => (sent.outcome.kind === 'not-sent' ? undefined : sent.outcome.finishedAtMs))) };
+      : {
+          run: (send) => input.hostTurn.run(() => paced.run(pageHost, input.pageHostDelayMs ?? 0, send, (sent) => (sent.outcome.kind === 'not-sent' ? undefined : sent.outcome.finishedAtMs))),
+          raiseCrawlDelay: (crawlDelayMs) => input.hostTurn.raiseCrawlDelay(crawlDelayMs),
+        };
   const pacerFor = (host: string): RequestPacer => {
     if (host === pageHost) return pagePacer;
     let pacer = ledgers.get(host);
@@ -203,10 +206,11 @@ export function createSubresourceGate(deps: Deps, input: SubresourceGateInput): 
         if (cached && isRobotsFresh(cached, deps.now())) return cached;
         const refreshed = await pacer.run(async () => {
           const result = await deps.refreshRobots({ origin, crawlId: input.crawlId }, `${input.callId}/robots/${(refreshes += 1)}`);
+          // Its Crawl-delay counts from this very request, before the next is paced.
+          if (result.crawlDelayMs !== undefined) pacer.raiseCrawlDelay?.(result.crawlDelayMs);
           return { result, outcome: hostOutcomeOfRobotsRefresh(result) };
         });
         if (isRefusal(refreshed)) return undefined;
-        if (refreshed.crawlDelayMs !== undefined && pacer === pagePacer) input.hostTurn.raiseCrawlDelay(refreshed.crawlDelayMs);
         return getRobotsEntry(deps.pool, origin);
       })();
       robotsByOrigin.set(origin, rules);

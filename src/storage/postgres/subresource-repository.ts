@@ -65,28 +65,28 @@ export async function pacedSinceMs(db: Queryable, host: string): Promise<number 
 }
 
 /**
- * Reserves the next start of a request to `host` (reservePacingSlot in src/domain/render, in one
- * statement under the row's lock): it may start at the returned time, not before; until it is
- * released nobody else may start before start + holdMs + delayMs. Undefined: the host is not in
- * the ledger.
+ * Takes `host`'s turn in the ledger for one request (acquireLedgerTurn in src/domain/render, in one
+ * statement under the row's lock): acquired when no request holds it and its next start time has
+ * come; else when to ask again. Undefined: the host is not in the ledger.
  */
-export async function reserveHostPacing(db: Queryable, input: { host: string; nowMs: number; delayMs: number; holdMs: number; notBeforeMs?: number }): Promise<number | undefined> {
-  const result = await db.query<{ start_at_ms: string }>(
-    `WITH old AS (SELECT host, next_at_ms FROM host_pacing WHERE host = $1 FOR UPDATE)
-     UPDATE host_pacing p SET next_at_ms = GREATEST(old.next_at_ms, $2, $5) + $4 + $3
-     FROM old WHERE p.host = old.host
-     RETURNING GREATEST(old.next_at_ms, $2, $5) AS start_at_ms`,
-    [input.host, input.nowMs, input.delayMs, input.holdMs, input.notBeforeMs ?? 0],
+export async function acquireHostPacing(db: Queryable, input: { host: string; nowMs: number; holdMs: number; holder: string }): Promise<{ acquired: true } | { acquired: false; nextAtMs: number; busyUntilMs: number } | undefined> {
+  const nowMs = Math.ceil(input.nowMs);
+  const taken = await db.query(
+    `UPDATE host_pacing SET busy_until_ms = $2::bigint + $3::bigint, holder = $4
+     WHERE host = $1 AND busy_until_ms <= $2::bigint AND next_at_ms <= $2::bigint`,
+    [input.host, nowMs, Math.ceil(input.holdMs), input.holder],
   );
-  const row = result.rows[0];
-  return row === undefined ? undefined : Number(row.start_at_ms);
+  if ((taken.rowCount ?? 0) > 0) return { acquired: true };
+  const row = await db.query<{ next_at_ms: string; busy_until_ms: string }>('SELECT next_at_ms, busy_until_ms FROM host_pacing WHERE host = $1', [input.host]);
+  const current = row.rows[0];
+  return current === undefined ? undefined : { acquired: false, nextAtMs: Number(current.next_at_ms), busyUntilMs: Number(current.busy_until_ms) };
 }
 
-/** Gives a reservation's hold back once its request ended (pacingAfterRequest): the next may start delayMs after the end. */
-export async function releaseHostPacing(db: Queryable, input: { host: string; reservedStartAtMs: number; holdMs: number; delayMs: number; finishedAtMs: number }): Promise<void> {
+/** Gives `holder`'s turn back (releaseLedgerTurn): the next request may start `delayMs` after `finishedAtMs`, never earlier than the ledger said. */
+export async function releaseHostPacing(db: Queryable, input: { host: string; holder: string; delayMs: number; finishedAtMs: number }): Promise<void> {
   await db.query(
-    `UPDATE host_pacing SET next_at_ms = $5 + $4
-     WHERE host = $1 AND next_at_ms <= $2 + $3 + $4`,
-    [input.host, input.reservedStartAtMs, input.holdMs, input.delayMs, input.finishedAtMs],
+    `UPDATE host_pacing SET busy_until_ms = 0, holder = NULL, next_at_ms = GREATEST(next_at_ms, $3::bigint + $4::bigint)
+     WHERE host = $1 AND holder = $2`,
+    [input.host, input.holder, Math.ceil(input.finishedAtMs), Math.ceil(input.delayMs)],
   );
 }
