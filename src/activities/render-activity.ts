@@ -18,7 +18,7 @@ export function createRenderActivities(render: ReturnType<typeof createRenderSer
     } catch (error) {
       if (!(error instanceof RenderFailedError)) throw error;
       const policy = FAILURE_POLICIES[error.failureType];
-      const details: RenderFailureDetails = { politeness: error.politeness, requestsStarted: error.requestsStarted };
+      const details: RenderFailureDetails = { politeness: error.politeness, requestsStarted: error.requestsStarted, attempt: context.info.attempt };
       const final = policy.retryLayer !== 'activity' || context.info.attempt >= policy.maxAttempts;
       throw ApplicationFailure.create({ type: error.failureType, message: error.message, nonRetryable: final, details: [details] });
     }

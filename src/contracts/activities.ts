@@ -426,6 +426,8 @@ export interface RenderPageResult {
 export interface RenderFailureDetails {
   politeness: HostPolitenessState;
   requestsStarted: number;
+  /** The activity attempt that failed (the attempts the render had). */
+  attempt?: number;
 }
 
 export type SettleOutcome =

@@ -367,7 +367,7 @@ function renderFailureOf(error: unknown): RenderFailure {
     }
     if (cause instanceof ApplicationFailure) {
       const details = cause.details?.[0] as RenderFailureDetails | undefined;
-      return { type: cause.type ?? 'RenderCrashed', message: cause.message, attempts: cause.nonRetryable ? 1 : RENDER_ATTEMPTS, ...(details ? { details } : {}) };
+      return { type: cause.type ?? 'RenderCrashed', message: cause.message, attempts: details?.attempt ?? RENDER_ATTEMPTS, ...(details ? { details } : {}) };
     }
     // The worker holding the render stopped heartbeating or died on every attempt: its browser went with it.
     return { type: 'RenderCrashed', message: cause?.message ?? error.message, attempts: RENDER_ATTEMPTS };

@@ -11,7 +11,7 @@
  * does not hold that host's turn; each request takes the host's turn in host_pacing, where that
  * host's own fetches take it too, and gives it back with its real end.
  */
-import { applyHostOutcome, onFetchStarted, policyDelayMs, type HostOutcome, type HostPolitenessPolicy, type HostPolitenessState } from '../../domain/politeness/index.js';
+import { applyHostOutcome, hostResponseTimeMs, onFetchStarted, policyDelayMs, type HostOutcome, type HostPolitenessPolicy, type HostPolitenessState } from '../../domain/politeness/index.js';
 import { MAX_SUBRESOURCE_WAIT_MS, subresourceWaitMs } from '../../domain/render/index.js';
 import type { Pool } from '../../storage/postgres/pool.js';
 import { takeLedgerTurn } from './paced-hosts.js';
@@ -24,6 +24,12 @@ const TIMER_MARGIN_MS = 2;
 export interface PacedRequest<T> {
   result: T;
   outcome: HostOutcome;
+  /**
+   * The request was cut by us (the render ended while a long poll was open): its elapsed time says
+   * nothing of the host's speed, so the host's response time is kept as it was; the delay still
+   * counts from the cut.
+   */
+  cutByUs?: boolean;
 }
 
 /** Why a pacer sent nothing. */
@@ -101,7 +107,8 @@ export class HostTurnPacer implements RequestPacer {
         this.requestsStarted += 1;
         this.lastEndedAtMs = sent.outcome.finishedAtMs;
       }
-      this.state = applyHostOutcome(this.state, sent.outcome, this.policy, this.random);
+      const outcome = sent.cutByUs && sent.outcome.kind === 'response' ? { ...sent.outcome, responseMs: hostResponseTimeMs(this.state) } : sent.outcome;
+      this.state = applyHostOutcome(this.state, outcome, this.policy, this.random);
       return sent.result;
     });
   }

@@ -219,7 +219,7 @@ export function createSubresourceGate(deps: Deps, input: SubresourceGateInput): 
   }
 
   /** One GET (our User-Agent, the crawl's limits and network guard), the body kept in memory. */
-  async function fetchOnce(url: string, conditional: Record<string, string>, request: BrowserRequest): Promise<{ result: { kind: 'response'; response: Received } | { kind: 'failed' }; outcome: HostOutcome }> {
+  async function fetchOnce(url: string, conditional: Record<string, string>, request: BrowserRequest): Promise<{ result: { kind: 'response'; response: Received } | { kind: 'failed' }; outcome: HostOutcome; cutByUs?: boolean }> {
     const http = deps.http({ userAgent: input.config.userAgent, allowPrivateNetworks: input.config.allowPrivateNetworks });
     const startedAtMs = deps.now();
     const chunks: Buffer[] = [];
@@ -245,6 +245,10 @@ export function createSubresourceGate(deps: Deps, input: SubresourceGateInput): 
         outcome: { kind: 'response', startedAtMs, finishedAtMs, status: fetched.head.status, responseMs },
       };
     } catch (error) {
+      if (input.signal?.aborted) {
+        // The render ended with this request open (a long poll): it reached the host, and ends now.
+        return { result: { kind: 'failed' }, outcome: { kind: 'response', startedAtMs, finishedAtMs: deps.now(), status: 200 }, cutByUs: true };
+      }
       if (!(error instanceof HttpFetchError)) throw error;
       const type = classifyTransportError(error.code);
       const requested = !['dns-not-found', 'dns-temporary-failure', 'private-network-refused'].includes(error.code);
