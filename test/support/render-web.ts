@@ -108,3 +108,82 @@ export const robots = (text: string): RenderRoute => ({ headers: { 'content-type
 export function appShell(scripts: readonly string[], title = 'App'): RenderRoute {
   return html(`<!doctype html><html><head><title>${title}</title></head><body><noscript>You need to enable JavaScript to run this app.</noscript><div id="app"></div>${scripts.map((src) => `<script src="${src}"></script>`).join('')}</body></html>`);
 }
+
+/** How a site of the mixed web is built, and whether its pages need a browser (the web's own label). */
+export type MixedSiteKind = 'static' | 'static-analytics' | 'ssr-next' | 'ssr-nuxt' | 'spa-vue' | 'spa-bundle' | 'noscript-shell' | 'thin-angular';
+
+export const MIXED_SITE_KINDS: readonly MixedSiteKind[] = ['static', 'static-analytics', 'ssr-next', 'ssr-nuxt', 'spa-vue', 'spa-bundle', 'noscript-shell', 'thin-angular'];
+
+/** The kinds whose pages show their links and text only after their scripts run. */
+export const NEEDS_RENDER: ReadonlySet<MixedSiteKind> = new Set(['spa-vue', 'spa-bundle', 'noscript-shell', 'thin-angular']);
+
+export interface MixedSite {
+  kind: MixedSiteKind;
+  address: string;
+  /** Its pages' paths, the home page first; the others are linked from it (behind JavaScript, for a site that needs a browser). */
+  paths: string[];
+}
+
+const words = (seed: string, n: number): string => Array.from({ length: n }, (_, i) => `${seed}${(i * 7919) % 97}`).join(' ');
+
+/**
+ * A web of sites of every kind, `pagesPerSite` pages each, on loopback addresses from `base`: the
+ * static ones served whole (some with analytics scripts or a framework's server-rendered markers),
+ * the others built in the browser (Vue from node_modules, a plain bundle, a shell that asks for
+ * JavaScript, a thin Angular page), every link of those behind JavaScript.
+ */
+export function mixedRenderWeb(addresses: readonly string[], pagesPerSite = 3): { hosts: RenderHost[]; sites: MixedSite[] } {
+  const hosts: RenderHost[] = [];
+  const sites: MixedSite[] = [];
+  addresses.forEach((address, index) => {
+    const kind = MIXED_SITE_KINDS[index % MIXED_SITE_KINDS.length]!;
+    const paths = ['/', ...Array.from({ length: pagesPerSite - 1 }, (_, i) => `/page/${i + 1}`)];
+    const children = paths.slice(1);
+    const links = (path: string): string => (path === '/' ? children : ['/']).map((href) => `<a href="${href}">to ${href}</a>`).join(' ');
+    const text = (path: string): string => `<p>${words(`${kind}${path}`, 120)}</p>`;
+    const routes: RenderHost['routes'] = { '/robots.txt': robots('User-agent: *\nAllow: /\n') };
+    const jsLinks = `const links = location.pathname === '/' ? ${JSON.stringify(children)} : ['/'];`;
+    for (const path of paths) {
+      switch (kind) {
+        case 'static':
+          routes[path] = html(`<html><head><title>${path}</title></head><body><h1>${kind}</h1>${text(path)}${links(path)}</body></html>`);
+          break;
+        case 'static-analytics':
+          routes[path] = html(`<html><head><title>${path}</title><script src="/analytics.js" async></script></head><body>${text(path)}${links(path)}<script>window.dataLayer = [];</script></body></html>`);
+          break;
+        case 'ssr-next':
+          routes[path] = html(`<html><body><div id="__next" data-reactroot=""><h1>${path}</h1>${text(path)}${links(path)}</div><script id="__NEXT_DATA__" type="application/json">{"page":"${path}"}</script><script src="/_next/main.js"></script></body></html>`);
+          break;
+        case 'ssr-nuxt':
+          routes[path] = html(`<html><body><div id="__nuxt"><div id="__layout"><h1>${path}</h1>${text(path)}${links(path)}</div></div><script>window.__NUXT__={state:{}}</script><script src="/_nuxt/app.js"></script></body></html>`);
+          break;
+        case 'spa-vue':
+          routes[path] = appShell(['/vue.js', '/app.js'], `Vue ${path}`);
+          break;
+        case 'spa-bundle':
+          routes[path] = html(`<!doctype html><html><head><title>Bundle</title><script defer src="/bundle.js"></script></head><body><div id="root"></div></body></html>`);
+          break;
+        case 'noscript-shell':
+          routes[path] = html(`<html><body><noscript>This site requires JavaScript. Please enable it.</noscript><main>Loading…</main><script src="/main.js"></script></body></html>`);
+          break;
+        case 'thin-angular':
+          routes[path] = html(`<html><body><app-root ng-version="17.3.0"><p>Loading the catalogue</p></app-root><script src="/main.js"></script></body></html>`);
+          break;
+      }
+    }
+    const draw = `${jsLinks} const target = document.querySelector('#app, #root, main, app-root'); target.innerHTML = '<h1>' + location.pathname + '</h1><p>' + ${JSON.stringify(words(kind, 120))} + '</p>' + links.map((href) => '<a href="' + href + '">to ' + href + '</a>').join(' ');`;
+    routes['/analytics.js'] = script('/* analytics */');
+    routes['/_next/main.js'] = script('/* hydration */');
+    routes['/_nuxt/app.js'] = script('/* hydration */');
+    routes['/bundle.js'] = script(draw, { 'cache-control': 'max-age=600' });
+    routes['/main.js'] = script(draw, { 'cache-control': 'max-age=600' });
+    routes['/vue.js'] = script(VUE_GLOBAL_BUILD, { 'cache-control': 'max-age=600' });
+    routes['/app.js'] = script(
+      `${jsLinks} Vue.createApp({ render: () => Vue.h('main', [Vue.h('h1', location.pathname), Vue.h('p', ${JSON.stringify(words(kind, 120))}), ...links.map((href) => Vue.h('a', { href }, 'to ' + href))]) }).mount('#app');`,
+      { 'cache-control': 'max-age=600' },
+    );
+    hosts.push({ address, routes });
+    sites.push({ kind, address, paths });
+  });
+  return { hosts, sites };
+}
