@@ -8,6 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { livePidsMentioning } from '../../src/browser/index.js';
 import { DEFAULT_RENDER_CONFIG } from '../../src/config/render-config.js';
+import { exportWarc } from '../../src/export/warc-export.js';
+import { readWarcRecords, warcField } from '../../src/export/warc-reader.js';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { VUE_GLOBAL_BUILD, appShell, html, json, robots, script, startRenderWeb, type RenderWeb } from '../support/render-web.js';
 
@@ -178,6 +182,19 @@ describe('rendering pages built by JavaScript', () => {
     for (let i = 1; i < requests.length; i++) {
       expect(requests[i]!.atMs - requests[i - 1]!.endedAtMs!, `${requests[i - 1]!.path} then ${requests[i]!.path}`).toBeGreaterThanOrEqual(1000);
     }
+  });
+
+  it('exports the rendered DOM as a conversion record of the page, and its subresources as request and response records', async () => {
+    const file = path.join(harness.dataDir, 'rendering.warc.gz');
+    const summary = await exportWarc({ pool: harness.pool, bodies: harness.bodies, now: Date.now }, { crawlId, file });
+    expect(summary.records.conversion).toBe(4);
+    const records = (await Promise.all(summary.files.map((name) => readFile(name)))).flatMap((bytes) => readWarcRecords(bytes));
+    const conversion = records.find((record) => warcField(record, 'WARC-Type') === 'conversion' && warcField(record, 'WARC-Target-URI') === `${web.origin(SPA)}/`)!;
+    expect(conversion.block.toString('utf8')).toContain('href="/products/1"');
+    expect(warcField(conversion, 'WARC-Refers-To')).toBeDefined();
+    const vue = records.find((record) => warcField(record, 'WARC-Type') === 'response' && warcField(record, 'WARC-Target-URI') === `${web.origin(SPA)}/vue.js`)!;
+    expect(vue.block.subarray(vue.block.length - VUE_GLOBAL_BUILD.length).equals(VUE_GLOBAL_BUILD)).toBe(true);
+    expect(records.some((record) => warcField(record, 'WARC-Type') === 'request' && warcField(record, 'WARC-Target-URI') === `${web.origin(SLOW)}/d1.json`)).toBe(true);
   });
 
   it('leaves no browser process behind once the worker stopped', async () => {

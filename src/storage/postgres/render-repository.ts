@@ -274,11 +274,54 @@ export async function crawlRenderFigures(db: Queryable, crawlId: string): Promis
   return { byState, byReason, renders: spent?.renders ?? 0, cpuMs: Number(spent?.cpu_ms ?? 0), deferred: spent?.deferred ?? 0, oldestPendingAtMs: oldest };
 }
 
-/** The renders of a crawl that stored a DOM, for the export. */
-export async function renderedDoms(db: Queryable, crawlId: string): Promise<{ fingerprint: string; generation: number; routeKey: string; url: string; domBodyKey: string; finishedAt: Date }[]> {
-  const result = await db.query<{ fingerprint: Buffer; generation: number; route_key: string; url: string; dom_body_key: string; finished_at: Date }>(
-    `SELECT fingerprint, generation, route_key, url, dom_body_key, finished_at FROM renders WHERE crawl_id = $1 AND dom_body_key IS NOT NULL ORDER BY finished_at`,
-    [crawlId],
-  );
-  return result.rows.map((row) => ({ fingerprint: fingerprintFromBytes(row.fingerprint), generation: row.generation, routeKey: row.route_key, url: row.url, domBodyKey: row.dom_body_key, finishedAt: row.finished_at }));
+/** A render that stored its DOM, with the requests its browser made that reached a host, for the export. */
+export interface RenderCapture {
+  crawlId: string;
+  fingerprint: string;
+  generation: number;
+  routeKey: string;
+  url: string;
+  domBodyKey: string;
+  domSha256: string | null;
+  finishedAt: Date;
+  subresources: { seq: number; url: string; status: number | null; bytes: number | null; bodyKey: string | null; contentType: string | null; requestedAt: Date }[];
+}
+
+/** Renders with a stored DOM (of one crawl, or of all), in the order they ended, each with its fetched subresources. */
+export async function* iterateRenderCaptures(db: Pool, crawlId: string | undefined, batch = 200): AsyncGenerator<RenderCapture> {
+  let after: { finishedAt: Date; key: string } | undefined;
+  for (;;) {
+    const result = await db.query<{
+      crawl_id: string; fingerprint: Buffer; generation: number; route_key: string; url: string; dom_body_key: string; dom_sha256: Buffer | null; finished_at: Date; k: string;
+    }>(
+      `SELECT crawl_id, fingerprint, generation, route_key, url, dom_body_key, dom_sha256, finished_at,
+              crawl_id || '/' || encode(fingerprint, 'hex') || '/' || generation || '/' || route_key AS k
+       FROM renders
+       WHERE dom_body_key IS NOT NULL AND ($1::text IS NULL OR crawl_id = $1)
+         AND ($2::timestamptz IS NULL OR (finished_at, crawl_id || '/' || encode(fingerprint, 'hex') || '/' || generation || '/' || route_key) > ($2, $3))
+       ORDER BY finished_at, k LIMIT $4`,
+      [crawlId ?? null, after?.finishedAt ?? null, after?.key ?? null, batch],
+    );
+    for (const row of result.rows) {
+      const subresources = await db.query<{ seq: number; url: string; status: number | null; bytes: number | null; body_key: string | null; content_type: string | null; requested_at: Date }>(
+        `SELECT seq, url, status, bytes, body_key, content_type, requested_at FROM render_subresources
+         WHERE crawl_id = $1 AND fingerprint = $2 AND generation = $3 AND route_key = $4 AND outcome IN ('fetched', 'revalidated') ORDER BY seq`,
+        [row.crawl_id, row.fingerprint, row.generation, row.route_key],
+      );
+      yield {
+        crawlId: row.crawl_id,
+        fingerprint: fingerprintFromBytes(row.fingerprint),
+        generation: row.generation,
+        routeKey: row.route_key,
+        url: row.url,
+        domBodyKey: row.dom_body_key,
+        domSha256: row.dom_sha256?.toString('hex') ?? null,
+        finishedAt: row.finished_at,
+        subresources: subresources.rows.map((sub) => ({ seq: sub.seq, url: sub.url, status: sub.status, bytes: sub.bytes, bodyKey: sub.body_key, contentType: sub.content_type, requestedAt: sub.requested_at })),
+      };
+    }
+    if (result.rows.length < batch) return;
+    const last = result.rows.at(-1)!;
+    after = { finishedAt: last.finished_at, key: last.k };
+  }
 }
