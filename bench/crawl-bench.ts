@@ -21,6 +21,9 @@
 //   npm run bench -- --scenario host-shapes    what a host's turn costs Temporal and the worker: a run per host
 //                                              (the product's shape) against back-queue workflows serving hosts in turn
 //            --hosts N (default 2000)  --rounds N  --back-queues N (default 16)  --hosts-per-run N (default 250)
+//   npm run bench -- --scenario render         rendering (issue 47): renders/s per slot, browser CPU per render
+//                                              (p50/p95), peak PSS; a static web's pages/s with --render auto and never
+//            --render-sites N (default 8)  --render-slots N (default 1)  --hosts N --pages-per-host N (the static web, default 40 x 20)  --rounds N
 //   npm run bench -- --print report.json       the tables of a report saved with --json
 // See bench/README.md for what each figure means.
 import { join } from 'node:path';
@@ -29,6 +32,7 @@ import { projectRoot, stopStack } from '../src/stack/index.js';
 import { printCliReport, runCliScenario, type CliScenarioReport } from './lib/cli-scenario.js';
 import { cliWebsNamed } from './lib/cli-webs.js';
 import { printHostShapesReport, runHostShapesScenario, type HostShapesReport } from './lib/host-shapes/scenario.js';
+import { printRenderReport, runRenderScenario, type RenderScenarioReport } from './lib/render-scenario.js';
 import { PRODUCT_TOKEN, type GenerateWebOptions } from '../test/support/test-web/index.js';
 import { DEFAULT_USER_AGENT } from '../src/config/crawl-config.js';
 import { defaultBenchDataDir, prepareBenchStack, type BenchStack } from './lib/bench-stack.js';
@@ -94,6 +98,8 @@ const BENCH_OPTIONS = {
   'first-web-rounds': { type: 'string' },
   'back-queues': { type: 'string', default: '16' },
   'hosts-per-run': { type: 'string', default: '250' },
+  'render-sites': { type: 'string', default: '8' },
+  'render-slots': { type: 'string', default: '1' },
 } as const;
 
 function parseBenchArgs() {
@@ -109,8 +115,9 @@ const values = parseBenchArgs();
 
 if (values.print !== undefined) {
   // Prints the tables of a report saved with --json, without running anything.
-  const saved = JSON.parse((await import('node:fs')).readFileSync(values.print, 'utf8')) as BenchReport | CliScenarioReport | HostShapesReport;
-  if ('scenario' in saved && saved.scenario === 'cli') printCliReport(saved);
+  const saved = JSON.parse((await import('node:fs')).readFileSync(values.print, 'utf8')) as BenchReport | CliScenarioReport | HostShapesReport | RenderScenarioReport;
+  if ('scenario' in saved && saved.scenario === 'render') printRenderReport(saved);
+  else if ('scenario' in saved && saved.scenario === 'cli') printCliReport(saved);
   else if ('scenario' in saved && saved.scenario === 'host-shapes') printHostShapesReport(saved);
   else printReport(saved as BenchReport);
   process.exit(0);
@@ -128,8 +135,8 @@ function positiveInteger(name: string, value: string | undefined): number | unde
 
 const scenarioNames: ScenarioName[] =
   values.scenario === 'all' ? ['compare', '10000x2'] : values.scenario in SCENARIOS ? [values.scenario as ScenarioName] : [];
-if (scenarioNames.length === 0 && values.scenario !== 'cli' && values.scenario !== 'host-shapes') {
-  console.error(`--scenario must be 200x25, 10000x2, compare, cli, host-shapes or all, got ${values.scenario}`);
+if (scenarioNames.length === 0 && values.scenario !== 'cli' && values.scenario !== 'host-shapes' && values.scenario !== 'render') {
+  console.error(`--scenario must be 200x25, 10000x2, compare, cli, host-shapes, render or all, got ${values.scenario}`);
   process.exit(2);
 }
 const delayMs = positiveInteger('delay-ms', values['delay-ms'])!;
@@ -195,6 +202,22 @@ const json = values.json === true;
 const log = (line: string): void => void process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 if (values.scenario === 'cli') {
   await runCliBench();
+  process.exit(0);
+}
+if (values.scenario === 'render') {
+  const report = await runRenderScenario({
+    renderSites: positiveInteger('render-sites', values['render-sites'])!,
+    slots: Math.max(1, positiveInteger('render-slots', values['render-slots'])!),
+    staticHosts: positiveInteger('hosts', values.hosts) ?? 40,
+    staticPagesPerHost: positiveInteger('pages-per-host', values['pages-per-host']) ?? 20,
+    rounds,
+    delayMs: positiveInteger('delay-ms', values['delay-ms'])!,
+    dataDir: values['data-dir'] ?? defaultBenchDataDir(),
+    keepStack: values['keep-stack'] === true,
+    log,
+  });
+  if (json) process.stdout.write(`${JSON.stringify({ startedAt: new Date().toISOString(), machine: { cores: (await import('node:os')).cpus().length, node: process.version }, ...report })}\n`);
+  else printRenderReport(report);
   process.exit(0);
 }
 if (values.scenario === 'host-shapes') {
