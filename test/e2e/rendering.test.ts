@@ -18,8 +18,16 @@ import { VUE_GLOBAL_BUILD, appShell, html, json, robots, script, startRenderWeb,
 const SPA = '127.71.0.1';
 const SSR = '127.71.0.2';
 const SLOW = '127.71.0.3';
+/** A CDN the crawl allows its renders to reach, and a tracker it does not. */
+const CDN = '127.71.0.4';
+const TRACKER = '127.71.0.5';
 
 /** The Vue application of SPA: its product links come from an API, its pages draw their text. */
+/** The web's port, known once it listens: the CDN's and the tracker's URLs carry it. */
+let webPort = 0;
+const cdnLib = (): string => `http://${CDN}:${webPort}/lib.js`;
+const trackerScript = (): string => `http://${TRACKER}:${webPort}/track.js`;
+
 const SPA_APP = `
 const { createApp, h, ref, onMounted } = Vue;
 createApp({
@@ -32,7 +40,7 @@ createApp({
       fetch('/api/moved').catch(() => {});
     });
     return () => h('main', [
-      h('h1', 'Shop of ' + location.pathname),
+      h('h1', 'Shop of ' + location.pathname + (window.cdnLoaded ? ' (with the CDN library)' : '')),
       h('p', 'Every product here is drawn by Vue in the browser; the server sends an empty shell. '.repeat(4)),
       h('img', { src: '/logo.png' }),
       h('ul', products.value.map((id) => h('li', [h('a', { href: '/products/' + id }, 'Product ' + id)]))),
@@ -66,9 +74,10 @@ describe('rendering pages built by JavaScript', () => {
         address: SPA,
         routes: {
           '/robots.txt': robots('User-agent: *\nDisallow: /private/\n'),
-          '/': appShell(['/vue.js', '/app.js'], 'Shop'),
-          '/products/1': appShell(['/vue.js', '/app.js'], 'Product 1'),
-          '/products/2': appShell(['/vue.js', '/app.js'], 'Product 2'),
+          // Served once the web listens: the CDN's and the tracker's URLs carry its port.
+          '/': () => appShell(['/vue.js', cdnLib(), trackerScript(), '/app.js'], 'Shop'),
+          '/products/1': () => appShell(['/vue.js', cdnLib(), trackerScript(), '/app.js'], 'Product 1'),
+          '/products/2': () => appShell(['/vue.js', cdnLib(), trackerScript(), '/app.js'], 'Product 2'),
           '/vue.js': script(VUE_GLOBAL_BUILD, { 'cache-control': 'public, max-age=3600' }),
           '/app.js': script(SPA_APP, { 'cache-control': 'public, max-age=3600' }),
           '/api/products': json([1, 2]),
@@ -76,6 +85,17 @@ describe('rendering pages built by JavaScript', () => {
           '/private/secret.json': json({ secret: true }),
           '/private/moved.json': json({ secret: true }),
         },
+      },
+      {
+        address: CDN,
+        routes: {
+          '/robots.txt': robots('User-agent: *\nAllow: /\n'),
+          '/lib.js': script('window.cdnLoaded = true;', { 'cache-control': 'public, max-age=3600', 'access-control-allow-origin': '*' }),
+        },
+      },
+      {
+        address: TRACKER,
+        routes: { '/robots.txt': robots('User-agent: *\nAllow: /\n'), '/track.js': script('window.tracked = true;') },
       },
       {
         address: SSR,
@@ -108,13 +128,14 @@ describe('rendering pages built by JavaScript', () => {
         },
       },
     ]);
+    webPort = web.port;
     harness = await createHarness('rendering');
     const worker = await harness.startWorker({ renderSlots: 1 });
     browserProfiles = worker.browsers!.profileRoot!;
     const summary = await harness.runCrawl({
       crawlId,
       seeds: [web.origin(SPA) + '/', web.origin(SSR) + '/', web.origin(SLOW) + '/'],
-      config: { minHostDelayMs: 100, maxPages: 50, render: { ...DEFAULT_RENDER_CONFIG, mode: 'auto' } },
+      config: { minHostDelayMs: 100, maxPages: 50, render: { ...DEFAULT_RENDER_CONFIG, mode: 'auto', allowOrigins: [`http://${CDN}:${web.port}`] } },
     });
     expect(summary.state).toBe('finished');
     await harness.stopWorker();
@@ -164,6 +185,18 @@ describe('rendering pages built by JavaScript', () => {
     expect(paths.filter((path) => path === '/logo.png')).toEqual([]);
     // The redirect itself was asked for (it is allowed); its hop was not followed.
     expect(paths).toContain('/api/moved');
+  });
+
+  it('reaches an allowed origin in its own politeness, once for every render, and never one not allowed', async () => {
+    expect(web.requestsTo(CDN).map((entry) => entry.path)).toEqual(['/robots.txt', '/lib.js']);
+    expect(web.requestsTo(TRACKER)).toEqual([]);
+    const [render] = await rendersOf(SPA);
+    expect((await harness.bodies.getBody(render!.dom_body_key!)).toString('utf8')).toContain('(with the CDN library)');
+    const outcomes = await harness.pool.query<{ outcome: string; n: number }>(
+      `SELECT outcome, count(*)::int AS n FROM render_subresources WHERE crawl_id = $1 AND url LIKE $2 GROUP BY outcome`,
+      [crawlId, `http://${TRACKER}:%`],
+    );
+    expect(outcomes.rows).toEqual([{ outcome: 'blocked-origin', n: 3 }]);
   });
 
   it('fetches the application scripts once, and serves every later render from the cache', () => {

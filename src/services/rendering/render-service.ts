@@ -11,12 +11,12 @@ import { BrowserError, measuredRender, renderPage, type BrowserPool, type Render
 import { renderConfigOf } from '../../config/render-config.js';
 import { hostPolicyOverridesOf } from '../../config/politeness-config.js';
 import { DEFAULT_HOST_POLITENESS_POLICY, type HostPolitenessState } from '../../domain/politeness/index.js';
-import { compareRenderSample, hashRoutesOf, pathTemplateOf, renderRuleFor, type PageYield, type SampleComparison } from '../../domain/render/index.js';
+import { MAX_SUBRESOURCE_WAIT_MS, compareRenderSample, hashRoutesOf, pathTemplateOf, renderRuleFor, type PageYield, type SampleComparison } from '../../domain/render/index.js';
 import { productTokenOf } from '../../domain/robots/index.js';
 import { decodeCharset } from '../../http/index.js';
 import { extractHtmlDocument } from '../../parse/html-document.js';
 import { trainRenderVerdict, type RenderTaskRow } from '../../storage/postgres/render-repository.js';
-import { pacedSinceMs } from '../../storage/postgres/subresource-repository.js';
+import { ledgerJoin } from '../../storage/postgres/subresource-repository.js';
 import type { RenderPageInput, RenderPageResult, RenderWanted } from '../../contracts/activities.js';
 import type { ActivityDeps } from '../deps.js';
 import type { CrawlContextCache } from '../frontier/crawl-context.js';
@@ -28,10 +28,13 @@ import type { RenderVerdictCache } from './render-decisions.js';
 import type { PacedHosts } from './paced-hosts.js';
 
 /**
- * After a host joins the pacing ledger, reservations wait this long: a fetch burst of the host that
- * began before it joined (bursts span 10 s at most) reads the ledger only at its next request batch.
+ * After a host joins the pacing ledger, renders take no turn of it for this long while its own
+ * workflow fetches it: a fetch burst of the host that began before it joined (bursts span 10 s at
+ * most) sees the ledger only at its next request.
  */
 export const LEDGER_JOIN_SETTLE_MS = 15_000;
+/** The same for a host nobody was fetching when it joined: every process sees the ledger's hosts within 2 s. */
+export const LEDGER_JOIN_IDLE_SETTLE_MS = 3000;
 
 export type RenderFailureType = 'RenderCrashed' | 'RenderTimeout' | 'BrowserUnavailable';
 
@@ -209,15 +212,17 @@ export function createRenderService(deps: ActivityDeps, parts: RenderServicePart
     };
 
     function joinedLedgerPacer(ledgerHost: string, make: (host: string) => RequestPacer): RequestPacer {
-      // A host joined the ledger recently: wait until every fetch of it under way sees the ledger.
       const pacer = make(ledgerHost);
       return {
         raiseCrawlDelay: (crawlDelayMs) => pacer.raiseCrawlDelay?.(crawlDelayMs),
         run: async (send) => {
-          const since = await pacedSinceMs(deps.pool, ledgerHost);
-          if (since === undefined) return { refused: 'politeness-refused', reason: `${ledgerHost} is not in the pacing ledger` };
-          const settleUntil = since + LEDGER_JOIN_SETTLE_MS;
-          if (settleUntil > deps.now()) return { refused: 'politeness-refused', reason: `${ledgerHost} joined the pacing ledger less than ${LEDGER_JOIN_SETTLE_MS} ms ago` };
+          const joined = await ledgerJoin(deps.pool, ledgerHost);
+          if (joined === undefined) return { refused: 'politeness-refused', reason: `${ledgerHost} is not in the pacing ledger` };
+          // A host joined the ledger recently: every fetch of it under way must see the ledger first.
+          const settleUntilMs = joined.sinceMs + (joined.fetchedNow ? LEDGER_JOIN_SETTLE_MS : LEDGER_JOIN_IDLE_SETTLE_MS);
+          const waitMs = settleUntilMs - deps.now();
+          if (waitMs > MAX_SUBRESOURCE_WAIT_MS) return { refused: 'politeness-refused', reason: `${ledgerHost} joined the pacing ledger less than ${LEDGER_JOIN_SETTLE_MS} ms ago` };
+          if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
           return pacer.run(send);
         },
       };

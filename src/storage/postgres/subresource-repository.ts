@@ -58,10 +58,14 @@ export async function markHostsPaced(db: Queryable, hosts: readonly string[]): P
   await db.query('INSERT INTO host_pacing (host) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING', [[...new Set(hosts)]]);
 }
 
-/** Since when a host is in the ledger, ms since epoch; undefined: not paced by the ledger. */
-export async function pacedSinceMs(db: Queryable, host: string): Promise<number | undefined> {
-  const result = await db.query<{ shared_since: Date }>('SELECT shared_since FROM host_pacing WHERE host = $1', [host]);
-  return result.rows[0]?.shared_since.getTime();
+/** Since when a host is in the ledger (ms since epoch), and whether its own workflow is fetching it now; undefined: not in the ledger. */
+export async function ledgerJoin(db: Queryable, host: string): Promise<{ sinceMs: number; fetchedNow: boolean } | undefined> {
+  const result = await db.query<{ shared_since: Date; active: boolean | null }>(
+    'SELECT p.shared_since, h.workflow_active AS active FROM host_pacing p LEFT JOIN hosts h ON h.host = p.host WHERE p.host = $1',
+    [host],
+  );
+  const row = result.rows[0];
+  return row === undefined ? undefined : { sinceMs: row.shared_since.getTime(), fetchedNow: row.active === true };
 }
 
 /**
