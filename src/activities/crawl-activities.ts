@@ -31,6 +31,7 @@ import { relinkStalePages } from '../services/frontier/depth-relaxation.js';
 import { registerSeedBatch } from '../services/frontier/seed-registration.js';
 import { HostWaker } from '../services/frontier/host-waker.js';
 import { crawlRenderStatus } from '../services/rendering/render-status.js';
+import { endPendingRenders, pagesAwaitingRenders } from '../storage/postgres/render-repository.js';
 
 /** Parse throughput is measured over this window for backpressure. */
 const BACKLOG_WINDOW_SECONDS = 30;
@@ -104,7 +105,9 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       crawls.get(input.crawlId).then((context) => crawlRenderStatus(deps, input.crawlId, context.record.config, input.taskQueue)),
     ]);
     const budgetSpent = counts.admitted >= maxPages;
-    const finished = counts.inFlight === 0 && ((counts.queued === 0 && staleLinkPages === 0) || budgetSpent || input.control.stopping);
+    // A stopping crawl does not wait for renders (their pages keep their HTTP result): finishCrawl ends them.
+    const awaitingRenders = input.control.stopping && counts.inFlight > 0 ? await pagesAwaitingRenders(deps.pool, input.crawlId) : 0;
+    const finished = counts.inFlight - awaitingRenders === 0 && ((counts.queued === 0 && staleLinkPages === 0) || budgetSpent || input.control.stopping);
     return {
       counts,
       admission: {
@@ -128,6 +131,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
   async function finishCrawl(input: FinishCrawlInput): Promise<FinishCrawlResult> {
     const state = input.stopped ? 'stopped' : 'finished';
     await markCrawlFinished(deps.pool, input.crawlId, state);
+    if (input.stopped) await endPendingRenders(deps.pool, input.crawlId);
     const [{ maxPages: _maxPages, accountedInFlight: _accounted, ...counts }, errors, deferred, waits, renders] = await Promise.all([
       frontierCounts(deps.pool, input.crawlId),
       errorsByType(deps.pool, input.crawlId),

@@ -403,8 +403,11 @@ export interface RenderPageInput {
 }
 
 export interface RenderPageResult {
-  /** 'partial': the page never settled (a long poll) or missed DOMContentLoaded; what loaded is kept, not retried. */
-  state: 'rendered' | 'partial';
+  /**
+   * 'partial': the page never settled (a long poll) or missed DOMContentLoaded; what loaded is kept,
+   * not retried. 'skipped': the crawl is stopping or ended; nothing was rendered.
+   */
+  state: 'rendered' | 'partial' | 'skipped';
   /** The host's politeness state after the render's requests (nothing in flight). */
   politeness: HostPolitenessState;
   /** Requests the render sent to the page's host (robots.txt included). */

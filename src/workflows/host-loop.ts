@@ -68,6 +68,8 @@ export const LOCAL_BURST = Object.freeze({ maxUrls: 5 });
 export const MAX_UNSTARTED_RENDER_TRIES = 6;
 export const RENDER_WORKER_RETRY_MS = 60_000;
 export const MAX_RENDER_WORKER_RETRY_MS = 30 * 60_000;
+/** A host with only renders waiting for their time claims again this often, ms. */
+export const RENDER_WAIT_CLAIM_MS = 10_000;
 
 /** A run's history is large: continue as new between requests (well under the server's limits). */
 const MAX_HISTORY_EVENTS = 8000;
@@ -196,6 +198,8 @@ export class HostLoop {
   private renderInFlight: RenderTask | undefined;
   /** Renders were queued since the last wait began: the wait ends to start them. */
   private rendersQueued = false;
+  /** The wait under way is for renders only: after it, claims are tried again. */
+  private claimAfterWait = false;
   /**
    * The next claim marks the run begun (hosts.run_started_at) though it needs no host record: a
    * claim or a burst released the host in Postgres and the run went on (a wake came), or the run
@@ -305,7 +309,8 @@ export class HostLoop {
   /** A 'wait' step ended. */
   waited(wait: HostWait): void {
     // Once the queue ran dry and work finished, the next claim may find URLs again, or release the host.
-    if (wait === 'idle-or-requeue') this.claimExhausted = false;
+    if (wait === 'idle-or-requeue' || this.claimAfterWait) this.claimExhausted = false;
+    this.claimAfterWait = false;
   }
 
   /** The next step at `nowMs`. */
@@ -358,10 +363,13 @@ export class HostLoop {
     const render = this.renderStep(nowMs);
     if (render !== undefined) return render;
     if (state.queue.length === 0 && state.renders.length > 0) {
-      // Only renders left, none startable yet: wait for the request in flight, or for the first one's time.
+      // Only renders left, none startable yet: wait for the request in flight, or for the first
+      // one's time. The host is not idle meanwhile, so no idle spell renews its claims: the wait
+      // ends within RENDER_WAIT_CLAIM_MS to claim again (URLs of other crawls may have come).
       if (state.inFlight > 0 || this.renderInFlight) return this.waitFor('change-or-outcome');
       if (state.paused) return this.waitFor('change');
-      return this.waitFor('change', Math.max(1, this.renderStartAtMs(nowMs) - nowMs));
+      this.claimAfterWait = true;
+      return this.waitFor('change', Math.max(1, Math.min(this.renderStartAtMs(nowMs) - nowMs, RENDER_WAIT_CLAIM_MS)));
     }
     if (state.queue.length === 0) {
       // Wait for in-flight work; once idle, the next claim may release the host. A host-level

@@ -84,6 +84,11 @@ export function createRenderService(deps: ActivityDeps, parts: RenderServicePart
     };
     if (!parts.browsers) throw fail('BrowserUnavailable', 'this worker has no browser slots (crawler worker --render-slots N)');
     const context = await parts.crawls.get(task.crawlId);
+    const crawlState = context.record.state;
+    if (crawlState === 'stopping' || crawlState === 'stopped' || crawlState === 'finished') {
+      // The crawl ends without its renders: no browser, no request (finishCrawl ends the render's row).
+      return { state: 'skipped', politeness: input.politeness, requestsStarted: 0, routes: [], summary: `skipped: the crawl is ${crawlState}`, cpuMs: 0, peakPssBytes: 0, linksFound: 0, linksRegistered: 0, textLength: 0, subresources: {} };
+    }
     const config = context.record.config;
     const render = renderConfigOf(config);
     let lease;

@@ -5,7 +5,8 @@
  */
 import { nextRenderVerdict, renderBudgetVerdict, type RenderBudget, type RenderVerdict, type SampleComparison } from '../../domain/render/index.js';
 import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
-import type { Pool, PoolClient } from './pool.js';
+import { inTransaction, type Pool, type PoolClient } from './pool.js';
+import { addCrawlCounters } from './crawl-counters.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -70,6 +71,29 @@ export async function reserveRenders(client: PoolClient, tasks: readonly RenderT
   }
   if (added > 0 || deferred > 0) await client.query('UPDATE crawl_render_usage SET renders = renders + $2, deferred = deferred + $3 WHERE crawl_id = $1', [crawlId, added, deferred]);
   return reservations;
+}
+
+/** Pages of a crawl still in flight only for their renders ('fetched', outcome 'render-pending'). */
+export async function pagesAwaitingRenders(db: Queryable, crawlId: string): Promise<number> {
+  const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM frontier WHERE crawl_id = $1 AND (state = 'fetched') IS TRUE AND outcome = 'render-pending'`, [crawlId]);
+  return result.rows[0]?.n ?? 0;
+}
+
+/**
+ * A crawl that ended (stopped) with renders pending: its pages keep their HTTP result and are
+ * done, its pending renders end as failed, saying so. Returns the pages settled.
+ */
+export async function endPendingRenders(pool: Pool, crawlId: string): Promise<number> {
+  return inTransaction(pool, async (client) => {
+    await client.query(`UPDATE renders SET state = 'failed', message = 'the crawl ended before the render', finished_at = now() WHERE crawl_id = $1 AND state = 'pending'`, [crawlId]);
+    const settled = await client.query(
+      `UPDATE frontier SET state = 'done', outcome = 'ok', updated_at = now() WHERE crawl_id = $1 AND (state = 'fetched') IS TRUE AND outcome = 'render-pending'`,
+      [crawlId],
+    );
+    const n = settled.rowCount ?? 0;
+    if (n > 0) await addCrawlCounters(client, crawlId, 0, { settled: n });
+    return n;
+  });
 }
 
 /** A page's frontier row waits for its renders: still in flight ('fetched'), outcome 'render-pending'. */

@@ -4,7 +4,7 @@
 // render no worker took waits for one while the host's URLs go on.
 import { describe, expect, it } from 'vitest';
 import type { ClaimHostWorkResult, FetchUrlResult, HostWorkItem, RenderPageResult } from '../../../src/contracts/activities.js';
-import { HostLoop, MAX_UNSTARTED_RENDER_TRIES, RENDER_WORKER_RETRY_MS, type HostStep, type RunHistoryFacts } from '../../../src/workflows/host-loop.js';
+import { HostLoop, MAX_UNSTARTED_RENDER_TRIES, RENDER_WAIT_CLAIM_MS, RENDER_WORKER_RETRY_MS, type HostStep, type RunHistoryFacts } from '../../../src/workflows/host-loop.js';
 import { MAX_SUBRESOURCE_WAIT_MS } from '../../../src/domain/render/index.js';
 import { applyHostOutcome, onFetchStarted, resolveHostPolitenessPolicy } from '../../../src/domain/politeness/index.js';
 
@@ -174,9 +174,27 @@ describe('HostLoop: renders in the host turn', () => {
     expect(expectStep(hostLoop.next(T0, HISTORY), 'wait').wait).toBe('change');
     hostLoop.resume();
     hostLoop.state.politeness = { ...hostLoop.state.politenessAt(T0), retryAfterAtMs: T0 + 60_000 };
+    // It waits for the host's time within a render's first wait (claiming again every RENDER_WAIT_CLAIM_MS meanwhile).
     const wait = expectStep(hostLoop.next(T0, HISTORY), 'wait');
-    expect(T0 + wait.timeoutMs!).toBe(T0 + 60_000 - MAX_SUBRESOURCE_WAIT_MS);
+    expect(wait.timeoutMs).toBe(Math.min(60_000 - MAX_SUBRESOURCE_WAIT_MS, RENDER_WAIT_CLAIM_MS));
+    expectStep(hostLoop.next(T0 + 60_000 - MAX_SUBRESOURCE_WAIT_MS - 1, HISTORY), 'wait');
     expectStep(hostLoop.next(T0 + 60_000 - MAX_SUBRESOURCE_WAIT_MS, HISTORY), 'render');
+  });
+
+  it('claims again while only renders wait for their time: URLs of another crawl are not held behind them', () => {
+    const hostLoop = loop();
+    const page = item();
+    hostLoop.queueRenders(page, fetched(page, T0), [{ routeKey: '', reason: 'empty-app-root', sampleBothWays: false }]);
+    const step = expectStep(hostLoop.next(T0, HISTORY), 'render');
+    hostLoop.renderFailed(step.task, { type: 'unstarted', message: 'no worker', attempts: 0 }, T0 + 120_000);
+    // The render waits a minute for a worker; the wait ends within RENDER_WAIT_CLAIM_MS to claim.
+    const wait = expectStep(hostLoop.next(T0 + 120_000, HISTORY), 'wait');
+    expect(wait.timeoutMs).toBe(RENDER_WAIT_CLAIM_MS);
+    hostLoop.waited(wait.wait);
+    const claim = expectStep(hostLoop.next(T0 + 130_000, HISTORY), 'claim');
+    expect(claim.input.releaseIfEmpty).toBe(false);
+    hostLoop.claimReported(claimed([item({ crawlId: 'other' })]));
+    expect(expectStep(hostLoop.next(T0 + 130_000, HISTORY), 'fetch').item.crawlId).toBe('other');
   });
 
   it('fails the renders of a held host at once with the hold, the page keeping its HTTP result', () => {
