@@ -44,7 +44,10 @@ export function describeRenders(renders: CrawlRenderStatus | undefined): string 
   const parts = [`rendered ${renders.rendered}`];
   if (renders.partial > 0) parts.push(`partial ${renders.partial}`);
   if (renders.pending > 0) parts.push(`render queue ${renders.pending}`);
-  if (renders.failed > 0) parts.push(`render failed ${renders.failed}`);
+  if (renders.failed > 0) {
+    const types = Object.entries(renders.failedByType ?? {}).map(([type, n]) => `${type} ${n}`);
+    parts.push(`render failed ${renders.failed}${types.length > 0 ? ` (${types.join(', ')})` : ''}`);
+  }
   if (renders.deferred > 0) parts.push(`render-deferred ${renders.deferred}`);
   parts.push(`budget ${renders.renders}/${renders.budget.maxRenders} renders, ${renders.cpuSeconds}/${renders.budget.maxCpuSeconds} CPU s`);
   let line = parts.join(', ');

@@ -83,6 +83,8 @@ export interface CrawlRenderStatus {
   partial: number;
   /** Failed for good (the page kept its HTTP result); dead-lettered ones included. */
   failed: number;
+  /** Those by failure type (RenderCrashed, RenderTimeout, BrowserUnavailable; crawl-ended). Absent in statuses from before it was kept. */
+  failedByType?: Record<string, number>;
   /** Past the budget: the page kept its HTTP result (render-deferred). */
   deferred: number;
   /** Renders the budget counted, and browser CPU spent, seconds. */

@@ -22,6 +22,7 @@ export async function crawlRenderStatus(deps: Pick<ActivityDeps, 'pool' | 'tempo
     rendered: figures.byState['rendered'] ?? 0,
     partial: figures.byState['partial'] ?? 0,
     failed: (figures.byState['failed'] ?? 0) + (figures.byState['dead'] ?? 0),
+    failedByType: figures.failedByType,
     deferred: figures.deferred,
     renders: figures.renders,
     cpuSeconds: Math.round(figures.cpuMs / 100) / 10,

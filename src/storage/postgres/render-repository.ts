@@ -271,6 +271,8 @@ export async function trainRenderVerdict(pool: Pool, host: string, pathTemplate:
 export interface CrawlRenderFigures {
   byState: Record<string, number>;
   byReason: Record<string, number>;
+  /** Failed renders by failure type ('crawl-ended' for those the crawl's end cut). */
+  failedByType: Record<string, number>;
   renders: number;
   cpuMs: number;
   deferred: number;
@@ -280,22 +282,24 @@ export interface CrawlRenderFigures {
 
 export async function crawlRenderFigures(db: Queryable, crawlId: string): Promise<CrawlRenderFigures> {
   const [states, usage] = await Promise.all([
-    db.query<{ state: string; reason: string; n: number; oldest: Date | null }>(
-      `SELECT state, reason, count(*)::int AS n, min(scheduled_at) FILTER (WHERE state = 'pending') AS oldest FROM renders WHERE crawl_id = $1 GROUP BY state, reason`,
+    db.query<{ state: string; reason: string; failure_type: string | null; n: number; oldest: Date | null }>(
+      `SELECT state, reason, failure_type, count(*)::int AS n, min(scheduled_at) FILTER (WHERE state = 'pending') AS oldest FROM renders WHERE crawl_id = $1 GROUP BY state, reason, failure_type`,
       [crawlId],
     ),
     db.query<{ renders: number; cpu_ms: string; deferred: number }>('SELECT renders, cpu_ms, deferred FROM crawl_render_usage WHERE crawl_id = $1', [crawlId]),
   ]);
   const byState: Record<string, number> = {};
   const byReason: Record<string, number> = {};
+  const failedByType: Record<string, number> = {};
   let oldest: number | null = null;
   for (const row of states.rows) {
     byState[row.state] = (byState[row.state] ?? 0) + row.n;
     byReason[row.reason] = (byReason[row.reason] ?? 0) + row.n;
+    if (row.state === 'failed' || row.state === 'dead') failedByType[row.failure_type ?? 'crawl-ended'] = (failedByType[row.failure_type ?? 'crawl-ended'] ?? 0) + row.n;
     if (row.oldest) oldest = Math.min(oldest ?? Infinity, row.oldest.getTime());
   }
   const spent = usage.rows[0];
-  return { byState, byReason, renders: spent?.renders ?? 0, cpuMs: Number(spent?.cpu_ms ?? 0), deferred: spent?.deferred ?? 0, oldestPendingAtMs: oldest };
+  return { byState, byReason, failedByType, renders: spent?.renders ?? 0, cpuMs: Number(spent?.cpu_ms ?? 0), deferred: spent?.deferred ?? 0, oldestPendingAtMs: oldest };
 }
 
 /** A render that stored its DOM, with the requests its browser made that reached a host, for the export. */
