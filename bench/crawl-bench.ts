@@ -21,7 +21,7 @@
 //   npm run bench -- --scenario host-shapes    what a host's turn costs Temporal and the worker: a run per host
 //                                              (the product's shape) against back-queue workflows serving hosts in turn
 //            --hosts N (default 2000)  --rounds N  --back-queues N (default 16)  --hosts-per-run N (default 250)
-//   npm run bench -- --scenario render         rendering (issue 47): renders/s per slot, browser CPU per render
+//   npm run bench -- --scenario render         rendering: renders/s per slot, browser CPU per render
 //                                              (p50/p95), peak PSS; a static web's pages/s with --render auto and never
 //            --render-sites N (default 8)  --render-slots N (default 1)  --hosts N --pages-per-host N (the static web, default 40 x 20)  --rounds N
 //   npm run bench -- --print report.json       the tables of a report saved with --json

@@ -1,4 +1,4 @@
-// The `render` scenario (issue 47): what rendering pages built by JavaScript costs, on the bench
+// The `render` scenario: what rendering pages built by JavaScript costs, on the bench
 // stack with an in-process worker holding browser slots (Debian's Chromium): renders per second
 // per slot, the browser's CPU per render (p50/p95) and its peak PSS, from the render records;
 // and what `--render auto` costs a static web against `--render never`, the same web crawled in
@@ -101,14 +101,13 @@ async function crawlOnce(stack: BenchStack, name: string, seeds: string[], confi
 }
 
 async function renderPart(stack: BenchStack, options: RenderScenarioOptions): Promise<RenderScenarioReport['renders']> {
-  const kinds = MIXED_SITE_KINDS.filter((kind) => NEEDS_RENDER.has(kind));
+  // mixedRenderWeb builds a site's kind from its index among all kinds: the other kinds' places get addresses too, unserved.
   const addresses: string[] = [];
-  // mixedRenderWeb builds a site's kind from its index among all kinds: only the indexes of kinds that render.
-  for (let i = 0; addresses.length < options.renderSites; i++) {
-    if (kinds.includes(MIXED_SITE_KINDS[i % MIXED_SITE_KINDS.length]!)) addresses.push(`127.76.${Math.floor(i / 250)}.${(i % 250) + 1}`);
-    else addresses.push('');
+  for (let i = 0, renderable = 0; renderable < options.renderSites; i++) {
+    addresses.push(`127.76.${Math.floor(i / 250)}.${(i % 250) + 1}`);
+    if (NEEDS_RENDER.has(MIXED_SITE_KINDS[i % MIXED_SITE_KINDS.length]!)) renderable += 1;
   }
-  const { hosts, sites } = mixedRenderWeb(addresses.map((address, i) => address || `127.77.${Math.floor(i / 250)}.${(i % 250) + 1}`), 5);
+  const { hosts, sites } = mixedRenderWeb(addresses, 5);
   const renderSites = sites.filter((site) => NEEDS_RENDER.has(site.kind));
   const web = await startRenderWeb(hosts.filter((host) => renderSites.some((site) => site.address === host.address)));
   try {

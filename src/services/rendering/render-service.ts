@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { BrowserError, measuredRender, renderPage, type BrowserPool, type RenderedPage } from '../../browser/index.js';
+import { BrowserError, measuredRender, renderPage, type BrowserLease, type BrowserPool, type RenderedPage } from '../../browser/index.js';
 import { renderConfigOf } from '../../config/render-config.js';
 import { hostPolicyOverridesOf } from '../../config/politeness-config.js';
 import { DEFAULT_HOST_POLITENESS_POLICY, type HostPolitenessState } from '../../domain/politeness/index.js';
@@ -91,7 +91,7 @@ export function createRenderService(deps: ActivityDeps, parts: RenderServicePart
     }
     const config = context.record.config;
     const render = renderConfigOf(config);
-    let lease;
+    let lease: BrowserLease;
     try {
       lease = await parts.browsers.acquire();
     } catch (error) {
