@@ -45,8 +45,13 @@ describe('the render decision on a mixed web', () => {
         const needs = NEEDS_RENDER.has(site.kind);
         const did = rendered.has(url);
         if (needs && did) truePositives += 1;
-        else if (!needs && did) (falsePositives += 1), wrong.push(`${site.kind} ${path} rendered`);
-        else if (needs && !did) (falseNegatives += 1), wrong.push(`${site.kind} ${path} not rendered`);
+        else if (!needs && did) {
+          falsePositives += 1;
+          wrong.push(`${site.kind} ${path} rendered`);
+        } else if (needs && !did) {
+          falseNegatives += 1;
+          wrong.push(`${site.kind} ${path} not rendered`);
+        }
       }
     }
     const precision = truePositives / (truePositives + falsePositives);
