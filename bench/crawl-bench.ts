@@ -24,6 +24,9 @@
 //   npm run bench -- --scenario near-duplicates   what the near-duplicate lookup costs Postgres per page when the pages are
 //                                              distinct, share a template passage, or share a small vocabulary (no crawl)
 //            --hosts N --pages-per-host N (default the cli base web's 200 x 25)
+//   npm run bench -- --scenario render         rendering: renders/s per slot, browser CPU per render
+//                                              (p50/p95), peak PSS; a static web's pages/s with --render auto and never
+//            --render-sites N (default 8)  --render-slots N (default 1)  --hosts N --pages-per-host N (the static web, default 40 x 20)  --rounds N
 //   npm run bench -- --print report.json       the tables of a report saved with --json
 // See bench/README.md for what each figure means.
 import { join } from 'node:path';
@@ -33,6 +36,7 @@ import { printCliReport, runCliScenario, type CliScenarioReport } from './lib/cl
 import { CLI_WEBS, cliWebsNamed } from './lib/cli-webs.js';
 import { printNearDuplicateReport, runNearDuplicateScenario, type NearDuplicateScenarioReport } from './lib/near-duplicate-scenario.js';
 import { printHostShapesReport, runHostShapesScenario, type HostShapesReport } from './lib/host-shapes/scenario.js';
+import { printRenderReport, runRenderScenario, type RenderScenarioReport } from './lib/render-scenario.js';
 import { PRODUCT_TOKEN, type GenerateWebOptions } from '../test/support/test-web/index.js';
 import { DEFAULT_USER_AGENT } from '../src/config/crawl-config.js';
 import { defaultBenchDataDir, prepareBenchStack, type BenchStack } from './lib/bench-stack.js';
@@ -98,6 +102,8 @@ const BENCH_OPTIONS = {
   'first-web-rounds': { type: 'string' },
   'back-queues': { type: 'string', default: '16' },
   'hosts-per-run': { type: 'string', default: '250' },
+  'render-sites': { type: 'string', default: '8' },
+  'render-slots': { type: 'string', default: '1' },
 } as const;
 
 function parseBenchArgs() {
@@ -113,8 +119,9 @@ const values = parseBenchArgs();
 
 if (values.print !== undefined) {
   // Prints the tables of a report saved with --json, without running anything.
-  const saved = JSON.parse((await import('node:fs')).readFileSync(values.print, 'utf8')) as BenchReport | CliScenarioReport | HostShapesReport | NearDuplicateScenarioReport;
-  if ('scenario' in saved && saved.scenario === 'cli') printCliReport(saved);
+  const saved = JSON.parse((await import('node:fs')).readFileSync(values.print, 'utf8')) as BenchReport | CliScenarioReport | HostShapesReport | NearDuplicateScenarioReport | RenderScenarioReport;
+  if ('scenario' in saved && saved.scenario === 'render') printRenderReport(saved);
+  else if ('scenario' in saved && saved.scenario === 'cli') printCliReport(saved);
   else if ('scenario' in saved && saved.scenario === 'host-shapes') printHostShapesReport(saved);
   else if ('scenario' in saved && saved.scenario === 'near-duplicates') printNearDuplicateReport(saved);
   else printReport(saved as BenchReport);
@@ -133,8 +140,8 @@ function positiveInteger(name: string, value: string | undefined): number | unde
 
 const scenarioNames: ScenarioName[] =
   values.scenario === 'all' ? ['compare', '10000x2'] : values.scenario in SCENARIOS ? [values.scenario as ScenarioName] : [];
-if (scenarioNames.length === 0 && !['cli', 'host-shapes', 'near-duplicates'].includes(values.scenario)) {
-  console.error(`--scenario must be 200x25, 10000x2, compare, cli, host-shapes, near-duplicates or all, got ${values.scenario}`);
+if (scenarioNames.length === 0 && !['cli', 'host-shapes', 'near-duplicates', 'render'].includes(values.scenario)) {
+  console.error(`--scenario must be 200x25, 10000x2, compare, cli, host-shapes, near-duplicates, render or all, got ${values.scenario}`);
   process.exit(2);
 }
 const delayMs = positiveInteger('delay-ms', values['delay-ms'])!;
@@ -214,6 +221,22 @@ if (values.scenario === 'near-duplicates') {
   });
   if (json) process.stdout.write(`${JSON.stringify({ startedAt: new Date().toISOString(), machine: { cores: (await import('node:os')).cpus().length, node: process.version }, ...report })}\n`);
   else printNearDuplicateReport(report);
+  process.exit(0);
+}
+if (values.scenario === 'render') {
+  const report = await runRenderScenario({
+    renderSites: positiveInteger('render-sites', values['render-sites'])!,
+    slots: Math.max(1, positiveInteger('render-slots', values['render-slots'])!),
+    staticHosts: positiveInteger('hosts', values.hosts) ?? 40,
+    staticPagesPerHost: positiveInteger('pages-per-host', values['pages-per-host']) ?? 20,
+    rounds,
+    delayMs: positiveInteger('delay-ms', values['delay-ms'])!,
+    dataDir: values['data-dir'] ?? defaultBenchDataDir(),
+    keepStack: values['keep-stack'] === true,
+    log,
+  });
+  if (json) process.stdout.write(`${JSON.stringify({ startedAt: new Date().toISOString(), machine: { cores: (await import('node:os')).cpus().length, node: process.version }, ...report })}\n`);
+  else printRenderReport(report);
   process.exit(0);
 }
 if (values.scenario === 'host-shapes') {

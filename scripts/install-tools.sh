@@ -142,6 +142,24 @@ ensure_postgres() {
     "Look in /usr/lib/postgresql/*/bin; put that directory on PATH and rerun: npm run tools"
 }
 
+# Debian's Chromium, for rendering pages built by JavaScript (docs/rendering.md). Optional: without
+# it the crawler renders nothing and says so once; with it `crawler crawl` renders in auto.
+ensure_chromium() {
+  if [[ -x /usr/lib/chromium/chromium || -n "${CRAWLER_CHROMIUM_PATH:-}" ]]; then return 0; fi
+  if [[ "$(id -u)" != "0" ]] || ! command -v apt-get > /dev/null 2>&1; then
+    say "no browser (/usr/lib/chromium/chromium): rendering stays off; to render, as root: apt-get install -y chromium"
+    return 0
+  fi
+  say "installing Chromium from Debian packages (apt-get install -y chromium), for rendering"
+  local log
+  log="$(mktemp)"
+  if ! { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; } > "$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    say "apt-get install chromium failed (output above): rendering stays off"
+  fi
+  rm -f "$log"
+}
+
 go_tool temporal "$TEMPORAL_MODULE" "github.com/temporalio/cli" "$TEMPORAL_VERSION"
 go_tool minio "$MINIO_MODULE" "$MINIO_MODULE" "$MINIO_VERSION"
 # `docker compose config` for the compose file's test, where no compose plugin is installed.
@@ -153,3 +171,4 @@ local_go_tool temporal-sql-tool tools/temporal-server ./sql-tool
 # The files `docker build` sends, by .dockerignore, for the image's test (no Docker engine here).
 local_go_tool build-context tools/build-context
 ensure_postgres
+ensure_chromium

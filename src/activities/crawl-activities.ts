@@ -35,6 +35,8 @@ import type { ActivityDeps } from '../services/deps.js';
 import { relinkStalePages } from '../services/frontier/depth-relaxation.js';
 import { registerSeedBatch } from '../services/frontier/seed-registration.js';
 import { HostWaker } from '../services/frontier/host-waker.js';
+import { crawlRenderStatus } from '../services/rendering/render-status.js';
+import { endPendingRenders, pagesAwaitingRenders } from '../storage/postgres/render-repository.js';
 
 /** Parse throughput is measured over this window for backpressure. */
 const BACKLOG_WINDOW_SECONDS = 30;
@@ -102,9 +104,15 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       await relinkStalePages(deps.pool, await crawls.get(input.crawlId), STALE_LINK_PAGES_PER_TICK, nowMs);
     }
 
-    const [errors, waits] = await Promise.all([errorsByType(deps.pool, input.crawlId), crawlWaits(deps.pool, input.crawlId)]);
+    const [errors, waits, renders] = await Promise.all([
+      errorsByType(deps.pool, input.crawlId),
+      crawlWaits(deps.pool, input.crawlId),
+      crawls.get(input.crawlId).then((context) => crawlRenderStatus(deps, input.crawlId, context.record.config, input.taskQueue)),
+    ]);
     const budgetSpent = counts.admitted >= maxPages;
-    const finished = counts.inFlight === 0 && ((counts.queued === 0 && staleLinkPages === 0) || budgetSpent || input.control.stopping);
+    // A stopping crawl does not wait for renders (their pages keep their HTTP result): finishCrawl ends them.
+    const awaitingRenders = input.control.stopping && counts.inFlight > 0 ? await pagesAwaitingRenders(deps.pool, input.crawlId) : 0;
+    const finished = counts.inFlight - awaitingRenders === 0 && ((counts.queued === 0 && staleLinkPages === 0) || budgetSpent || input.control.stopping);
     return {
       counts,
       admission: {
@@ -119,6 +127,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       hostsWoken,
       errorsByType: errors,
       waits,
+      ...(renders === undefined ? {} : { renders }),
       finished,
       nowMs,
     };
@@ -127,6 +136,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
   async function finishCrawl(input: FinishCrawlInput): Promise<FinishCrawlResult> {
     const state = input.stopped ? 'stopped' : 'finished';
     await markCrawlFinished(deps.pool, input.crawlId, state);
+    if (input.stopped) await endPendingRenders(deps.pool, input.crawlId);
     // What the crawl's 304s cost and whether its hosts honoured their validators, for the plans to come.
     await foldHostCosts(deps.pool, input.crawlId);
     const [{ maxPages, accountedInFlight: _accounted, ...counts }, errors, deferred, waits, record, refusals, discovery] = await Promise.all([
@@ -140,6 +150,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       // Statistics for the next crawl's plans; the crawl's outcome does not depend on them.
       refreshPlannerStatistics(deps.pool).catch(() => undefined),
     ]);
+    const renders = record ? await crawlRenderStatus(deps, input.crawlId, record.config, undefined) : undefined;
     const end = crawlEndOf({
       stopped: input.stopped,
       queued: counts.queued,
@@ -162,6 +173,7 @@ export function createCrawlActivities(deps: ActivityDeps, crawls: CrawlContextCa
       storageFailures: waits.storage.failures,
       end: crawlEndReport(end),
       discovery,
+      ...(renders === undefined ? {} : { renders }),
       durationMs: finishedAtMs - input.startedAtMs,
       startedAtMs: input.startedAtMs,
       finishedAtMs,

@@ -51,6 +51,7 @@ import { recordVisit } from '../services/documents/change-detection.js';
 import { registerDiscoveredUrls, type RegistrationGate } from '../services/frontier/link-registration.js';
 import { SitemapRoots } from '../services/frontier/sitemap-roots.js';
 import { settleCanonicalHints } from '../services/documents/canonical-hints.js';
+import type { PacedHosts } from '../services/rendering/paced-hosts.js';
 
 /** Response headers kept with the fetch record (000 §8: selected headers). */
 const KEPT_HEADERS = ['link', 'content-type', 'content-length', 'content-encoding', 'etag', 'last-modified', 'cache-control', 'expires', 'location', 'retry-after', 'x-robots-tag', 'content-language', 'server', 'date'];
@@ -114,7 +115,11 @@ export function createFetchActivities(fetchUrlAttempt: UrlFetcher) {
 }
 
 /** A body spooled in memory goes into a pack; one spooled to a file is large and stored on its own. */
-export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, bodyPacker: BodyPacker): UrlFetcher {
+/**
+ * `pacedHosts`: hosts renders reach as other origins share a pacing ledger with the host's own
+ * fetches (docs/rendering.md); a fetch to one of them reserves its start there too.
+ */
+export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, bodyPacker: BodyPacker, pacedHosts?: PacedHosts): UrlFetcher {
   // A recrawl's unchanged pages point into packs checked once each, not once a page.
   const keepingDeps = { pool: deps.pool, bodies: deps.bodies, pinnedPacks: new PinnedPacks() };
   const sitemapRoots = new SitemapRoots(deps.pool);
@@ -195,26 +200,28 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
     const activity = Context.current();
     const heartbeats = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
     try {
-      const response = await http.fetch(
-        {
-          url: url.url,
-          headers: conditional,
-          // sitemaps.org allows 50 MiB uncompressed: a sitemap is read to that size whatever a page may be.
-          maxBodyBytes: readAsSitemap ? Math.max(config.maxBodyBytes, SITEMAP_MAX_UNCOMPRESSED_BYTES) : config.maxBodyBytes,
-          maxDecompressedBytes: readAsSitemap ? Math.max(config.maxDecompressedBytes, SITEMAP_MAX_UNCOMPRESSED_BYTES) : config.maxDecompressedBytes,
-          // Absent in crawls stored before these knobs existed: the HTTP layer's defaults apply.
-          connectTimeoutMs: config.connectTimeoutMs,
-          firstByteTimeoutMs: config.firstByteTimeoutMs,
-          bodyTimeoutMs: config.bodyTimeoutMs,
-          signal: activity.cancellationSignal,
-        },
-        (responseHead) => {
-          const status = classifyHttpStatus(responseHead.status);
-          if (status.kind !== 'success') return undefined;
-          if (isSkippedContentType(responseHead.headers['content-type'] ?? '', acceptedTypes)) return undefined;
-          return spool.sink();
-        },
-      );
+      const send = () =>
+        http.fetch(
+          {
+            url: url.url,
+            headers: conditional,
+            // sitemaps.org allows 50 MiB uncompressed: a sitemap is read to that size whatever a page may be.
+            maxBodyBytes: readAsSitemap ? Math.max(config.maxBodyBytes, SITEMAP_MAX_UNCOMPRESSED_BYTES) : config.maxBodyBytes,
+            maxDecompressedBytes: readAsSitemap ? Math.max(config.maxDecompressedBytes, SITEMAP_MAX_UNCOMPRESSED_BYTES) : config.maxDecompressedBytes,
+            // Absent in crawls stored before these knobs existed: the HTTP layer's defaults apply.
+            connectTimeoutMs: config.connectTimeoutMs,
+            firstByteTimeoutMs: config.firstByteTimeoutMs,
+            bodyTimeoutMs: config.bodyTimeoutMs,
+            signal: activity.cancellationSignal,
+          },
+          (responseHead) => {
+            const status = classifyHttpStatus(responseHead.status);
+            if (status.kind !== 'success') return undefined;
+            if (isSkippedContentType(responseHead.headers['content-type'] ?? '', acceptedTypes)) return undefined;
+            return spool.sink();
+          },
+        );
+      const response = pacedHosts ? await pacedHosts.run(url.host, input.hostDelayMs, send, (fetched) => fetched.body.finishedAtMs) : await send();
       head = response.head;
       body = response.body;
       transfer = response.transfer;

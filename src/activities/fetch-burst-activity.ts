@@ -56,7 +56,7 @@ import type { HeldBody, HeldBodyBudget } from '../services/fetching/held-bodies.
 import { ownParseQueue } from '../services/fetching/own-parse-queue.js';
 import type { RobotsRefresher } from './robots-activity.js';
 import { sleepUntilMs } from '../services/fetching/sleep-until.js';
-import { failedParseOutcome, type FetchedPage, type PageParser } from './parse-activity.js';
+import { failedParseOutcome, parsedOutcome, type FetchedPage, type PageParser } from './parse-activity.js';
 import { parseInputOf, plainSettlementOf } from '../contracts/fetch-followup.js';
 
 /**
@@ -414,7 +414,7 @@ export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurst
   /** One of the burst's own pages, as parseBatch would parse it alone: a failure is reported, not thrown. */
   function parseOwn(item: ParseDocumentInput, fetched: FetchedPage): Promise<ParseBatchOutcome> {
     return parsePage(item, fetched).then(
-      (): ParseBatchOutcome => ({ ok: true }),
+      (result): ParseBatchOutcome => parsedOutcome(result),
       (error: unknown): ParseBatchOutcome => failedParseOutcome(error),
     );
   }
@@ -478,7 +478,8 @@ async function firstOrTimeout(promises: readonly Promise<void>[], timeoutMs: num
 
 /**
  * Whether the burst left the workflow nothing to do: every URL parsed or settled here, every
- * carried body parsed, and no robots.txt found unreachable (its origin's URLs would wait for it).
+ * carried body parsed, no page waiting for a render, and no robots.txt found unreachable (its
+ * origin's URLs would wait for it).
  */
 export function everyUrlEnded(
   outcomes: readonly FetchBurstOutcome[],
@@ -486,8 +487,8 @@ export function everyUrlEnded(
   robots: readonly { refreshed: RefreshRobotsResult }[],
 ): boolean {
   return (
-    outcomes.every((outcome) => outcome.kind === 'done' && (outcome.settled === true || outcome.parsed?.ok === true)) &&
-    (parseOutcomes ?? []).every((parsed) => parsed.ok) &&
+    outcomes.every((outcome) => outcome.kind === 'done' && (outcome.settled === true || (outcome.parsed?.ok === true && outcome.parsed.renders === undefined))) &&
+    (parseOutcomes ?? []).every((parsed) => parsed.ok && parsed.renders === undefined) &&
     robots.every(({ refreshed }) => refreshed.policyKind !== 'disallow-all' && refreshed.transportFailure === undefined)
   );
 }

@@ -11,6 +11,7 @@ import { DEFERRED_OUTCOME_PREFIX } from '../storage/postgres/crawl-repository.js
 import { attemptsSinceLastSuccess, moveToDeadLetters, recordAttempt } from '../storage/postgres/attempt-repository.js';
 import { getFetch, recordFetch, updateUrlAfterFetch } from '../storage/postgres/fetch-repository.js';
 import { recordHostWait } from '../storage/postgres/crawl-waits-repository.js';
+import { finishRender } from '../storage/postgres/render-repository.js';
 import type { ClaimHostWorkInput, ClaimHostWorkResult, HostWaitReport, SettleUrlInput, SettleUrlResult } from '../contracts/activities.js';
 import type { ActivityDeps } from '../services/deps.js';
 import type { CrawlContextCache } from '../services/frontier/crawl-context.js';
@@ -67,7 +68,48 @@ export function createHostActivities(deps: ActivityDeps, crawls: CrawlContextCac
         return { deadLettered: false };
       case 'failed':
         return settleFailure(input, outcome);
+      case 'rendered':
+        // Its renders are recorded with them; the page is done with what its HTTP fetch and renders found.
+        await settleFrontierEntry(deps.pool, { ...base, state: 'done', outcome: 'ok' });
+        return { deadLettered: false };
+      case 'render-failed':
+        return settleRenderFailure(input, outcome);
     }
+  }
+
+  /**
+   * A render that failed for good: its row says why (RenderCrashed after its attempts goes to the
+   * dead letters at the render stage, with the URL), and the page keeps its HTTP result.
+   */
+  async function settleRenderFailure(input: SettleUrlInput, outcome: Extract<SettleUrlInput['outcome'], { kind: 'render-failed' }>): Promise<SettleUrlResult> {
+    const dead = outcome.failureType === 'RenderCrashed';
+    return inTransaction(deps.pool, async (client) => {
+      const key = { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, routeKey: outcome.routeKey };
+      const changed = await finishRender(client, key, {
+        state: dead ? 'dead' : 'failed',
+        failureType: outcome.failureType,
+        message: outcome.message,
+        attempts: outcome.attempts,
+        cpuMs: 0,
+        peakPssBytes: 0,
+        durationMs: 0,
+        subresources: 0,
+        startedAtMs: deps.now(),
+      });
+      if (dead && changed) {
+        await moveToDeadLetters(client, {
+          fingerprint: input.fingerprint,
+          stage: 'render',
+          crawlId: input.crawlId,
+          url: input.url + outcome.routeKey,
+          failureType: outcome.failureType,
+          attempts: outcome.attempts,
+          history: [{ stage: 'render', failureType: outcome.failureType, atMs: deps.now(), detail: outcome.message.slice(0, 500) }],
+        });
+      }
+      if (outcome.settlesPage) await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'ok' });
+      return { deadLettered: dead && changed };
+    });
   }
 
   /**

@@ -17,6 +17,10 @@ import { BodyPacker } from '../storage/object-store/body-packer.js';
 import { storedBodyKeys } from '../storage/postgres/fetch-repository.js';
 import { instrumentFetcher, instrumentFrontierTick, instrumentRecrawlFinish, instrumentRobotsRefresher } from '../services/metrics/instrument.js';
 import { readRejectionCounts } from '../storage/postgres/url-scope-repository.js';
+import { createRenderActivities } from './render-activity.js';
+import { createRenderService } from '../services/rendering/render-service.js';
+import { RenderVerdictCache } from '../services/rendering/render-decisions.js';
+import { PacedHosts } from '../services/rendering/paced-hosts.js';
 
 export type { ActivityDeps } from '../services/deps.js';
 
@@ -24,11 +28,13 @@ export function createActivities(deps: ActivityDeps) {
   const crawls = new CrawlContextCache(deps.pool, deps.now);
   // One packer per worker process: the more fetches share it, the fewer objects a page costs.
   const bodyPacker = new BodyPacker(deps.bodies, (sha256s) => storedBodyKeys(deps.pool, sha256s));
-  const fetchUrlAttempt = instrumentFetcher(createUrlFetcher(deps, crawls, bodyPacker), deps.metrics);
+  // Hosts renders reach as other origins: every request to them reserves its start in the pacing ledger.
+  const pacedHosts = new PacedHosts(deps.pool, deps.now);
+  const fetchUrlAttempt = instrumentFetcher(createUrlFetcher(deps, crawls, bodyPacker, pacedHosts), deps.metrics);
   const parsePage = createPageParser(deps, crawls);
   const parseActivities = createParseActivities(parsePage, crawls);
   const hostActivities = createHostActivities(deps, crawls);
-  const refreshRobots = instrumentRobotsRefresher(createRobotsRefresher(deps, crawls), deps.metrics);
+  const refreshRobots = instrumentRobotsRefresher(createRobotsRefresher(deps, crawls, pacedHosts), deps.metrics);
   const crawlActivities = createCrawlActivities(deps, crawls);
   const recrawlActivities = createRecrawlActivities(deps);
   return {
@@ -50,6 +56,12 @@ export function createActivities(deps: ActivityDeps) {
     ...recrawlActivities,
     finishRecrawlCycle: instrumentRecrawlFinish(recrawlActivities.finishRecrawlCycle, deps.metrics),
     ...createSignalSweepActivities(deps),
+    ...createRenderActivities(createRenderService(deps, {
+        browsers: deps.browsers,
+        crawls,
+        // The render's pacers reserve its robots.txt requests in the ledger themselves.
+        refreshRobots: instrumentRobotsRefresher(createRobotsRefresher(deps, crawls), deps.metrics),
+        verdicts: new RenderVerdictCache(deps.pool, deps.now), pacedHosts })),
   };
 }
 

@@ -17,6 +17,7 @@ import { isListingPage } from '../config/crawl-config.js';
 import { recordFetchedBody } from '../storage/postgres/fetch-repository.js';
 import { isTransactionConflict } from '../storage/postgres/pool.js';
 import { ParseBudgetError } from '../parse/parse-budget.js';
+import { RenderVerdictCache } from '../services/rendering/render-decisions.js';
 
 export { PARSER_VERSION, type FetchedPage } from '../services/documents/page-analysis.js';
 
@@ -24,6 +25,11 @@ export { PARSER_VERSION, type FetchedPage } from '../services/documents/page-ana
 export function failedParseOutcome(error: unknown): ParseBatchOutcome {
   const message = error instanceof Error ? error.message : String(error);
   return error instanceof ParseBudgetError ? { ok: false, error: message, failureType: 'ParseBudgetExceeded' } : { ok: false, error: message };
+}
+
+/** A parse that succeeded, as a batch reports it: with the renders its page waits for. */
+export function parsedOutcome(result: ParseDocumentResult): ParseBatchOutcome {
+  return result.renders && result.renders.length > 0 ? { ok: true, renders: result.renders } : { ok: true };
 }
 
 /** Parses one fetched page, or reads a sitemap. */
@@ -35,6 +41,7 @@ export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache, 
     isTransientFailure: isTransactionConflict,
     ...recorderOptions,
   });
+  const rendering = { verdicts: new RenderVerdictCache(deps.pool, deps.now), random: Math.random };
   return parsePage;
 
   async function parsePage(input: ParseDocumentInput, fetched: FetchedPage = {}): Promise<ParseDocumentResult> {
@@ -44,7 +51,7 @@ export function createPageParser(deps: ActivityDeps, crawls: CrawlContextCache, 
       if (fetched.fetchRecords) await recordFetchedBody(deps.pool, fetched.fetchRecords);
       return readFetchedSitemap(deps, context, input);
     }
-    return recorder.record(await analyzePage(deps, context, input, fetched));
+    return recorder.record(await analyzePage(deps, context, input, fetched, rendering));
   }
 }
 
@@ -78,9 +85,7 @@ export function createParseActivities(parsePage: PageParser, crawls: CrawlContex
   async function parseBatch(input: ParseBatchInput): Promise<ParseBatchResult> {
     const settled = (await readsSignals(input.items)) ? await inOrder(input.items) : await Promise.allSettled(input.items.map((item) => parsePage(item)));
     return {
-      outcomes: settled.map((outcome): ParseBatchOutcome =>
-        outcome.status === 'fulfilled' ? { ok: true } : failedParseOutcome(outcome.reason),
-      ),
+      outcomes: settled.map((outcome): ParseBatchOutcome => (outcome.status === 'fulfilled' ? parsedOutcome(outcome.value) : failedParseOutcome(outcome.reason))),
     };
   }
 

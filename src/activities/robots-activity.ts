@@ -24,6 +24,7 @@ import { getRobotsEntry, readRobotsTakingLease, releaseRobotsLease, saveRobotsEn
 import type { CrawlContextCache } from '../services/frontier/crawl-context.js';
 import type { RefreshRobotsInput, RefreshRobotsResult } from '../contracts/activities.js';
 import { activityCallToken } from './activity-call-token.js';
+import type { PacedHosts } from '../services/rendering/paced-hosts.js';
 import type { ActivityDeps } from '../services/deps.js';
 
 /**
@@ -66,7 +67,8 @@ export function createRobotsActivities(refresher: RobotsRefresher) {
   return { refreshRobots };
 }
 
-export function createRobotsRefresher(deps: ActivityDeps, crawls: CrawlContextCache): RobotsRefresher {
+/** `pacedHosts`: a robots.txt of a host in the pacing ledger reserves its start there, as any request to it (docs/rendering.md). */
+export function createRobotsRefresher(deps: ActivityDeps, crawls: CrawlContextCache, pacedHosts?: PacedHosts): RobotsRefresher {
   return async function refreshRobots(input: RefreshRobotsInput, callId: string): Promise<RefreshRobotsResult> {
     const context = await crawls.get(input.crawlId);
     const config = context.record.config;
@@ -86,7 +88,8 @@ export function createRobotsRefresher(deps: ActivityDeps, crawls: CrawlContextCa
     try {
       const http = deps.http({ userAgent: config.userAgent, allowPrivateNetworks: config.allowPrivateNetworks, ...(config.proxy === undefined ? {} : { proxy: config.proxy }) });
       const startedAtMs = deps.now();
-      const { outcome, headers, status, transportFailure, responseMs } = await fetchRobots(http, input.origin, cached);
+      const fetch = () => fetchRobots(http, input.origin, cached);
+      const { outcome, headers, status, transportFailure, responseMs } = pacedHosts ? await pacedHosts.run(new URL(input.origin).hostname, config.minHostDelayMs, fetch, () => undefined) : await fetch();
       const finishedAtMs = deps.now();
       const entry = nextRobotsCacheEntry(outcome, cached, finishedAtMs, headers, { unreachableRetryMs: robotsUnreachableRetryMsOf(config.politeness) });
       const sitemaps = entry.policy.kind === 'rules' ? entry.policy.rules.sitemaps : [];

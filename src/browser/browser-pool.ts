@@ -39,6 +39,11 @@ export class BrowserPool {
     this.slots = Array.from({ length: options.slots }, () => ({ process: undefined, pages: 0, busy: false }));
   }
 
+  /** Where the browsers' profile folders are made: every process of a browser names its folder. */
+  get profileRoot(): string | undefined {
+    return this.options.profileRoot;
+  }
+
   /** Browsers running now. */
   get running(): number {
     return this.slots.filter((slot) => slot.process?.alive === true).length;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
@@ -92,7 +92,9 @@ export class BrowserProcess {
   }
 
   static async launch(options: BrowserLaunchOptions): Promise<BrowserProcess> {
-    const profileDir = await mkdtemp(path.join(options.profileRoot ?? os.tmpdir(), 'crawler-browser-'));
+    const profileRoot = options.profileRoot ?? os.tmpdir();
+    await mkdir(profileRoot, { recursive: true });
+    const profileDir = await mkdtemp(path.join(profileRoot, 'crawler-browser-'));
     let child: ChildProcess;
     try {
       child = spawn(options.executablePath, chromiumFlags(profileDir, options.pageHeapMiB ?? 512), {

@@ -21,5 +21,13 @@ export function flagOfConfigField(field: string): string {
   if (field === 'proxy.sessionRequests') return '--proxy-session-requests';
   if (field.startsWith('proxy')) return '--proxy';
   if (field.startsWith('costModel')) return '--cost-model';
+  if (field === 'render.mode') return '--render';
+  if (field.startsWith('render.allowOrigins')) return '--render-allow-origin';
+  if (field.startsWith('render.allow')) return '--render-allow';
+  if (field.startsWith('render.deny')) return '--render-deny';
+  if (field === 'render.budget.maxRenders') return '--render-max-renders';
+  if (field === 'render.budget.maxCpuSeconds') return '--render-max-cpu-seconds';
+  if (field === 'render.budget.maxRendersPerHost') return '--render-max-per-host';
+  if (field === 'render.settleMs') return '--render-settle-ms';
   return FLAG_OF_FIELD[field] ?? `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }

@@ -48,7 +48,7 @@ export function describeHostStatus(report: HostStatusReport): string {
     const { status } = report;
     return [
       `host ${status.host} (run ${status.run})${status.paused ? ' PAUSED' : ''}${status.quarantinedReason ? ` QUARANTINED: ${status.quarantinedReason}` : ''}`,
-      `  queue ${status.queueLength}, in flight ${status.inFlight}, parses pending ${status.pendingParses}`,
+      `  queue ${status.queueLength}, in flight ${status.inFlight}, parses pending ${status.pendingParses}${status.rendersQueued ? `, renders ${status.rendersQueued}` : ''}`,
       `  next fetch at ${new Date(status.nextFetchAtMs).toISOString()}${status.delayOverrideMs !== null ? `, delay override ${status.delayOverrideMs} ms` : ''}`,
       `  fetches this run ${status.fetchesThisRun}`,
     ].join('\n');

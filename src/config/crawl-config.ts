@@ -13,6 +13,8 @@ import {
 import { RecrawlInputError, validateCostModel, type CostModel } from '../domain/recrawl/index.js';
 import { changeFieldSelectorProblem } from '../parse/change-fields.js';
 import { politenessConfigProblem, type CrawlPolitenessConfig } from './politeness-config.js';
+import { DEFAULT_RENDER_CONFIG, resolveRenderConfig, type CrawlRenderConfig } from './render-config.js';
+import { RenderInputError } from '../domain/render/index.js';
 
 /**
  * What one crawl is allowed to do. Stored with the crawl (Postgres `crawls.config`) so that every
@@ -124,6 +126,12 @@ export interface CrawlConfig {
    * 'gateway-bytes' with proxies, else 'direct-bytes', price 0 (bytes and requests, no amount).
    */
   costModel?: CostModel;
+  /**
+   * Rendering pages built by JavaScript in a browser (docs/rendering.md): mode, allow and deny
+   * rules, third-party origins, budget and times. Default mode 'never'; crawls stored before
+   * rendering have none (never).
+   */
+  render?: CrawlRenderConfig;
 }
 
 /** CrawlConfig.sitemaps. */
@@ -196,6 +204,7 @@ export const DEFAULT_CRAWL_CONFIG: CrawlConfig = {
   listingPages: [],
   sitemaps: 'declared',
   sitemapPriorityCap: DEFAULT_SITEMAP_PRIORITY_CAP,
+  render: DEFAULT_RENDER_CONFIG,
 };
 
 /** Largest seen-filter capacity: 100 million URLs at 1% is a 120 MB filter per worker process. */
@@ -319,6 +328,12 @@ export function resolveCrawlConfig(partial: Partial<CrawlConfig> = {}): CrawlCon
       if (error instanceof RecrawlInputError) throw new CrawlConfigError(error.field, error.message.slice(error.message.indexOf(' is invalid: ') + ' is invalid: '.length));
       throw error;
     }
+  }
+  try {
+    config.render = resolveRenderConfig(partial.render);
+  } catch (error) {
+    if (error instanceof RenderInputError) throw new CrawlConfigError(error.field, error.message);
+    throw error;
   }
   return config;
 }

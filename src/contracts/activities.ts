@@ -8,7 +8,7 @@ import type { CrawlPolitenessConfig } from '../config/politeness-config.js';
 import type { FetchFailureType } from '../domain/failures/index.js';
 import type { FetchBurstLimits, HostPolitenessPolicy, HostPolitenessState } from '../domain/politeness/index.js';
 import type { AddSeedsResult } from './messages.js';
-import type { CrawlSummary, CrawlWaits, FrontierCounts, AdmissionStatus, HostWaitReason, CrawlCostReport } from './status.js';
+import type { CrawlRenderStatus, CrawlSummary, CrawlWaits, FrontierCounts, AdmissionStatus, HostWaitReason, CrawlCostReport } from './status.js';
 
 /**
  * Frontier purposes whose bodies the sitemap reader reads, not the page parser: sitemaps (those
@@ -93,6 +93,8 @@ export interface FrontierTickResult {
   hostsWoken: number;
   errorsByType: Record<string, number>;
   waits: CrawlWaits;
+  /** Its rendering; absent when the crawl renders nothing. */
+  renders?: CrawlRenderStatus;
   /** Nothing queued and nothing in flight (or the budget is spent and nothing is in flight). */
   finished: boolean;
   nowMs: number;
@@ -348,9 +350,20 @@ export interface ParseBatchInput {
   items: ParseDocumentInput[];
 }
 
+/** A render the parse of a page decided on (docs/rendering.md): the page itself, or one of its hash routes. */
+export interface RenderWanted {
+  /** '' for the page, '#/...' (or '#!/...') for a hash route of an allowlisted application. */
+  routeKey: string;
+  /** The decision's reason (RenderReason in src/domain/render). */
+  reason: string;
+  /** Compare the rendered result with the HTTP one and train the template's verdict. */
+  sampleBothWays: boolean;
+}
+
 /** One per item, in order: parsed (and settled), or the error the parse activity's retries take on. */
 export type ParseBatchOutcome =
-  | { ok: true }
+  /** `renders`: the page waits for these renders (its frontier entry stays in flight); absent: none. */
+  | { ok: true; renders?: RenderWanted[] }
   /**
    * failureType 'ParseBudgetExceeded': the page is over its parse budget, final, so the workflow
    * settles it at once rather than parsing it again in parseDocument. Absent: retried there.
@@ -367,6 +380,76 @@ export interface ParseDocumentResult {
   linksRegistered: number;
   noindex: boolean;
   nofollow: boolean;
+  /** Renders the page waits for (within the crawl's render budget); absent: none. */
+  renders?: RenderWanted[];
+}
+
+/**
+ * A render in a host's back queue: the page (or route) and what its host workflow needs to run it
+ * in the host's turn. Built by the workflow from the fetched URL and the parse's RenderWanted.
+ */
+export interface RenderTask extends RenderWanted {
+  crawlId: string;
+  fingerprint: string;
+  generation: number;
+  /** The page's canonical URL (its frontier entry). */
+  url: string;
+  /** Where the page's body came from: the browser navigates there (with routeKey as its fragment). */
+  finalUrl: string;
+  origin: string;
+  depth: number;
+  bodyKey: string;
+  contentType: string | undefined;
+  fetchedAtMs?: number;
+  xRobotsTag?: string;
+  /** The crawl's politeness settings, as its URLs carry them (HostWorkItem). */
+  minHostDelayMs: number;
+  maxConcurrentFetches: number;
+  politeness?: CrawlPolitenessConfig;
+  /** Tries that found no render worker in time, so far. */
+  unstartedTries?: number;
+  /** Requeued after such a try: not before this time, ms since epoch. */
+  notBeforeMs?: number;
+}
+
+export interface RenderPageInput {
+  task: RenderTask;
+  /** The host's politeness state: the render holds the host's turn, as a fetch burst does. */
+  politeness: HostPolitenessState;
+  policy: HostPolitenessPolicy;
+  /** When the workflow scheduled it, ms since epoch (render-queue age). */
+  scheduledAtMs: number;
+}
+
+export interface RenderPageResult {
+  /**
+   * 'partial': the page never settled (a long poll) or missed DOMContentLoaded; what loaded is kept,
+   * not retried. 'skipped': the crawl is stopping or ended; nothing was rendered.
+   */
+  state: 'rendered' | 'partial' | 'skipped';
+  /** The host's politeness state after the render's requests (nothing in flight). */
+  politeness: HostPolitenessState;
+  /** Requests the render sent to the page's host (robots.txt included). */
+  requestsStarted: number;
+  /** Hash routes the render found and recorded as render tasks of their own (allowlisted sites). */
+  routes: RenderWanted[];
+  /** One line for the Temporal UI and logs. */
+  summary: string;
+  cpuMs: number;
+  peakPssBytes: number;
+  linksFound: number;
+  linksRegistered: number;
+  textLength: number;
+  /** The browser's requests by what the gate did. */
+  subresources: Record<string, number>;
+}
+
+/** What a render's final failure carries to the workflow (ApplicationFailure details): the politeness its requests left. */
+export interface RenderFailureDetails {
+  politeness: HostPolitenessState;
+  requestsStarted: number;
+  /** The activity attempt that failed (the attempts the render had). */
+  attempt?: number;
 }
 
 export type SettleOutcome =
@@ -378,6 +461,14 @@ export type SettleOutcome =
   | { kind: 'dropped'; reason: string } // crawl stopping
   /** Not fetchable within this crawl (its robots.txt stayed unreachable past the crawl's patience): left for a later crawl. */
   | { kind: 'deferred'; reason: DeferralReason; message: string }
+  /** Every render of the page ended (rendered, partial or failed, each recorded with its render): the page is done. */
+  | { kind: 'rendered' }
+  /**
+   * A render failed for good (RenderCrashed after its attempts: a dead letter at the render stage;
+   * BrowserUnavailable; RenderTimeout; no render worker). Its render row records it; the page keeps
+   * its HTTP result, and is settled done when `settlesPage`.
+   */
+  | { kind: 'render-failed'; routeKey: string; failureType: string; message: string; attempts: number; settlesPage: boolean }
   | {
       kind: 'failed';
       failureType: string;

@@ -1,5 +1,5 @@
 /** What a crawl waits for, in words: the progress line, `crawler status` and the Temporal UI say it alike. */
-import type { CrawlWaits, HostWaitReason } from './status.js';
+import type { CrawlRenderStatus, CrawlWaits, HostWaitReason } from './status.js';
 
 const HELD_BY: Record<HostWaitReason, string> = {
   'robots-unreachable': 'held by an unreachable robots.txt',
@@ -7,6 +7,7 @@ const HELD_BY: Record<HostWaitReason, string> = {
   'circuit-open': 'held by the circuit breaker',
   'retry-backoff': "waiting out a retry's backoff",
   'crawl-delay': 'waiting out a long Crawl-delay',
+  'render-worker': 'waiting for a render worker (none took their renders: run crawler worker --render-slots N)',
 };
 
 /** Why a host waits, in words ("held by the circuit breaker"). */
@@ -40,4 +41,23 @@ export function describeCrawlWaits(waits: CrawlWaits | undefined): string[] {
     clauses.push(`object store failing since ${clockTime(storage.failingSinceMs)} (${storage.failures} failed tries${storage.lastError ? `, last: ${storage.lastError}` : ''}); fetched bodies wait for it`);
   }
   return clauses;
+}
+
+/** One clause for the progress line and `crawler status`; empty when there is nothing to say. */
+export function describeRenders(renders: CrawlRenderStatus | undefined): string {
+  if (renders === undefined) return '';
+  const parts = [`rendered ${renders.rendered}`];
+  if (renders.partial > 0) parts.push(`partial ${renders.partial}`);
+  if (renders.pending > 0) parts.push(`render queue ${renders.pending}`);
+  if (renders.failed > 0) {
+    const types = Object.entries(renders.failedByType ?? {}).map(([type, n]) => `${type} ${n}`);
+    parts.push(`render failed ${renders.failed}${types.length > 0 ? ` (${types.join(', ')})` : ''}`);
+  }
+  if (renders.deferred > 0) parts.push(`render-deferred ${renders.deferred}`);
+  parts.push(`budget ${renders.renders}/${renders.budget.maxRenders} renders, ${renders.cpuSeconds}/${renders.budget.maxCpuSeconds} CPU s`);
+  let line = parts.join(', ');
+  if (renders.noRenderWorker && renders.oldestPendingAtMs !== null) {
+    line += `; ${renders.pending} renders waiting since ${clockTime(renders.oldestPendingAtMs)} for a render worker: none polls the render queue (crawler worker --render-slots N)`;
+  }
+  return line;
 }

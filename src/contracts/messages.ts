@@ -9,6 +9,12 @@ import type { CrawlStatus, HostStatus } from './status.js';
 
 export const DEFAULT_TASK_QUEUE = 'crawler';
 
+/**
+ * The task queue of a crawler task queue's renders: served only by workers that hold browser
+ * slots (`crawler worker --render-slots N`), so a worker without a browser never takes one.
+ */
+export const renderTaskQueueOf = (taskQueue: string): string => `${taskQueue}-render`;
+
 /** Readable ids, so the Temporal UI's list reads like the crawl. */
 export const crawlWorkflowId = (crawlId: string): string => `crawl/${crawlId}`;
 export const hostWorkflowId = (host: string): string => `host/${host}`;

@@ -38,9 +38,10 @@ export interface AdmissionStatus {
 /**
  * Why a host's workflow waits longer than its usual delay: a throttle after 429/503 (the server's
  * Retry-After, else our backoff), its circuit breaker open, its robots.txt unreachable (nothing
- * but robots.txt is fetched until it answers), a host-level retry's backoff, a long Crawl-delay.
+ * but robots.txt is fetched until it answers), a host-level retry's backoff, a long Crawl-delay, a
+ * render that no render worker took (no `crawler worker --render-slots N` polls the render queue).
  */
-export type HostWaitReason = 'retry-after' | 'circuit-open' | 'robots-unreachable' | 'retry-backoff' | 'crawl-delay';
+export type HostWaitReason = 'retry-after' | 'circuit-open' | 'robots-unreachable' | 'retry-backoff' | 'crawl-delay' | 'render-worker';
 
 export interface HostWaitGroup {
   reason: HostWaitReason;
@@ -75,6 +76,29 @@ export interface WaitingForWorker {
   sinceMs: number;
 }
 
+/** A crawl's rendering (docs/rendering.md): its renders by state, what it spent of its budget. */
+export interface CrawlRenderStatus {
+  /** Renders scheduled and not ended (waiting for their host's turn or a render worker, or running). */
+  pending: number;
+  rendered: number;
+  /** Kept with what loaded: the page never settled, or missed DOMContentLoaded. */
+  partial: number;
+  /** Failed for good (the page kept its HTTP result); dead-lettered ones included. */
+  failed: number;
+  /** Those by failure type (RenderCrashed, RenderTimeout, BrowserUnavailable; crawl-ended). Absent in statuses from before it was kept. */
+  failedByType?: Record<string, number>;
+  /** Past the budget: the page kept its HTTP result (render-deferred). */
+  deferred: number;
+  /** Renders the budget counted, and browser CPU spent, seconds. */
+  renders: number;
+  cpuSeconds: number;
+  budget: { maxRenders: number; maxCpuSeconds: number; maxRendersPerHost: number };
+  /** The oldest pending render was scheduled at, ms since epoch; null when none is pending. */
+  oldestPendingAtMs: number | null;
+  /** Pending renders and no worker polls the render task queue (none runs with --render-slots). */
+  noRenderWorker: boolean;
+}
+
 /** What a running crawl waits for, besides its hosts' ordinary politeness delays. */
 export interface CrawlWaits {
   hosts: HostWaitGroup[];
@@ -93,6 +117,8 @@ export interface CrawlStatus {
   errorsByType: Record<string, number>;
   /** What the crawl waits for; absent before its first tick. */
   waits?: CrawlWaits;
+  /** Its rendering; absent when the crawl renders nothing. */
+  renders?: CrawlRenderStatus;
   startedAtMs: number;
   updatedAtMs: number;
 }
@@ -125,6 +151,8 @@ export interface CrawlSummary {
   end?: CrawlEndReport;
   /** How the crawl found its pages (links, sitemaps, feeds, redirects, seeds...). Absent from summaries of crawls from before it was reported. */
   discovery?: DiscoveryReport;
+  /** Its rendering; absent when it rendered nothing. */
+  renders?: CrawlRenderStatus;
   durationMs: number;
   startedAtMs: number;
   finishedAtMs: number;
@@ -147,6 +175,8 @@ export interface HostStatus {
   quarantinedReason: string | null;
   fetchesThisRun: number;
   run: number;
+  /** Renders queued or running in the host's turn; absent when none. */
+  rendersQueued?: number;
 }
 
 /** What a set of requests cost and found (001: the unit is the detected change, not the fetch). */

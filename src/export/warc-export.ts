@@ -12,6 +12,12 @@
  *   record says so with WARC-Truncated when the server sent one).
  * - anything else (4xx, 5xx, transport failures) is not archived.
  *
+ * Then, per render that stored its DOM (docs/rendering.md), in the order they ended: a `conversion`
+ * record of the rendered DOM (the page's URL, with a hash route's fragment), referring to the
+ * page's capture, and a `request`/`response` pair for each subresource the render's browser got
+ * from a host (the body from the shared subresource cache when it was kept; a response not kept,
+ * `no-store`, is its head alone, marked truncated).
+ *
  * Record ids are name-based UUIDs of (fingerprint, generation), the same in every export, so a
  * revisit's WARC-Refers-To resolves across files and exports of the same scope.
  */
@@ -23,6 +29,7 @@ import { firstCaptureWithBody, lastCaptureBefore, type CaptureReference } from '
 import { iterateFetches, type FetchRecord } from '../storage/postgres/fetch-repository.js';
 import { canonicalEdgesOf, type CanonicalEdge } from '../storage/postgres/canonical-repository.js';
 import type { Pool } from '../storage/postgres/pool.js';
+import { iterateRenderCaptures, type RenderCapture } from '../storage/postgres/render-repository.js';
 import { WarcExportError } from './errors.js';
 import { requestHead, responseHead } from './http-message.js';
 import { WarcFileWriter, type WarcFileNaming } from './warc-file-writer.js';
@@ -53,8 +60,8 @@ export interface WarcExportDeps {
 export interface WarcExportSummary {
   files: string[];
   bytes: number;
-  /** metadata: a page's canonical hint beside its capture. */
-  records: { warcinfo: number; response: number; request: number; revisit: number; metadata: number };
+  /** metadata: a page's canonical hint beside its capture; conversion: a rendered DOM. */
+  records: { warcinfo: number; response: number; request: number; revisit: number; metadata: number; conversion: number };
   revisits: { identicalPayload: number; notModified: number };
   /** Fetches not written: failures, bodies missing from the store or not matching their hash. Requests not written: fetches recorded before request headers were kept. */
   skipped: { notArchived: number; bodyMissing: number; requestUnknown: number };
@@ -85,7 +92,7 @@ export async function exportWarc(deps: WarcExportDeps, options: WarcExportOption
   const summary: WarcExportSummary = {
     files: [],
     bytes: 0,
-    records: { warcinfo: 0, response: 0, request: 0, revisit: 0, metadata: 0 },
+    records: { warcinfo: 0, response: 0, request: 0, revisit: 0, metadata: 0, conversion: 0 },
     revisits: { identicalPayload: 0, notModified: 0 },
     skipped: { notArchived: 0, bodyMissing: 0, requestUnknown: 0 },
   };
@@ -108,6 +115,10 @@ export async function exportWarc(deps: WarcExportDeps, options: WarcExportOption
       }
       await writer.writeGroup(group);
     }
+    for await (const render of iterateRenderCaptures(deps.pool, scope)) {
+      const group = await renderRecords(deps, render, crawl?.config.userAgent, summary);
+      if (group.length > 0) await writer.writeGroup(group);
+    }
     summary.files = await writer.close();
   } catch (error) {
     await writer.abort();
@@ -116,6 +127,62 @@ export async function exportWarc(deps: WarcExportDeps, options: WarcExportOption
   summary.records.warcinfo = summary.files.length;
   summary.bytes = writer.bytesWritten;
   return summary;
+}
+
+/** A render's records: the rendered DOM as a conversion of the page's capture, and its fetched subresources as request/response pairs. */
+async function renderRecords(deps: WarcExportDeps, render: RenderCapture, userAgent: string | undefined, summary: WarcExportSummary): Promise<WarcRecordInput[]> {
+  const records: WarcRecordInput[] = [];
+  let dom: Buffer;
+  try {
+    dom = await deps.bodies.getBody(render.domBodyKey);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== 'NoSuchKey' && code !== 'NotFound') throw error;
+    deps.log?.(`skipped the rendered DOM of ${render.url}${render.routeKey}: ${render.domBodyKey} is not in the object store`);
+    summary.skipped.bodyMissing += 1;
+    return records;
+  }
+  const conversionId = warcRecordId(`render/${render.fingerprint}/${render.generation}/${render.routeKey}`);
+  records.push({
+    type: 'conversion',
+    recordId: conversionId,
+    date: render.finishedAt,
+    targetUri: render.url + render.routeKey,
+    fields: [['WARC-Refers-To', captureRecordId(render)]],
+    contentType: 'text/html; charset=utf-8',
+    block: dom,
+  });
+  summary.records.conversion += 1;
+  for (const sub of render.subresources) {
+    const recordId = warcRecordId(`render/${render.fingerprint}/${render.generation}/${render.routeKey}/subresource/${sub.seq}`);
+    const body = sub.bodyKey ? await deps.bodies.getBody(sub.bodyKey).catch(() => undefined) : undefined;
+    const headers: Record<string, string> = sub.contentType ? { 'content-type': sub.contentType } : {};
+    const head = responseHead(sub.status ?? 200, headers, body?.length ?? 0);
+    records.push({
+      type: 'response',
+      recordId,
+      date: sub.requestedAt,
+      targetUri: sub.url,
+      fields: [['WARC-Concurrent-To', conversionId], ...(body === undefined ? ([['WARC-Truncated', 'unspecified']] as const) : [])],
+      contentType: CONTENT_TYPE.httpResponse,
+      block: body === undefined ? head : Buffer.concat([head, body]),
+      payloadOffset: head.length,
+    });
+    const request = requestHead(sub.url, userAgent ? { 'user-agent': userAgent } : {});
+    records.push({
+      type: 'request',
+      recordId: warcRecordId(`render/${render.fingerprint}/${render.generation}/${render.routeKey}/subresource/${sub.seq}/request`),
+      date: sub.requestedAt,
+      targetUri: sub.url,
+      fields: [['WARC-Concurrent-To', recordId]],
+      contentType: CONTENT_TYPE.httpRequest,
+      block: request,
+      payloadOffset: request.length,
+    });
+    summary.records.response += 1;
+    summary.records.request += 1;
+  }
+  return records;
 }
 
 /** The response or revisit record of a fetch; undefined when it is not archived. */

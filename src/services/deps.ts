@@ -5,6 +5,7 @@ import type { BodyStore } from '../storage/object-store/body-store.js';
 import type { CrawlMetricsSink } from './metrics/crawl-metrics-sink.js';
 import type { HtmlExtractor } from '../parse/html-parse-pool.js';
 import type { CrawlProxyConfig } from '../config/crawl-config.js';
+import type { BrowserPool } from '../browser/index.js';
 
 /**
  * What activities need from the outside world, injected by the worker (the composition root) so
@@ -41,4 +42,6 @@ export interface ActivityDeps {
    * URLs go back to the workflow), so the worker's grace period finishes work instead of adding it.
    */
   stopping?: AbortSignal;
+  /** The worker's browsers, when it has render slots (crawler worker --render-slots N); absent: it renders nothing. */
+  browsers?: BrowserPool;
 }

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { IllegalStateError } from '@temporalio/common';
-import { DefaultLogger, NativeConnection, Runtime, type Worker, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { jsonLogLine, textLogLine, type LogFormat } from './log-format.js';
 import { digestSlowTaskWarnings } from './slow-task-digest.js';
 import { PrometheusCrawlMetrics, startMetricsServer } from './prometheus-metrics.js';
@@ -24,6 +24,8 @@ import { createPool, type Pool } from '../storage/postgres/pool.js';
 import { DEFAULT_TASK_QUEUE } from '../contracts/messages.js';
 import { loadWorkflowBundle } from './workflow-bundle.js';
 import { HtmlParsePool, type HtmlParsePoolOptions } from '../parse/html-parse-pool.js';
+import { BrowserPool, findChromium } from '../browser/index.js';
+import { renderTaskQueueOf } from '../contracts/messages.js';
 
 /** See WorkerOptions.maxConcurrentActivities. */
 export const DEFAULT_MAX_CONCURRENT_ACTIVITIES = 400;
@@ -85,6 +87,22 @@ export interface CrawlerWorkerOptions {
   proxyCredentials?: ProxyCredentials;
   /** Wraps the activities this worker registers: fault injection in tests. Default: as created. */
   wrapActivities?: (activities: CrawlerActivities) => CrawlerActivities;
+  /**
+   * Browser slots: renders this worker runs at once, one headless Chromium each (docs/rendering.md).
+   * With 0 the worker never polls the render task queue. Default 0. More than 0 needs the browser
+   * (Debian's chromium package, or CRAWLER_CHROMIUM_PATH): the worker does not start without it.
+   */
+  renderSlots?: number;
+  /** A browser is replaced after this many pages. Default 50. */
+  maxPagesPerBrowser?: number;
+  /** V8 heap of each rendered page, MiB: a page that allocates more crashes its renderer. Default 512. */
+  renderPageHeapMiB?: number;
+}
+
+/** The render task queue's worker and its browsers, when the worker has render slots. */
+interface RenderPart {
+  worker: Worker;
+  browsers: BrowserPool;
 }
 
 /** Workflow tasks held open at once, and local activities run at once, by an 'all' worker: about one per host it fetches. */
@@ -132,7 +150,14 @@ export async function installWorkerRuntime(options: WorkerRuntimeOptions): Promi
         // needs its worker. The runtime's default (shut every worker down on SIGINT or SIGTERM)
         // took the worker and its client away mid-crawl: the CLI then exited 1 on a gRPC error.
         shutdownSignals: [],
-        logger: new DefaultLogger(logLevel, digestSlowTaskWarnings((entry) => void process.stderr.write(`${logFormat === 'json' ? jsonLogLine(entry) : textLogLine(entry)}\n`))),
+        logger: new DefaultLogger(
+          logLevel,
+          digestSlowTaskWarnings((entry) => {
+            // The render worker polls activities only, by design: the SDK's note that it runs no workflows says nothing.
+            if (entry.message.startsWith('No workflows registered') && String(entry.meta?.['taskQueue'] ?? '').endsWith('-render')) return;
+            process.stderr.write(`${logFormat === 'json' ? jsonLogLine(entry) : textLogLine(entry)}\n`);
+          }),
+        ),
         telemetryOptions: {
           // Core's own logs (gRPC retry warnings while Temporal is down) go through the same logger, to
           // stderr: printed by core directly, they went to stdout, before `--json`'s summary. With
@@ -164,6 +189,10 @@ export async function installWorkerRuntime(options: WorkerRuntimeOptions): Promi
 
 export interface CrawlerWorker {
   worker: Worker;
+  /** Polls the render task queue; present with render slots. */
+  renderWorker?: Worker;
+  /** The browsers of the render slots; present with render slots. */
+  browsers?: BrowserPool;
   client: Client;
   /** A client on the worker's own connection: workflows it starts may run their first task here at once (eager start). */
   workflowStarter: Client;
@@ -204,6 +233,19 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   // Threads start on the first large page, so a workflows-only process never starts one.
   const htmlParsing = new HtmlParsePool(options.htmlParsing);
   const stopping = createWorkerStopping();
+  const renderSlots = options.renderSlots ?? 0;
+  let browsers: BrowserPool | undefined;
+  if (renderSlots > 0) {
+    const chromium = findChromium();
+    if (!chromium.found) throw new Error(`--render-slots ${renderSlots}: ${chromium.reason}`);
+    browsers = new BrowserPool({
+      executablePath: chromium.executablePath,
+      slots: renderSlots,
+      profileRoot: path.join(options.dataDir, 'browsers'),
+      ...(options.maxPagesPerBrowser === undefined ? {} : { maxPagesPerBrowser: options.maxPagesPerBrowser }),
+      ...(options.renderPageHeapMiB === undefined ? {} : { pageHeapMiB: options.renderPageHeapMiB }),
+    });
+  }
   const created = createActivities({
     pool,
     bodies,
@@ -216,6 +258,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
     ...(metrics === undefined ? {} : { metrics }),
     extractHtml: htmlParsing.extract,
     stopping: stopping.signal,
+    ...(browsers === undefined ? {} : { browsers }),
   });
   const activities = options.wrapActivities ? options.wrapActivities(created) : created;
 
@@ -239,6 +282,23 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
     ...(role === 'all' ? { maxConcurrentWorkflowTaskExecutions: MAX_OPEN_WORKFLOW_TASKS, maxConcurrentLocalActivityExecutions: MAX_OPEN_WORKFLOW_TASKS } : {}),
   });
 
+  // Renders go to their own task queue, taken only by workers with browser slots: one render per slot.
+  const render: RenderPart | undefined =
+    browsers === undefined
+      ? undefined
+      : {
+          browsers,
+          worker: await Worker.create({
+            connection: nativeConnection,
+            namespace: options.temporal.namespace,
+            taskQueue: renderTaskQueueOf(options.taskQueue ?? DEFAULT_TASK_QUEUE),
+            identity,
+            shutdownGraceTime: '10s',
+            activities: { renderPage: activities.renderPage },
+            maxConcurrentActivityTaskExecutions: renderSlots,
+          }),
+        };
+
   const metricsServer =
     metrics === undefined
       ? undefined
@@ -258,27 +318,34 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
     if (closed) return;
     closed = true;
     await metricsServer?.close();
+    await render?.browsers.close();
     await httpClients.closeAll();
     await Promise.allSettled([htmlParsing.close(), pool.end(), connection.close(), nativeConnection.close()]);
   };
 
   return {
     worker,
+    ...(render ? { renderWorker: render.worker, browsers: render.browsers } : {}),
     client,
     workflowStarter,
     pool,
     bodies,
     ...(metricsServer === undefined ? {} : { metricsUrl: metricsServer.url }),
     async run() {
+      const renderRun = render?.worker.run();
       try {
         await worker.run();
       } finally {
+        // The render worker goes with the main one, whatever ended it.
+        if (render?.worker.getState() === 'RUNNING') render.worker.shutdown();
+        await Promise.allSettled([renderRun]);
         await close();
       }
     },
     async shutdown() {
       stopping.abort();
       if (worker.getState() === 'RUNNING') worker.shutdown();
+      if (render?.worker.getState() === 'RUNNING') render.worker.shutdown();
     },
   };
 }

@@ -15,6 +15,10 @@ import type { CrawlMetricsSink } from '../services/metrics/crawl-metrics-sink.js
 const FETCH_SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 /** Seconds; politeness waits are the host's delay, from tens of ms to a long Crawl-delay. */
 const WAIT_SECONDS_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300];
+/** Seconds of browser CPU per render: the seed's planning figure is 2 s. */
+const RENDER_CPU_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64];
+/** Bytes; a headless browser holds a hundred to a few hundred MB (the seed plans 300 MB). */
+const PSS_BYTES_BUCKETS = [32, 64, 128, 192, 256, 384, 512, 768, 1024, 2048].map((mib) => mib * 1024 * 1024);
 
 export class PrometheusCrawlMetrics implements CrawlMetricsSink {
   readonly registry = new Registry();
@@ -51,6 +55,11 @@ export class PrometheusCrawlMetrics implements CrawlMetricsSink {
     labelNames: ['direction', 'result'],
     registers: [this.registry],
   });
+  private readonly renders = new Counter({ name: 'crawler_renders_total', help: 'Renders ended, by why the page was rendered (reason) and how it ended (rendered, partial, or the failure type).', labelNames: ['reason', 'outcome'], registers: [this.registry] });
+  private readonly renderCpuSeconds = new Histogram({ name: 'crawler_render_cpu_seconds', help: "Browser CPU of one render, summed over the browser's processes.", buckets: RENDER_CPU_SECONDS_BUCKETS, registers: [this.registry] });
+  private readonly renderPeakPss = new Histogram({ name: 'crawler_render_peak_pss_bytes', help: "The most memory (PSS, sampled) the browser's processes held during one render.", buckets: PSS_BYTES_BUCKETS, registers: [this.registry] });
+  private readonly renderQueueWait = new Histogram({ name: 'crawler_render_queue_wait_seconds', help: 'Time from a render scheduled to its start on the render task queue.', buckets: WAIT_SECONDS_BUCKETS, registers: [this.registry] });
+  private readonly renderSubresources = new Counter({ name: 'crawler_render_subresources_total', help: "Requests of renders' browsers by what the gate did (fetched, cached, revalidated, blocked-type, blocked-origin, robots-disallowed, politeness-refused, ...).", labelNames: ['outcome'], registers: [this.registry] });
   private readonly hostsWaiting = new Gauge({ name: 'crawler_hosts_waiting', help: "Hosts with work of a crawl in a long wait, by reason ('worker': woken, their runs not begun for want of a worker).", labelNames: ['crawl', 'reason'], registers: [this.registry] });
 
   constructor() {
@@ -77,6 +86,20 @@ export class PrometheusCrawlMetrics implements CrawlMetricsSink {
 
   politenessWaited(ms: number): void {
     this.politenessWaitSeconds.observe(ms / 1000);
+  }
+
+  renderEnded(reason: string, outcome: string, cpuMs: number, peakPssBytes: number): void {
+    this.renders.inc({ reason, outcome });
+    if (cpuMs > 0) this.renderCpuSeconds.observe(cpuMs / 1000);
+    if (peakPssBytes > 0) this.renderPeakPss.observe(peakPssBytes);
+  }
+
+  renderQueueWaited(ms: number): void {
+    this.renderQueueWait.observe(ms / 1000);
+  }
+
+  renderSubresource(outcome: string): void {
+    this.renderSubresources.inc({ outcome });
   }
 
   recrawlCycleFinished(summary: RecrawlCycleSummary): void {
@@ -115,7 +138,7 @@ export class PrometheusCrawlMetrics implements CrawlMetricsSink {
     this.crawlFigures.set({ crawl, figure: 'fetched' }, counts.fetched);
     this.backlogSeconds.set({ crawl }, Math.max(0, tick.admission.backlogSeconds));
     this.admitFactor.set({ crawl }, tick.admission.admitFactor);
-    for (const reason of ['retry-after', 'circuit-open', 'robots-unreachable', 'retry-backoff', 'crawl-delay']) {
+    for (const reason of ['retry-after', 'circuit-open', 'robots-unreachable', 'retry-backoff', 'crawl-delay', 'render-worker']) {
       this.hostsWaiting.set({ crawl, reason }, tick.waits.hosts.find((group) => group.reason === reason)?.hosts ?? 0);
     }
     this.hostsWaiting.set({ crawl, reason: 'worker' }, tick.waits.waitingForWorker?.hosts ?? 0);

@@ -29,7 +29,7 @@ import {
   stopCrawlSignal,
 } from '../contracts/messages.js';
 import type { CrawlState, CrawlStatus, CrawlSummary } from '../contracts/status.js';
-import { describeCrawlWaits } from '../contracts/describe-waits.js';
+import { describeCrawlWaits, describeRenders } from '../contracts/describe-waits.js';
 import { describeCrawlEnd } from '../contracts/describe-crawl-end.js';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -146,13 +146,15 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlSum
       activeHosts: tick.activeHosts,
       errorsByType: tick.errorsByType,
       waits: tick.waits,
+      ...(tick.renders === undefined ? {} : { renders: tick.renders }),
       startedAtMs,
       updatedAtMs: tick.nowMs,
     };
     const counts = tick.counts;
     const waits = describeCrawlWaits(tick.waits);
+    const renders = describeRenders(tick.renders);
     setCurrentDetails(
-      `**${state}** · fetched ${counts.fetched} · in flight ${counts.inFlight} · queued ${counts.queued} · discovered ${counts.discovered} · hosts ${tick.activeHosts} · backlog ${tick.admission.backlogSeconds.toFixed(1)} s${waits.length > 0 ? `\n\nwaiting: ${waits.join('; ')}` : ''}`,
+      `**${state}** · fetched ${counts.fetched} · in flight ${counts.inFlight} · queued ${counts.queued} · discovered ${counts.discovered} · hosts ${tick.activeHosts} · backlog ${tick.admission.backlogSeconds.toFixed(1)} s${renders ? ` · ${renders}` : ''}${waits.length > 0 ? `\n\nwaiting: ${waits.join('; ')}` : ''}`,
     );
     upsertMemo(memoOf(counts));
     if (state !== lastPublishedState) {

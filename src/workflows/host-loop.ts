@@ -17,6 +17,11 @@ import type {
   HostWaitReport,
   HostWorkItem,
   RefreshRobotsResult,
+  RenderFailureDetails,
+  RenderPageInput,
+  RenderPageResult,
+  RenderTask,
+  RenderWanted,
   SettleOutcome,
 } from '../contracts/activities.js';
 import {
@@ -24,10 +29,14 @@ import {
   hostOutcomeOfFailure,
   hostOutcomeOfResult,
   hostOutcomeOfRobotsRefresh,
+  circuitStateAt,
+  nextFetchAtMs,
   policyDelayMs,
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
-import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
+import { MAX_SUBRESOURCE_WAIT_MS } from '../domain/render/index.js';
+import { HostQueue, renderPageKey, type HostQueueSnapshot } from './host-queue.js';
+import type { FetchedResult } from '../contracts/fetch-followup.js';
 import { parseInputOf } from '../contracts/fetch-followup.js';
 import { afterFailedParse, afterFetch, decideAfterFailure, deferredOutcome, noteRobotsRules, pushDefined, robotsPatienceEndsAtMs, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
 import type { HostStatus, HostWaitReason } from '../contracts/status.js';
@@ -49,6 +58,18 @@ export const BURST_EXTENSION = Object.freeze({ maxUrls: 40 });
  * 300 runs sampled). Later bursts are activities, visible in the UI while they run.
  */
 export const LOCAL_BURST = Object.freeze({ maxUrls: 5 });
+
+/**
+ * A render no render worker picked up in time (schedule-to-start) goes back to the host's queue for
+ * later, this many times at most, the waits doubling from RENDER_WORKER_RETRY_MS up to
+ * MAX_RENDER_WORKER_RETRY_MS (about an hour in all); then it fails as BrowserUnavailable and the
+ * page keeps its HTTP result. Meanwhile the host's other URLs go on, and the crawl says it waits.
+ */
+export const MAX_UNSTARTED_RENDER_TRIES = 6;
+export const RENDER_WORKER_RETRY_MS = 60_000;
+export const MAX_RENDER_WORKER_RETRY_MS = 30 * 60_000;
+/** A host with only renders waiting for their time claims again this often, ms. */
+export const RENDER_WAIT_CLAIM_MS = 10_000;
 
 /** A run's history is large: continue as new between requests (well under the server's limits). */
 const MAX_HISTORY_EVENTS = 8000;
@@ -80,7 +101,18 @@ export type HostStep =
   | { kind: 'settle'; item: HostWorkItem; outcome: SettleOutcome; flush: FetchedItem[] }
   | { kind: 'refresh-robots'; item: HostWorkItem; flush: FetchedItem[] }
   | { kind: 'fetch'; item: HostWorkItem; input: FetchUrlInput; flush: FetchedItem[] }
-  | { kind: 'burst'; burst: BurstStep };
+  | { kind: 'burst'; burst: BurstStep }
+  /** A render in the host's turn, on the render task queue: it holds the host's one slot, as a burst does. */
+  | { kind: 'render'; task: RenderTask; input: RenderPageInput; flush: FetchedItem[] };
+
+/** How a render activity failed for good, as the workflow read it. */
+export interface RenderFailure {
+  /** RenderCrashed, RenderTimeout, BrowserUnavailable; or 'unstarted': no render worker took it in time. */
+  type: string;
+  message: string;
+  attempts: number;
+  details?: RenderFailureDetails;
+}
 
 /** A fetch burst the loop started: its activity input, and what the loop needs back from its report. */
 export interface BurstStep {
@@ -106,6 +138,23 @@ export interface HostLoopOptions {
   runKey: string;
   /** The workflow's replay-safe randomness (jitter). */
   random: () => number;
+}
+
+/** The page a render belongs to, as a settlement names it. */
+function renderPageItem(task: RenderTask): HostWorkItem {
+  return {
+    crawlId: task.crawlId,
+    fingerprint: task.fingerprint,
+    url: task.url,
+    origin: task.origin,
+    depth: task.depth,
+    generation: task.generation,
+    attempt: 0,
+    purpose: 'page',
+    minHostDelayMs: task.minHostDelayMs,
+    maxConcurrentFetches: task.maxConcurrentFetches,
+    ...(task.politeness === undefined ? {} : { politeness: task.politeness }),
+  };
 }
 
 /** How many URLs a claim asks for: enough for a few seconds of this host's pace. */
@@ -148,6 +197,12 @@ export class HostLoop {
   private justClaimed = false;
   /** The last burst released the host (claim.releaseIfDone) and left nothing to do. */
   private releasedByBurst = false;
+  /** The render holding the host's turn, if any. */
+  private renderInFlight: RenderTask | undefined;
+  /** Renders were queued since the last wait began: the wait ends to start them. */
+  private rendersQueued = false;
+  /** The wait under way is for renders only: after it, claims are tried again. */
+  private claimAfterWait = false;
   /**
    * The next claim marks the run begun (hosts.run_started_at) though it needs no host record: a
    * claim or a burst released the host in Postgres and the run went on (a wake came), or the run
@@ -214,7 +269,7 @@ export class HostLoop {
     return this.state.inFlight === 0 && this.state.pendingParses === 0 && this.pendingSettles === 0;
   }
   private get idle(): boolean {
-    return this.state.queue.length === 0 && this.quiet;
+    return this.state.queue.length === 0 && this.state.renders.length === 0 && this.quiet;
   }
 
   status(nowMs: number): HostStatus {
@@ -231,6 +286,7 @@ export class HostLoop {
       quarantinedReason: state.quarantinedReason ?? (hold === undefined ? null : `${hold.reason} until ${new Date(hold.untilMs).toISOString()}`),
       fetchesThisRun: state.fetchesThisRun,
       run: state.run,
+      ...(state.renders.length > 0 || this.renderInFlight ? { rendersQueued: state.renders.length + (this.renderInFlight ? 1 : 0) } : {}),
     };
   }
 
@@ -240,7 +296,7 @@ export class HostLoop {
 
   /** Whether the wait of a 'wait' step is over. */
   waitIsOver(wait: HostWait): boolean {
-    if (this.carriedParses.length > 0 || this.releasedByBurst) return true;
+    if (this.carriedParses.length > 0 || this.releasedByBurst || this.rendersQueued) return true;
     switch (wait) {
       case 'quiet':
         return this.quiet || this.fatal !== undefined;
@@ -256,7 +312,8 @@ export class HostLoop {
   /** A 'wait' step ended. */
   waited(wait: HostWait): void {
     // Once the queue ran dry and work finished, the next claim may find URLs again, or release the host.
-    if (wait === 'idle-or-requeue') this.claimExhausted = false;
+    if (wait === 'idle-or-requeue' || this.claimAfterWait) this.claimExhausted = false;
+    this.claimAfterWait = false;
   }
 
   /** The next step at `nowMs`. */
@@ -306,6 +363,17 @@ export class HostLoop {
   /** The step once the back queue is refilled, or need not be. */
   private nextFromQueue(nowMs: number, history: RunHistoryFacts): HostStep {
     const { state } = this;
+    const render = this.renderStep(nowMs);
+    if (render !== undefined) return render;
+    if (state.queue.length === 0 && state.renders.length > 0) {
+      // Only renders left, none startable yet: wait for the request in flight, or for the first
+      // one's time. The host is not idle meanwhile, so no idle spell renews its claims: the wait
+      // ends within RENDER_WAIT_CLAIM_MS to claim again (URLs of other crawls may have come).
+      if (state.inFlight > 0 || this.renderInFlight) return this.waitFor('change-or-outcome');
+      if (state.paused) return this.waitFor('change');
+      this.claimAfterWait = true;
+      return this.waitFor('change', Math.max(1, Math.min(this.renderStartAtMs(nowMs) - nowMs, RENDER_WAIT_CLAIM_MS)));
+    }
     if (state.queue.length === 0) {
       // Wait for in-flight work; once idle, the next claim may release the host. A host-level
       // retry (429, 5xx, robots) requeues its URL meanwhile: that wakes the loop too.
@@ -388,7 +456,126 @@ export class HostLoop {
     return queue.length === 1 && this.hostRecordLoaded && this.state.burstable(queue[0]!, nowMs, DEFAULT_FETCH_BURST_LIMITS);
   }
 
+  /**
+   * The next render, when one may start now: the host's one slot free, its circuit closed, not
+   * paused, and its next fetch time within the wait a render's first request may make (the render
+   * waits out the rest in its own pacing). A render on a held host fails at once with the hold.
+   */
+  private renderStep(nowMs: number): HostStep | undefined {
+    const { state } = this;
+    if (state.renders.length === 0 || state.paused || this.renderInFlight) return undefined;
+    const index = state.renders.findIndex((task) => (task.notBeforeMs ?? 0) <= nowMs);
+    if (index < 0) return undefined;
+    const task = state.renders[index]!;
+    const hold = state.holdAt(nowMs);
+    if (hold !== undefined) {
+      state.renders.splice(index, 1);
+      const [followUp] = this.renderEnded(task, { kind: 'render-failed', routeKey: task.routeKey, failureType: hold.reason, message: `host ${state.host} is held after ${hold.reason}; not rendered`, attempts: 1, settlesPage: false });
+      return { kind: 'settle', item: followUp!.item, outcome: followUp!.outcome, flush: this.takeCarriedParses() };
+    }
+    const politeness = state.politenessAt(nowMs);
+    const policy = state.policyFor(task);
+    if (politeness.inFlight > 0 || circuitStateAt(politeness, policy, nowMs) !== 'closed') return undefined;
+    if (nextFetchAtMs(politeness, nowMs) - nowMs > MAX_SUBRESOURCE_WAIT_MS) return undefined;
+    state.renders.splice(index, 1);
+    const input: RenderPageInput = { task, politeness, policy, scheduledAtMs: nowMs };
+    // The render holds the host's one slot until it reports back.
+    state.noteRequestStarted(nowMs, task);
+    this.renderInFlight = task;
+    return { kind: 'render', task, input, flush: this.takeCarriedParses() };
+  }
+
+  /** When the first queued render may start, ms since epoch: its own time, and the host's within a render's first wait. */
+  private renderStartAtMs(nowMs: number): number {
+    const { state } = this;
+    const readyAtMs = Math.min(...state.renders.map((task) => task.notBeforeMs ?? nowMs));
+    return Math.max(readyAtMs, state.nextFetchAtMs(nowMs) - MAX_SUBRESOURCE_WAIT_MS);
+  }
+
+  /** A parse found the page wants renders: they join the host's queue, its page waiting for all of them. */
+  queueRenders(item: HostWorkItem, fetched: FetchedResult, wanted: readonly RenderWanted[]): void {
+    if (wanted.length === 0) return;
+    const { state } = this;
+    for (const want of wanted) {
+      state.renders.push({
+        ...want,
+        crawlId: item.crawlId,
+        fingerprint: item.fingerprint,
+        generation: item.generation,
+        url: item.url,
+        finalUrl: fetched.finalUrl,
+        origin: item.origin,
+        depth: item.depth,
+        bodyKey: fetched.bodyKey,
+        contentType: fetched.contentType,
+        fetchedAtMs: fetched.startedAtMs,
+        ...(fetched.xRobotsTag === undefined ? {} : { xRobotsTag: fetched.xRobotsTag }),
+        minHostDelayMs: item.minHostDelayMs,
+        maxConcurrentFetches: item.maxConcurrentFetches,
+        ...(item.politeness === undefined ? {} : { politeness: item.politeness }),
+      });
+    }
+    const key = renderPageKey(item);
+    state.rendersOutstanding[key] = (state.rendersOutstanding[key] ?? 0) + wanted.length;
+    this.rendersQueued = true;
+  }
+
+  /** A render reported: the host takes back its politeness; routes it found join the queue; the page settles after its last render. */
+  renderReported(task: RenderTask, result: RenderPageResult): FollowUp[] {
+    const { state } = this;
+    this.renderInFlight = undefined;
+    state.adoptBurstPoliteness(result.politeness, result.requestsStarted);
+    const key = renderPageKey(task);
+    for (const route of result.routes) {
+      const { unstartedTries: _tries, notBeforeMs: _notBefore, ...base } = task;
+      state.renders.push({ ...base, ...route });
+    }
+    if (result.routes.length > 0) {
+      state.rendersOutstanding[key] = (state.rendersOutstanding[key] ?? 1) + result.routes.length;
+      this.rendersQueued = true;
+    }
+    return this.renderEnded(task, { kind: 'rendered' });
+  }
+
+  /**
+   * A render failed for good, or found no render worker in time. The host takes back what its
+   * requests did to it (or its slot, when it sent none). An unstarted render goes back to wait for
+   * a worker (`report`: the wait, for the crawl's status) until it has tried enough; any other
+   * failure is recorded with the render and the page keeps its HTTP result.
+   */
+  renderFailed(task: RenderTask, failure: RenderFailure, nowMs: number): { followUps: FollowUp[]; report?: HostWaitReport } {
+    const { state } = this;
+    this.renderInFlight = undefined;
+    if (failure.details) state.adoptBurstPoliteness(failure.details.politeness, failure.details.requestsStarted);
+    else state.noteOutcome({ kind: 'not-sent', atMs: nowMs }, task, this.options.random, nowMs);
+    if (failure.type === 'unstarted') {
+      const tries = (task.unstartedTries ?? 0) + 1;
+      if (tries < MAX_UNSTARTED_RENDER_TRIES) {
+        const waitMs = Math.min(MAX_RENDER_WORKER_RETRY_MS, RENDER_WORKER_RETRY_MS * 2 ** (tries - 1));
+        state.renders.push({ ...task, unstartedTries: tries, notBeforeMs: nowMs + waitMs });
+        return { followUps: [], report: { host: state.host, reason: 'render-worker', sinceMs: nowMs, untilMs: nowMs + waitMs } };
+      }
+      failure = { ...failure, type: 'BrowserUnavailable', message: `no render worker took the render in ${tries} tries (crawler worker --render-slots N runs one): ${failure.message}` };
+    }
+    return {
+      followUps: this.renderEnded(task, { kind: 'render-failed', routeKey: task.routeKey, failureType: failure.type, message: failure.message, attempts: failure.attempts, settlesPage: false }),
+    };
+  }
+
+  /** One render of a page ended: its settlement, and the page's when it was the last. */
+  private renderEnded(task: RenderTask, outcome: Extract<SettleOutcome, { kind: 'rendered' | 'render-failed' }>): (FollowUp & { kind: 'settle' })[] {
+    const { state } = this;
+    const key = renderPageKey(task);
+    const left = (state.rendersOutstanding[key] ?? 1) - 1;
+    if (left > 0) state.rendersOutstanding[key] = left;
+    else delete state.rendersOutstanding[key];
+    const item = renderPageItem(task);
+    if (outcome.kind === 'render-failed') return [{ kind: 'settle', item, outcome: { ...outcome, settlesPage: left <= 0 } }];
+    return left <= 0 ? [{ kind: 'settle', item, outcome }] : [];
+  }
+
   private waitFor(wait: HostWait, timeoutMs?: number, reason?: HostWaitReason, report?: HostWaitReport): HostStep {
+    this.rendersQueued = false;
     if (wait === 'change' || wait === 'change-or-outcome') this.changed = false;
     this.outcomesAtWait = this.state.outcomes;
     return {
@@ -532,6 +719,11 @@ export class HostLoop {
   burstReported(burst: BurstStep, result: FetchBurstResult, nowMs: number): FollowUp[] {
     const { state } = this;
     state.adoptBurstPoliteness(result.politeness, result.requestsStarted);
+    // Pages its parses (and the carried bodies') found to want renders: queued in the host's turn.
+    burst.parsing.forEach(({ item, fetched }, index) => {
+      const parsed = result.parseOutcomes?.[index];
+      if (parsed?.ok === true && parsed.renders) this.queueRenders(item, fetched, parsed.renders);
+    });
     // Its robots.txt refreshes, counted in its politeness already.
     for (const { origin, refreshed } of result.robots ?? []) noteRobotsRules(state, origin, refreshed);
     // A burst that sent nothing, not even its first URL, hands them all back: fetched one by one,
@@ -561,10 +753,11 @@ export class HostLoop {
         state.robotsFreshUntilMs[item.origin] = 0;
         requeued.push(item);
       } else if (outcome.result.kind === 'fetched' && outcome.result.parse) {
-        // Parsed by the burst: done. Not parsed there: to the next burst, or straight to
-        // parseDocument and its poison budget when the burst's parse failed.
+        // Parsed by the burst: done, or waiting for its renders. Not parsed there: to the next
+        // burst, or straight to parseDocument and its poison budget when the burst's parse failed.
         if (outcome.parsed === undefined) toParse.push({ item, fetched: outcome.result });
         else if (!outcome.parsed.ok) followUps.push(afterFailedParse(item, outcome.result, outcome.parsed));
+        else if (outcome.parsed.renders) this.queueRenders(item, outcome.result, outcome.parsed.renders);
       } else if (outcome.settled !== true) {
         pushDefined(followUps, afterFetch(state, item, outcome.result));
       }

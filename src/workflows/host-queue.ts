@@ -19,7 +19,7 @@ import {
   type HostPolitenessPolicy,
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
-import type { HostWorkItem } from '../contracts/activities.js';
+import type { HostWorkItem, RenderTask } from '../contracts/activities.js';
 import type { FetchFailureType } from '../domain/failures/index.js';
 import { hostPolicyOverridesOf } from '../config/politeness-config.js';
 
@@ -35,7 +35,19 @@ export interface HostQueueSnapshot {
   delayOverrideMs: number | null;
   quarantinedReason: string | null;
   run: number;
+  /** Renders waiting for the host's turn (absent in runs carried before rendering). */
+  renders?: RenderTask[];
+  /** Per page (renderPageKey), its renders not yet ended; the page is settled when the last ends. */
+  rendersOutstanding?: Record<string, number>;
 }
+
+/** The key of a page's render bookkeeping: crawl, fingerprint, generation. */
+export function renderPageKey(task: Pick<RenderTask, 'crawlId' | 'fingerprint' | 'generation'>): string {
+  return `${task.crawlId}/${task.fingerprint}/${task.generation}`;
+}
+
+/** What the politeness policy reads of a queued URL or render: the crawl's settings that travel with it. */
+export type PolicySource = Pick<HostWorkItem, 'minHostDelayMs' | 'maxConcurrentFetches' | 'politeness'>;
 
 export class HostQueue {
   readonly host: string;
@@ -48,6 +60,8 @@ export class HostQueue {
   delayOverrideMs: number | null;
   quarantinedReason: string | null;
   readonly run: number;
+  renders: RenderTask[];
+  rendersOutstanding: Record<string, number>;
   pendingParses = 0;
   fetchesThisRun = 0;
   /** Counts settled requests, so the loop can wait for a slot to free. */
@@ -64,6 +78,8 @@ export class HostQueue {
     this.delayOverrideMs = snapshot.delayOverrideMs;
     this.quarantinedReason = snapshot.quarantinedReason;
     this.run = snapshot.run;
+    this.renders = [...(snapshot.renders ?? [])];
+    this.rendersOutstanding = { ...snapshot.rendersOutstanding };
   }
 
   static fresh(host: string): HostQueue {
@@ -92,11 +108,14 @@ export class HostQueue {
       delayOverrideMs: this.delayOverrideMs,
       quarantinedReason: this.quarantinedReason,
       run: this.run + 1,
+      // Only when there are some: the snapshots of hosts that never render stay as they were.
+      ...(this.renders.length > 0 ? { renders: this.renders } : {}),
+      ...(Object.keys(this.rendersOutstanding).length > 0 ? { rendersOutstanding: this.rendersOutstanding } : {}),
     };
   }
 
   /** The politeness policy for the next request: the strictest of our delay, the operator's and robots' Crawl-delay. */
-  policyFor(item: HostWorkItem | undefined): HostPolitenessPolicy {
+  policyFor(item: PolicySource | undefined): HostPolitenessPolicy {
     const crawlDelays = Object.values(this.robotsCrawlDelayMs);
     const crawlDelayMs = crawlDelays.length > 0 ? Math.max(...crawlDelays) : undefined;
     return {
@@ -147,13 +166,13 @@ export class HostQueue {
    * A request takes a slot. With several slots per host, `spaceStarts` also spaces request
    * starts by the host delay; with one slot the finish of each request already spaces them.
    */
-  noteRequestStarted(nowMs: number, item: HostWorkItem | undefined, options: { spaceStarts: boolean } = { spaceStarts: false }): void {
+  noteRequestStarted(nowMs: number, item: PolicySource | undefined, options: { spaceStarts: boolean } = { spaceStarts: false }): void {
     this.politeness = onFetchStarted(this.politenessAt(nowMs), nowMs, options.spaceStarts ? this.policyFor(item) : undefined);
     this.fetchesThisRun += 1;
   }
 
   /** Every started request ends here exactly once, whatever its outcome. */
-  noteOutcome(outcome: HostOutcome, item: HostWorkItem | undefined, random: () => number, nowMs: number): void {
+  noteOutcome(outcome: HostOutcome, item: PolicySource | undefined, random: () => number, nowMs: number): void {
     this.outcomes += 1;
     this.politeness = applyHostOutcome(this.politenessAt(nowMs), outcome, this.policyFor(item), random);
   }
@@ -254,6 +273,6 @@ export class HostQueue {
   }
 
   get idle(): boolean {
-    return this.queue.length === 0 && this.inFlight === 0 && this.pendingParses === 0;
+    return this.queue.length === 0 && this.renders.length === 0 && this.inFlight === 0 && this.pendingParses === 0;
   }
 }

@@ -24,9 +24,23 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
-import type { BurstClaim, FetchBurstResult, FetchFailureDetails, FetchUrlInput, FetchUrlResult, HostWaitReport, HostWorkItem, ParseBatchOutcome, SettleOutcome } from '../contracts/activities.js';
-import { POISON_ATTEMPT_LIMIT, fetchActivityRetryShape, type FetchFailureType } from '../domain/failures/index.js';
-import { HostLoop, type BurstStep, type FetchedItem, type FollowUp, type HostStep } from './host-loop.js';
+import type {
+  BurstClaim,
+  FetchBurstResult,
+  FetchFailureDetails,
+  FetchUrlInput,
+  FetchUrlResult,
+  HostWaitReport,
+  HostWorkItem,
+  ParseBatchOutcome,
+  RenderFailureDetails,
+  RenderPageInput,
+  RenderPageResult,
+  RenderTask,
+  SettleOutcome,
+} from '../contracts/activities.js';
+import { FAILURE_POLICIES, POISON_ATTEMPT_LIMIT, fetchActivityRetryShape, type FetchFailureType } from '../domain/failures/index.js';
+import { HostLoop, type BurstStep, type FetchedItem, type FollowUp, type HostStep, type RenderFailure } from './host-loop.js';
 import { afterFailedParse } from './host-outcomes.js';
 import type { HostQueueSnapshot } from './host-queue.js';
 import { parseInputOf, type FetchedResult } from '../contracts/fetch-followup.js';
@@ -38,6 +52,7 @@ import {
   SEARCH_ATTRIBUTES,
   hostStatusQuery,
   pauseHostSignal,
+  renderTaskQueueOf,
   resumeHostSignal,
   setHostDelaySignal,
   wakeHostSignal,
@@ -114,6 +129,26 @@ const parseBatchActivities = proxyActivities<Activities>({
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 2 },
 });
 
+/**
+ * A render runs on the render task queue, in a worker with browser slots. It holds the host's turn,
+ * so a render no worker takes within RENDER_SCHEDULE_TO_START goes back to the host's queue for
+ * later (HostLoop.renderFailed) and the host's other URLs go on meanwhile. RenderCrashed is retried
+ * twice with backoff (the browser is replaced); BrowserUnavailable once; RenderTimeout never (what
+ * loaded is kept by the activity itself, so a timeout thrown is one with nothing to keep).
+ */
+const RENDER_SCHEDULE_TO_START = '2m';
+const RENDER_ATTEMPTS = FAILURE_POLICIES.RenderCrashed.maxAttempts;
+function renderActivitiesOn(taskQueue: string) {
+  return proxyActivities<Activities>({
+    taskQueue: renderTaskQueueOf(taskQueue),
+    scheduleToStartTimeout: RENDER_SCHEDULE_TO_START,
+    // Navigation (15 s), settling (3 s), the paced subresources and recording, with room.
+    startToCloseTimeout: '3m',
+    heartbeatTimeout: '30s',
+    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: RENDER_ATTEMPTS, nonRetryableErrorTypes: ['RenderTimeout'] },
+  });
+}
+
 export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkflowResult> {
   const taskQueue = input.taskQueue ?? DEFAULT_TASK_QUEUE;
   const { workflowId, runId } = workflowInfo();
@@ -141,7 +176,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
   const track = (work: Promise<void>): void => {
     work.catch((error: unknown) => loop.failed(error));
   };
-  const { fetchOne, runBurst, followUp, parseTogether, settle } = hostEffects(loop, track, took);
+  const { fetchOne, runBurst, runRender, followUp, parseTogether, settle } = hostEffects(loop, track, took, renderActivitiesOn(taskQueue));
   /**
    * Released in Postgres (by a claim or a burst): the run ends once its handlers finish. A wake that
    * raced with the release is handled by this run; later ones start a new run (HostWaker).
@@ -210,6 +245,9 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         setCurrentDetails(describeHostFetch(step.burst.items.length, true, state.queue.length));
         track(runBurst(step.burst));
         break;
+      case 'render':
+        track(runRender(step.task, step.input));
+        break;
     }
   }
 }
@@ -227,8 +265,27 @@ async function reportWait(report: HostWaitReport): Promise<void> {
 }
 
 /** The activities a host step runs, and how their outcomes reach the loop. */
-function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void, took: (items: readonly HostWorkItem[]) => void) {
+function hostEffects(
+  loop: HostLoop,
+  track: (work: Promise<void>) => void,
+  took: (items: readonly HostWorkItem[]) => void,
+  renderActivities: ReturnType<typeof renderActivitiesOn>,
+) {
   const { state } = loop;
+
+  async function runRender(task: RenderTask, input: RenderPageInput): Promise<void> {
+    let result: RenderPageResult;
+    try {
+      const summary = `render ${task.url}${task.routeKey} (${task.reason})`;
+      result = await renderActivities.renderPage.executeWithOptions({ summary }, [input]);
+    } catch (error) {
+      const { followUps, report } = loop.renderFailed(task, renderFailureOf(error), Date.now());
+      if (report) track(reportWait(report));
+      await followUp(followUps);
+      return;
+    }
+    await followUp(loop.renderReported(task, result));
+  }
 
   async function fetchOne(item: HostWorkItem, fetchInput: FetchUrlInput): Promise<void> {
     let result: FetchUrlResult;
@@ -299,13 +356,18 @@ function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void, took:
     } finally {
       loop.parsesEnded(batch.length);
     }
+    batch.forEach(({ item, fetched }, index) => {
+      const outcome = outcomes[index];
+      if (outcome?.ok === true && outcome.renders) loop.queueRenders(item, fetched, outcome.renders);
+    });
     await followUp(batch.map(({ item, fetched }, index) => (outcomes[index]?.ok === true ? undefined : afterFailedParse(item, fetched, outcomes[index]))));
   }
 
   async function parse(item: HostWorkItem, fetched: FetchedResult): Promise<void> {
     loop.parsesStarted(1);
     try {
-      await parseActivities.parseDocument(parseInputOf(item, fetched));
+      const parsed = await parseActivities.parseDocument(parseInputOf(item, fetched));
+      if (parsed.renders) loop.queueRenders(item, fetched, parsed.renders);
     } catch (error) {
       const message = error instanceof ActivityFailure && error.cause ? error.cause.message : String(error);
       // A page over the parse budget failed once, not retried: recorded as that, not as poison.
@@ -331,7 +393,24 @@ function hostEffects(loop: HostLoop, track: (work: Promise<void>) => void, took:
     }
   }
 
-  return { fetchOne, runBurst, followUp, parseTogether, settle };
+  return { fetchOne, runBurst, runRender, followUp, parseTogether, settle };
+}
+
+/** A render activity's final failure as the loop reads it: its type, and the politeness its requests left (details). */
+function renderFailureOf(error: unknown): RenderFailure {
+  if (error instanceof ActivityFailure) {
+    const cause = error.cause;
+    if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START') {
+      return { type: 'unstarted', message: 'no render worker took it within the schedule-to-start timeout', attempts: 0 };
+    }
+    if (cause instanceof ApplicationFailure) {
+      const details = cause.details?.[0] as RenderFailureDetails | undefined;
+      return { type: cause.type ?? 'RenderCrashed', message: cause.message, attempts: details?.attempt ?? RENDER_ATTEMPTS, ...(details ? { details } : {}) };
+    }
+    // The worker holding the render stopped heartbeating or died on every attempt: its browser went with it.
+    return { type: 'RenderCrashed', message: cause?.message ?? error.message, attempts: RENDER_ATTEMPTS };
+  }
+  return { type: 'RenderCrashed', message: String(error), attempts: RENDER_ATTEMPTS };
 }
 
 /** A fetch activity's final failure as its typed failure (src/domain/failures), from the error Temporal hands back. */

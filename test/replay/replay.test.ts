@@ -1,5 +1,6 @@
 // Committed histories of real runs of today's workflow types (recorded by `npm run replay:record`,
-// the recrawl cycle's by `npm run replay:record-recrawl`) replay against the workflow code without
+// the recrawl cycle's by `npm run replay:record-recrawl`, a host run with renders by
+// `npm run replay:record-render`) replay against the workflow code without
 // nondeterminism. A change that breaks this follows CONTRIBUTING.md ("Versioning workflows"):
 // before the first release the histories are re-recorded; after it, a released change is patched.
 import { readdir, readFile } from 'node:fs/promises';
@@ -40,6 +41,13 @@ describe('workflow history replay', async () => {
     }
     expect(localBursts).toBeGreaterThanOrEqual(1);
     expect(burstActivities).toBeGreaterThanOrEqual(1);
+  });
+
+  it('has a host run that rendered pages on the render task queue (npm run replay:record-render)', async () => {
+    const { history } = JSON.parse(await readFile(path.join(HISTORIES_DIR, 'host-workflow-render-run.json'), 'utf8'));
+    const renders = (historyFromJSON(history).events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'renderPage');
+    expect(renders.length).toBeGreaterThanOrEqual(3);
+    expect(renders.every((event) => event.activityTaskScheduledEventAttributes?.taskQueue?.name?.endsWith('-render'))).toBe(true);
   });
 
   it.each(files)('%s replays without nondeterminism', async (file) => {

@@ -35,7 +35,7 @@ export interface Harness {
    */
   localBurstInputs: Map<string, FetchBurstInput>;
   /** An in-process worker; `wrapActivities` injects faults. */
-  startWorker(options?: Pick<CrawlerWorkerOptions, 'wrapActivities' | 'htmlParsing' | 'proxyCredentials'>): Promise<CrawlerWorker>;
+  startWorker(options?: Pick<CrawlerWorkerOptions, 'wrapActivities' | 'htmlParsing' | 'proxyCredentials' | 'renderSlots' | 'renderPageHeapMiB'>): Promise<CrawlerWorker>;
   stopWorker(): Promise<void>;
   startCrawl(input: { crawlId: string; seeds: string[]; config?: Partial<CrawlConfig> }): Promise<{ result: () => Promise<CrawlSummary> }>;
   runCrawl(input: { crawlId: string; seeds: string[]; config?: Partial<CrawlConfig> }): Promise<CrawlSummary>;

@@ -27,6 +27,25 @@ describe('PrometheusCrawlMetrics', () => {
     expect(line(text, 'crawler_parse_backlog_seconds{crawl="c1"}')).toBe('crawler_parse_backlog_seconds{crawl="c1"} 2.5');
   });
 
+  it('counts renders by reason and outcome, their browser CPU and peak PSS, the render-queue age and the subresources by outcome', async () => {
+    const metrics = new PrometheusCrawlMetrics();
+    metrics.renderEnded('empty-app-root', 'rendered', 1500, 200 * 1024 * 1024);
+    metrics.renderEnded('empty-app-root', 'RenderCrashed', 0, 0);
+    metrics.renderQueueWaited(250);
+    metrics.renderSubresource('cached');
+    metrics.renderSubresource('cached');
+    metrics.renderSubresource('robots-disallowed');
+    const text = await metrics.registry.metrics();
+    expect(line(text, 'crawler_renders_total{reason="empty-app-root",outcome="rendered"}')).toBe('crawler_renders_total{reason="empty-app-root",outcome="rendered"} 1');
+    expect(line(text, 'crawler_renders_total{reason="empty-app-root",outcome="RenderCrashed"}')).toBe('crawler_renders_total{reason="empty-app-root",outcome="RenderCrashed"} 1');
+    // A failure without figures observes none: the histograms count the render that had them.
+    expect(line(text, 'crawler_render_cpu_seconds_count')).toBe('crawler_render_cpu_seconds_count 1');
+    expect(line(text, 'crawler_render_cpu_seconds_bucket{le="2"}')).toBe('crawler_render_cpu_seconds_bucket{le="2"} 1');
+    expect(line(text, 'crawler_render_peak_pss_bytes_count')).toBe('crawler_render_peak_pss_bytes_count 1');
+    expect(line(text, 'crawler_render_queue_wait_seconds_count')).toBe('crawler_render_queue_wait_seconds_count 1');
+    expect(line(text, 'crawler_render_subresources_total{outcome="cached"}')).toBe('crawler_render_subresources_total{outcome="cached"} 2');
+  });
+
   it("counts a recrawl cycle's state, changes, 304s and budget use", async () => {
     const metrics = new PrometheusCrawlMetrics();
     const summary = {

@@ -7,7 +7,7 @@ import { createCrawlerWorker } from '../../workers/crawler-worker.js';
 import { WorkerStartError } from '../../workers/worker-start-error.js';
 import { crawlStatusQuery, crawlWorkflowId, DEFAULT_TASK_QUEUE, stopCrawlSignal } from '../../contracts/messages.js';
 import type { CrawlStatus, CrawlSummary } from '../../contracts/status.js';
-import { clockTime, describeCrawlWaits } from '../../contracts/describe-waits.js';
+import { clockTime, describeCrawlWaits, describeRenders } from '../../contracts/describe-waits.js';
 import { describeCrawlEnd, describeDiscovery } from '../../contracts/describe-crawl-end.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl-workflow.js';
 import { changeFieldsOption, costModelOption, dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs, proxyCredentialsOption, proxyOption } from '../args.js';
@@ -20,6 +20,9 @@ import { SEEDS_IN_WORKFLOW_INPUT, checkSeedsFile, seedBatches } from '../seeds-f
 import { connectDatabase } from '../client.js';
 import { registerSeedBatch } from '../../services/frontier/seed-registration.js';
 import type { Pool } from '../../storage/postgres/pool.js';
+import { findChromium } from '../../browser/index.js';
+import { DEFAULT_RENDER_BUDGET, isRenderMode, type RenderMode } from '../../domain/render/index.js';
+import { DEFAULT_RENDER_CONFIG, type CrawlRenderConfig } from '../../config/render-config.js';
 
 const D = DEFAULT_CRAWL_CONFIG;
 
@@ -35,6 +38,9 @@ export const crawlUsage = `usage: crawler crawl [URL...] [--seeds-file F] [--max
                      [--sitemaps declared|declared-and-default|off] [--sitemap-priority-cap P]
                      [--proxy URL]... [--proxy-session-requests N] [--proxy-credentials-file F]
                      [--cost-model KIND[:PRICE]]
+                     [--render never|auto|always] [--render-allow HOST|PREFIX]... [--render-deny HOST|PREFIX]...
+                     [--render-allow-origin ORIGIN]... [--render-max-renders N] [--render-max-cpu-seconds N]
+                     [--render-max-per-host N] [--render-settle-ms MS] [--render-slots N]
                      [--crawl-id ID] [--task-queue Q] [--no-worker] [--log-format text|json]
                      [--metrics-port N] [--data-dir DIR] [--json]
        crawler crawl --resume ID [--no-worker] [--data-dir DIR] [--json]
@@ -116,6 +122,18 @@ Cost (docs/storage-and-recrawl.md, "What a fetch costs"):
                            successful-requests (API credits: failures free) or direct-bytes, at PRICE
                            per GB or per successful request; status reports the bill (default
                            gateway-bytes with --proxy, else direct-bytes, no price)
+Rendering pages built by JavaScript (docs/rendering.md):
+  --render MODE            never, auto (decided per page from its HTML; the default when the browser
+                           is installed) or always; without the browser rendering is off (said once)
+  --render-allow H|P       repeatable; render these hosts or URL prefixes whatever their HTML says,
+                           and their hash routes (#/...); --render-deny H|P: never render these
+  --render-allow-origin O  repeatable; subresources may come from this origin too (a CDN), each
+                           request paced as its host's; other origins are refused
+  --render-max-renders N, --render-max-cpu-seconds N, --render-max-per-host N
+                           the crawl's render budget (default 1000 renders, 3600 browser CPU s,
+                           200 per host); past it pages keep their HTTP result (render-deferred)
+  --render-settle-ms MS    after DOMContentLoaded, the longest a render waits to settle (default 3000)
+  --render-slots N         renders this process runs at once, a browser each (default 1 with the browser)
 
 Change detection (docs/storage-and-recrawl.md):
   --change-field NAME=SELECTOR  repeatable; a page changed when the text of these CSS selectors did
@@ -158,6 +176,15 @@ export const crawlOptions = {
   'proxy-session-requests': { type: 'string' },
   'proxy-credentials-file': { type: 'string' },
   'cost-model': { type: 'string' },
+  render: { type: 'string' },
+  'render-allow': { type: 'string', multiple: true },
+  'render-deny': { type: 'string', multiple: true },
+  'render-allow-origin': { type: 'string', multiple: true },
+  'render-max-renders': { type: 'string' },
+  'render-max-cpu-seconds': { type: 'string' },
+  'render-max-per-host': { type: 'string' },
+  'render-settle-ms': { type: 'string' },
+  'render-slots': { type: 'string' },
   'crawl-id': { type: 'string' },
   resume: { type: 'string' },
   'task-queue': { type: 'string' },
@@ -184,7 +211,13 @@ export async function crawlCommand(argv: string[]): Promise<number> {
       throw new CliError(`invalid seed URL '${redactUserinfo(seed)}': ${result.error.message}. Fix or remove it; nothing was started.`, 2);
     }
   }
-  const config = oneShot(await buildConfig(values));
+  // The in-process worker renders when the browser is installed, and the crawl then renders in auto.
+  const chromium = findChromium();
+  const renderSlots = values['no-worker'] || !chromium.found ? 0 : (integerOption('render-slots', values['render-slots'] as string | undefined, 0, 16) ?? 1);
+  const config = oneShot(await buildConfig(values, { defaultRenderMode: renderSlots > 0 ? 'auto' : 'never' }));
+  if (!chromium.found && values.render === undefined && !values['no-worker'] && values.json !== true) {
+    process.stderr.write(`rendering is off: ${chromium.reason}\n`);
+  }
   if (values['no-worker'] && values['proxy-credentials-file'] !== undefined) {
     throw new CliError('--proxy-credentials-file is for the worker this process runs; with --no-worker, give it to `crawler worker`', 2);
   }
@@ -208,6 +241,7 @@ export async function crawlCommand(argv: string[]): Promise<number> {
         dataDir,
         taskQueue,
         logFormat,
+        renderSlots,
         ...(metricsPort !== undefined ? { metricsPort } : {}),
         ...(proxyCredentials !== undefined ? { proxyCredentials } : {}),
       }).catch((error: unknown) => {
@@ -351,6 +385,9 @@ export async function crawlCommand(argv: string[]): Promise<number> {
         ...(summary.end === undefined ? [] : [`  ended:           ${describeCrawlEnd(summary.end)}`]),
         `  errors:          ${errors}`,
         ...(summary.storageFailures > 0 ? [`  storage:         ${summary.storageFailures} failed tries to store a body (each body waited for the store and was tried again)`] : []),
+        ...(summary.renders
+          ? [`  renders:         ${describeRenders(summary.renders)}`]
+          : []),
         ...(Object.keys(summary.deferred ?? {}).length > 0
           ? [`  deferred:        ${Object.entries(summary.deferred).map(([reason, n]) => `${reason} ${n}`).join(', ')} (not fetched; a later crawl takes them)`]
           : []),
@@ -387,7 +424,7 @@ function oneShot(config: CrawlConfig): CrawlConfig {
 }
 
 /** Every option is checked here, before anything starts: a bad one exits 2 and names itself. */
-export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
+export async function buildConfig(values: CrawlValues, defaults: { defaultRenderMode?: RenderMode } = {}): Promise<CrawlConfig> {
   const text = (name: string): string | undefined => values[name] as string | undefined;
   const integer = (name: string, range: IntegerRange): number | undefined => integerOption(name, text(name), range.min, range.max);
   const ranges = CRAWL_CONFIG_INTEGER_RANGES;
@@ -431,6 +468,7 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
     ...(text('sitemap-priority-cap') !== undefined ? { sitemapPriorityCap: text('sitemap-priority-cap')!.trim() === '' ? Number.NaN : Number(text('sitemap-priority-cap')) } : {}),
     ...(proxy !== undefined ? { proxy: proxy as CrawlConfig['proxy'] } : {}),
     ...(costModel !== undefined ? { costModel } : {}),
+    render: renderOptions(values, defaults.defaultRenderMode ?? 'never'),
   };
   try {
     return resolveCrawlConfig(partial);
@@ -438,6 +476,29 @@ export async function buildConfig(values: CrawlValues): Promise<CrawlConfig> {
     if (error instanceof CrawlConfigError) throw new CliError(`invalid option ${flagOfConfigField(error.field)}: ${error.message}`, 2);
     throw error;
   }
+}
+
+/** The --render flags; resolveCrawlConfig checks them (a bad value names its flag). */
+function renderOptions(values: CrawlValues, defaultMode: RenderMode): CrawlRenderConfig {
+  const text = (name: string): string | undefined => values[name] as string | undefined;
+  const list = (name: string): string[] => (values[name] as string[] | undefined) ?? [];
+  const mode = text('render') ?? defaultMode;
+  if (!isRenderMode(mode)) throw new CliError(`invalid option --render: expected never, auto or always, got '${mode}'`, 2);
+  const budget = {
+    ...DEFAULT_RENDER_BUDGET,
+    ...(text('render-max-renders') !== undefined ? { maxRenders: integerOption('render-max-renders', text('render-max-renders'), 0)! } : {}),
+    ...(text('render-max-cpu-seconds') !== undefined ? { maxCpuSeconds: integerOption('render-max-cpu-seconds', text('render-max-cpu-seconds'), 0)! } : {}),
+    ...(text('render-max-per-host') !== undefined ? { maxRendersPerHost: integerOption('render-max-per-host', text('render-max-per-host'), 0)! } : {}),
+  };
+  return {
+    ...DEFAULT_RENDER_CONFIG,
+    mode,
+    allow: list('render-allow'),
+    deny: list('render-deny'),
+    allowOrigins: list('render-allow-origin'),
+    budget,
+    ...(text('render-settle-ms') !== undefined ? { settleMs: integerOption('render-settle-ms', text('render-settle-ms'), 100, 120_000)! } : {}),
+  };
 }
 
 /** --politeness takes a JSON object inline; resolveCrawlConfig then checks each knob. */
@@ -563,8 +624,9 @@ class ProgressLine {
   show(status: CrawlStatus): void {
     const c = status.counts;
     const waits = describeCrawlWaits(status.waits);
+    const renders = describeRenders(status.renders);
     const notes = [...this.notes.values()];
-    const line = `${status.state}: fetched ${c.fetched}${c.notModified > 0 ? `, not modified ${c.notModified}` : ''}, in flight ${c.inFlight}, queued ${c.queued}, discovered ${c.discovered}, failed ${c.failed + c.dead}, hosts ${status.activeHosts}${waits.length > 0 ? `; waiting: ${waits.join('; ')}` : ''}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
+    const line = `${status.state}: fetched ${c.fetched}${c.notModified > 0 ? `, not modified ${c.notModified}` : ''}, in flight ${c.inFlight}, queued ${c.queued}, discovered ${c.discovered}, failed ${c.failed + c.dead}, hosts ${status.activeHosts}${renders ? `; ${renders}` : ''}${waits.length > 0 ? `; waiting: ${waits.join('; ')}` : ''}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
     if (this.tty) {
       process.stderr.write(`\r\x1b[2K${line}`);
       this.shown = true;

@@ -93,7 +93,7 @@ async function warcExport(values: { 'data-dir'?: string; crawl?: string; output?
     );
     const { records, skipped } = summary;
     process.stderr.write(
-      `wrote ${summary.files.length} WARC file(s), ${summary.bytes} bytes: ${records.response} response, ${records.revisit} revisit, ${records.request} request, ${records.metadata} metadata record(s)` +
+      `wrote ${summary.files.length} WARC file(s), ${summary.bytes} bytes: ${records.response} response, ${records.revisit} revisit, ${records.request} request, ${records.metadata} metadata${records.conversion > 0 ? `, ${records.conversion} conversion (rendered DOM)` : ''} record(s)` +
         ` (${skipped.notArchived} fetch(es) not archived, ${skipped.bodyMissing} with a missing body, ${skipped.requestUnknown} without recorded request headers)\n`,
     );
     for (const file of summary.files) process.stdout.write(`${file}\n`);

@@ -2,7 +2,8 @@ import { redactCredentials } from '../../domain/url/index.js';
 import { discoveryBySource, errorsByType, frontierCounts, getCrawl, listCrawls } from '../../storage/postgres/crawl-repository.js';
 import { describeDiscovery } from '../../contracts/describe-crawl-end.js';
 import { crawlWaits } from '../../storage/postgres/crawl-waits-repository.js';
-import { describeCrawlWaits } from '../../contracts/describe-waits.js';
+import { describeCrawlWaits, describeRenders } from '../../contracts/describe-waits.js';
+import { crawlRenderStatus } from '../../services/rendering/render-status.js';
 import { readSeenStats, readTrapReport } from '../../storage/postgres/url-scope-repository.js';
 import { crawlStatusQuery, crawlWorkflowId } from '../../contracts/messages.js';
 import { describeHostStatus, hostStatusReport } from '../host-status.js';
@@ -55,6 +56,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         discoveryBySource(pool, values.crawl),
         crawlCostReport(pool, values.crawl, crawl.config),
       ]);
+      const renders = live?.renders ?? (await crawlRenderStatus({ pool, temporal: client, now: Date.now }, values.crawl, crawl.config, undefined));
       const link = temporalUiLink(endpoints, crawlWorkflowId(values.crawl));
       const figures = {
         crawlId: crawl.id,
@@ -64,6 +66,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         activeHosts: live?.activeHosts ?? 0,
         errorsByType: errors,
         waits,
+        renders: renders ?? null,
         maxPages,
         discovery,
         seenTest,
@@ -81,6 +84,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         `  done ${c.done}, failed ${c.failed}, dead-lettered ${c.dead}, dropped ${c.dropped}`,
         `  admission: max in flight ${figures.admission.maxInFlight}, factor ${figures.admission.admitFactor.toFixed(2)}, parse backlog ${figures.admission.backlogSeconds.toFixed(1)} s (${figures.admission.reason})${figures.admission.hostClaimCap !== undefined ? `, at most ${figures.admission.hostClaimCap} URLs per host claim` : ''}`,
         `  errors: ${Object.entries(errors).map(([type, n]) => `${type} ${n}`).join(', ') || 'none'}`,
+        ...(renders ? [`  renders: ${describeRenders(renders)}`] : []),
         ...describeCrawlWaits(waits).map((wait) => `  waiting: ${wait}`),
         ...(waits.storage.failures > 0 && waits.storage.failingSinceMs === null
           ? [`  storage: ${waits.storage.failures} failed tries to store a body, all stored since (last failure ${new Date(waits.storage.lastFailureAtMs ?? 0).toISOString()}: ${waits.storage.lastError ?? ''})`]

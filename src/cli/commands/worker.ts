@@ -1,6 +1,7 @@
 import { createCrawlerWorker, WORKER_ROLES, type WorkerRole } from '../../workers/crawler-worker.js';
 import { CliError } from '../cli-error.js';
-import { DEFAULT_TASK_QUEUE } from '../../contracts/messages.js';
+import { DEFAULT_TASK_QUEUE, renderTaskQueueOf } from '../../contracts/messages.js';
+import { findChromium } from '../../browser/index.js';
 import { dataDirOption, defaultDataDir, integerOption, logFormatOption, parseCommandArgs, proxyCredentialsOption } from '../args.js';
 import { connectServices } from '../services.js';
 import { jsonLogLine } from '../../workers/log-format.js';
@@ -9,7 +10,7 @@ import { openInputFile } from '../input-file.js';
 
 export const workerUsage = `usage: crawler worker [--task-queue Q] [--max-concurrent-activities N] [--max-cached-workflows N] [--max-database-connections N] [--role all|workflows|activities] [--log-format text|json]
                       [--metrics-port N] [--metrics-host ADDR] [--metrics-token-file F] [--parse-threads N]
-                      [--parse-timeout-ms MS] [--data-dir DIR] [--proxy-credentials-file F]
+                      [--parse-timeout-ms MS] [--render-slots N] [--data-dir DIR] [--proxy-credentials-file F]
 
 Runs a worker against the configured services (TEMPORAL_ADDRESS, DATABASE_URL, S3_* or the local
 stack of the data folder) until SIGINT or SIGTERM. Run more of them to scale out.
@@ -32,6 +33,11 @@ SDK's worker metrics; 0 picks a free port, printed at start); --metrics-host ADD
 --proxy-credentials-file F: logins of the proxies crawls name (--proxy), lines of user:password
 (every proxy) or http://user:password@host:port (that proxy); CRAWLER_PROXY_CREDENTIALS in the
 environment works too. They stay in this process: never stored, logged or shown.
+
+--render-slots N: render pages built by JavaScript, N at once, one headless Chromium each
+(docs/rendering.md): this worker also polls the render task queue ('<task queue>-render'). It
+needs Debian's chromium package (or CRAWLER_CHROMIUM_PATH). Default 0: no browser, and the render
+queue is never polled by this worker.
 
 --log-format json: one JSON object per line on stderr (time, level, message, crawlId, host,
 workflowId where known) for a log pipeline; text (default) is for people.`;
@@ -62,7 +68,7 @@ async function readMetricsToken(file: string): Promise<string> {
 export async function workerCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(
     argv,
-    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, 'max-database-connections': { type: 'string' }, role: { type: 'string' }, 'log-format': { type: 'string' }, 'metrics-port': { type: 'string' }, 'metrics-host': { type: 'string' }, 'metrics-token-file': { type: 'string' }, 'parse-threads': { type: 'string' }, 'parse-timeout-ms': { type: 'string' }, 'proxy-credentials-file': { type: 'string' } },
+    { ...dataDirOption, 'task-queue': { type: 'string' }, 'max-concurrent-activities': { type: 'string' }, 'max-cached-workflows': { type: 'string' }, 'max-database-connections': { type: 'string' }, role: { type: 'string' }, 'log-format': { type: 'string' }, 'metrics-port': { type: 'string' }, 'metrics-host': { type: 'string' }, 'metrics-token-file': { type: 'string' }, 'parse-threads': { type: 'string' }, 'parse-timeout-ms': { type: 'string' }, 'proxy-credentials-file': { type: 'string' }, 'render-slots': { type: 'string' } },
     workerUsage,
   );
   const role = roleOption(values.role);
@@ -81,6 +87,11 @@ export async function workerCommand(argv: string[]): Promise<number> {
     // With --log-format json every line on stderr is a record.
     void process.stderr.write(`${logFormat === 'json' ? jsonLogLine({ level, message, timestampNanos: BigInt(Date.now()) * 1_000_000n, meta }) : message}\n`);
   const proxyCredentials = await proxyCredentialsOption(values['proxy-credentials-file']);
+  const renderSlots = integerOption('render-slots', values['render-slots'], 0, 64) ?? 0;
+  if (renderSlots > 0) {
+    const chromium = findChromium();
+    if (!chromium.found) throw new CliError(`--render-slots ${renderSlots}: ${chromium.reason}`, 2);
+  }
   const endpoints = await connectServices({ dataDir, start: false });
   const taskQueue = values['task-queue'] ?? DEFAULT_TASK_QUEUE;
   const worker = await createCrawlerWorker({
@@ -100,6 +111,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     ...(maxDatabaseConnections !== undefined ? { maxDatabaseConnections } : {}),
     proxyCredentials,
     htmlParsing: { ...(parseThreads !== undefined ? { parseThreads } : {}), ...(parseTimeoutMs !== undefined ? { parseTimeoutMs } : {}) },
+    renderSlots,
   }).catch((error: unknown) => {
     if (error instanceof WorkerStartError) throw new CliError(error.message);
     throw error;
@@ -107,7 +119,11 @@ export async function workerCommand(argv: string[]): Promise<number> {
   const stop = (): void => void worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  say('INFO', `worker ${process.pid} (${role}) polling task queue '${taskQueue}' on ${endpoints.temporal.address}${worker.metricsUrl ? `; metrics at ${worker.metricsUrl}` : ''}`, { taskQueue, role });
+  say(
+    'INFO',
+    `worker ${process.pid} (${role}) polling task queue '${taskQueue}'${renderSlots > 0 ? ` and '${renderTaskQueueOf(taskQueue)}' with ${renderSlots} browser slot(s)` : ''} on ${endpoints.temporal.address}${worker.metricsUrl ? `; metrics at ${worker.metricsUrl}` : ''}`,
+    { taskQueue, role, renderSlots },
+  );
   await worker.run();
   return 0;
 }

@@ -16,5 +16,5 @@ export type { RenderBudget, RenderBudgetVerdict, RenderSpending } from './render
 export { DEFAULT_SUBRESOURCE_CACHE, isSubresourceFresh, subresourceCacheDecision } from './subresource-cache-policy.js';
 export type { SubresourceCacheDecision, SubresourceCacheOptions, SubresourceResponseFacts } from './subresource-cache-policy.js';
 export { MAX_HASH_ROUTES_PER_PAGE, hashRouteKeyOf, hashRoutesOf } from './hash-route.js';
-export { MAX_SUBRESOURCE_WAIT_MS, ledgerDelayMs, pacingAfterRequest, reservePacingSlot, subresourceWaitMs } from './subresource-pacing.js';
+export { LEDGER_POLL_MS, MAX_SUBRESOURCE_WAIT_MS, acquireLedgerTurn, ledgerDelayMs, releaseLedgerTurn, subresourceWaitMs } from './subresource-pacing.js';
 export type { PacingLedgerEntry } from './subresource-pacing.js';

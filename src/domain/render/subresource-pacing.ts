@@ -9,9 +9,9 @@ import { burstWaitMs, policyDelayMs, type FetchBurstLimits, type HostPolitenessP
  * fetches and subresources together never come closer than the host's policy.
  *
  * Another host (an origin allowed by --render-allow-origin): the render does not hold that host's
- * turn, so it reserves a slot in the pacing ledger that the host's own fetches reserve in too
- * (host_pacing in Postgres), one request at a time, each at least the host's delay after the
- * previous one ended.
+ * turn, so each request takes the host's turn in the pacing ledger that the host's own fetches
+ * take it in too (host_pacing in Postgres): one request at a time, each at least the host's delay
+ * after the previous one ended.
  */
 
 /**
@@ -33,31 +33,33 @@ export function subresourceWaitMs(state: HostPolitenessState, policy: HostPolite
   return burstWaitMs(state, policy, nowMs, limits);
 }
 
-/** One host's row in the pacing ledger: nobody may start a request to it before this time, ms since epoch. */
+/**
+ * One host's row in the pacing ledger: one request at a time (`busyUntilMs`: a request is under
+ * way until then, or until its holder gives it back), and none before `nextAtMs` (a delay after
+ * the last one ended). Times are ms since epoch; 0 means never set.
+ */
 export interface PacingLedgerEntry {
   nextAtMs: number;
+  busyUntilMs: number;
 }
 
 /**
- * A reservation in the ledger for one request that may take up to `holdMs`: it starts at
- * max(now, nextAt), and until its end is known nobody else may start before start + holdMs +
- * delay. The caller sends at `startAtMs` and then releases with the real end (pacingAfterRequest).
+ * Whether a request may start at nowMs and take the host's turn for up to holdMs; if not, when to
+ * ask again (the next start time, or a short poll while another request is under way).
  */
-export function reservePacingSlot(entry: PacingLedgerEntry | undefined, nowMs: number, delayMs: number, holdMs: number): { startAtMs: number; entry: PacingLedgerEntry } {
-  const startAtMs = Math.max(nowMs, entry?.nextAtMs ?? 0);
-  return { startAtMs, entry: { nextAtMs: startAtMs + holdMs + delayMs } };
+export function acquireLedgerTurn(entry: PacingLedgerEntry, nowMs: number, holdMs: number, pollMs = LEDGER_POLL_MS): { acquired: true; entry: PacingLedgerEntry } | { acquired: false; retryAtMs: number } {
+  const busy = entry.busyUntilMs > nowMs;
+  if (!busy && entry.nextAtMs <= nowMs) return { acquired: true, entry: { nextAtMs: entry.nextAtMs, busyUntilMs: nowMs + holdMs } };
+  return { acquired: false, retryAtMs: busy ? Math.max(entry.nextAtMs, nowMs + pollMs) : entry.nextAtMs };
 }
 
-/**
- * The ledger once a reserved request ended at `finishedAtMs`: the next may start a delay after
- * that end (the reservation's hold is given back, but no reservation made since is moved earlier).
- */
-export function pacingAfterRequest(entry: PacingLedgerEntry, reservedStartAtMs: number, holdMs: number, finishedAtMs: number, delayMs: number): PacingLedgerEntry {
-  const heldUntilMs = reservedStartAtMs + holdMs + delayMs;
-  // Someone reserved after us (nextAt moved past our hold): their slot stands.
-  if (entry.nextAtMs > heldUntilMs) return entry;
-  return { nextAtMs: finishedAtMs + delayMs };
+/** The ledger once the turn's request ended at finishedAtMs: free, and the next a delay after that end (never earlier than it was). */
+export function releaseLedgerTurn(entry: PacingLedgerEntry, finishedAtMs: number, delayMs: number): PacingLedgerEntry {
+  return { nextAtMs: Math.max(entry.nextAtMs, finishedAtMs + delayMs), busyUntilMs: 0 };
 }
+
+/** How often a request waiting for another's turn to end asks the ledger again, ms. */
+export const LEDGER_POLL_MS = 50;
 
 /** The delay a render keeps between requests to a host it does not hold the turn of: its static policy delay. */
 export function ledgerDelayMs(policy: HostPolitenessPolicy): number {

@@ -20,6 +20,7 @@ import type { ActivityDeps } from '../deps.js';
 import type { DiscoveredUrl } from '../frontier/link-registration.js';
 import { listingEntriesOf } from './listing-reading.js';
 import { sha256HexOfText } from './text-hash.js';
+import { planPageRender, type PageRenderPlan, type RenderVerdictCache } from '../rendering/render-decisions.js';
 
 /**
  * Bump when extraction changes what it produces: documents are keyed by it (000 §7.1), and a
@@ -64,9 +65,17 @@ export interface AnalyzedPage extends AnalyzedDocument {
   listingEntries: ListingEntryDigest[] | undefined;
   /** When the fetch read the page: the visit's time. */
   readAtMs: number;
+  /** What the parse decided about rendering the page; absent when the crawl never renders. */
+  renderPlan: PageRenderPlan | undefined;
 }
 
-export async function analyzePage(deps: ActivityDeps, context: CrawlContext, input: ParseDocumentInput, fetched: FetchedPage = {}): Promise<AnalyzedPage> {
+/** What the analysis of a page needs for its render decision. */
+export interface RenderPlanning {
+  verdicts: RenderVerdictCache;
+  random: () => number;
+}
+
+export async function analyzePage(deps: ActivityDeps, context: CrawlContext, input: ParseDocumentInput, fetched: FetchedPage = {}, rendering?: RenderPlanning): Promise<AnalyzedPage> {
   const config = context.record.config;
   const token = productTokenOf(config.userAgent);
   const [bytes, fetch] = await Promise.all([fetched.heldBody ?? deps.bodies.getBody(input.bodyKey), fetchFactsOf(deps, input)]);
@@ -89,6 +98,7 @@ export async function analyzePage(deps: ActivityDeps, context: CrawlContext, inp
 
   // nofollow on the page, or rel=nofollow on the link unless the crawl chose to follow those.
   const followable = directives.nofollow ? [] : document.links.filter((link) => link.absoluteUrl !== undefined && (config.followNofollowLinks || !link.nofollow));
+  const renderPlan = rendering && input.purpose !== 'sitemap' ? await planPageRender(config, { finalUrl: input.finalUrl, features: document.renderFeatures, hrefs: document.links.map((link) => link.href) }, rendering.verdicts, rendering.random) : undefined;
   return {
     input,
     context,
@@ -123,6 +133,7 @@ export async function analyzePage(deps: ActivityDeps, context: CrawlContext, inp
     ],
     listingEntries: listingPage ? listingEntriesOf(document.listingEntries, context) : undefined,
     readAtMs: fetch?.fetchedAtMs ?? deps.now(),
+    renderPlan,
   };
 }
 

@@ -18,6 +18,44 @@ import { recordListingReading } from './listing-reading.js';
 import { clusterNearDuplicatesOf } from './near-duplicates.js';
 import { canonicalRegistrations, settleCanonicalHints, type HintingPage } from './canonical-hints.js';
 import { PARSER_VERSION, type AnalyzedPage } from './page-analysis.js';
+import { markRenderPending, reserveRenders, type RenderTaskRow } from '../../storage/postgres/render-repository.js';
+import { renderConfigOf } from '../../config/render-config.js';
+import type { RenderWanted } from '../../contracts/activities.js';
+
+/** Per page, the renders it wants that the budget let through (pending): deferred ones are recorded as such and not returned. */
+async function reservePageRenders(client: Parameters<typeof reserveRenders>[0], pages: readonly AnalyzedPage[]): Promise<RenderWanted[][]> {
+  const tasks: { page: number; wanted: RenderWanted; row: RenderTaskRow }[] = [];
+  pages.forEach((page, index) => {
+    for (const wanted of page.renderPlan?.wanted ?? []) {
+      tasks.push({
+        page: index,
+        wanted,
+        row: {
+          crawlId: page.crawlId,
+          fingerprint: page.fingerprint,
+          generation: page.input.generation,
+          routeKey: wanted.routeKey,
+          host: new URL(page.input.url).hostname,
+          url: page.input.url,
+          pathTemplate: page.renderPlan!.pathTemplate,
+          reason: wanted.reason,
+          sampleBothWays: wanted.sampleBothWays,
+        },
+      });
+    }
+  });
+  const pending: RenderWanted[][] = pages.map(() => []);
+  if (tasks.length === 0) return pending;
+  const reservations = await reserveRenders(
+    client,
+    tasks.map((task) => task.row),
+    renderConfigOf(pages[0]!.context.record.config).budget,
+  );
+  tasks.forEach((task, i) => {
+    if (reservations[i] === 'pending') pending[task.page]!.push(task.wanted);
+  });
+  return pending;
+}
 
 const NOTHING_REGISTERED: RegistrationResult = { registered: 0, edges: 0, rejected: [], outcomes: [] };
 
@@ -48,6 +86,8 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
               ...canonicalRegistrations(context, pages.map(hintingPageOf), deps.now()),
             ]);
       const registrations = linked.results;
+      // Renders within the crawl's budget keep their page in flight until they end; past it, deferred.
+      const renders = await reservePageRenders(client, pages);
       const listings: ({ entries: number; changed: number } | undefined)[] = [];
       for (const page of pages) listings.push(page.listingEntries ? await recordListingReading(client, { readAtMs: page.readAtMs, entries: page.listingEntries }) : undefined);
       // The documents, the pages' settlements and the locks on their URLs' evidence in one round
@@ -81,8 +121,14 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
               ...(listings[i] ? { listing: listings[i] } : {}),
             },
           },
-          settlement: { crawlId: page.crawlId, fingerprint: page.fingerprint, generation: page.input.generation, state: 'done', outcome: 'ok' } as const,
+          // A page waiting for renders stays in flight ('fetched', where its fetch left it).
+          settlement: { crawlId: page.crawlId, fingerprint: page.fingerprint, generation: page.input.generation, state: renders[i]!.length > 0 ? 'fetched' : 'done', outcome: 'ok' } as const,
         })),
+      );
+      await markRenderPending(
+        client,
+        context.record.id,
+        pages.flatMap((page, i) => (renders[i]!.length > 0 ? [{ fingerprint: page.fingerprint, generation: page.input.generation }] : [])),
       );
       // Once per (fingerprint, generation, parser version): a replayed parse finds its document and adds nothing.
       const recorded = pages.filter((_, i) => records[i]!.recorded);
@@ -116,6 +162,7 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
         linksRegistered: registrations[i]!.registered,
         noindex: page.noindex,
         nofollow: page.nofollow,
+        ...(renders[i]!.length > 0 ? { renders: renders[i] } : {}),
       }));
       return { results, lowerAfterCommit: linked.lowerAfterCommit };
     },

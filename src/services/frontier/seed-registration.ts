@@ -7,6 +7,8 @@
 import type { RegisterSeedsInput, RegisterSeedsResult } from '../../contracts/activities.js';
 import { compileQueryPolicies, redactUserinfo, tryCanonicalizeUrl, urlFingerprint } from '../../domain/url/index.js';
 import { addSeedHosts, createCrawl } from '../../storage/postgres/crawl-repository.js';
+import { markHostsPaced } from '../../storage/postgres/subresource-repository.js';
+import { renderConfigOf } from '../../config/render-config.js';
 import { registerFrontierEntries, type NewFrontierEntry } from '../../storage/postgres/frontier-repository.js';
 import { inTransaction, type Pool } from '../../storage/postgres/pool.js';
 import { priorityOfDiscovery } from './link-registration.js';
@@ -28,7 +30,11 @@ export async function registerSeedBatch(pool: Pool, input: RegisterSeedsInput): 
   }
   const seedHosts = [...new Set(entries.map((entry) => entry.host))];
   const registered = await inTransaction(pool, async (client) => {
-    if (input.createCrawl) await createCrawl(client, { id: input.crawlId, config: input.config, seedHosts });
+    if (input.createCrawl) {
+      await createCrawl(client, { id: input.crawlId, config: input.config, seedHosts });
+      // Hosts its renders may reach as other origins join the pacing ledger before anything renders (docs/rendering.md).
+      await markHostsPaced(client, renderConfigOf(input.config).allowOrigins.map((origin) => new URL(origin).hostname));
+    }
     else await addSeedHosts(client, input.crawlId, seedHosts);
     // Seeds are what the operator asked for: they do not spend the discovery budget.
     return registerFrontierEntries(client, input.crawlId, entries, { respectDiscoveryBudget: false });

@@ -24,4 +24,10 @@ export interface CrawlMetricsSink {
   recrawlCycleFinished(summary: RecrawlCycleSummary): void;
   /** A page request's bytes on the wire, heads included: of a fetch that succeeded, or of one that failed (a reset mid-body costs what came before it). */
   requestTransferred(result: 'ok' | 'failed', bytes: { sentBytes: number; receivedBytes: number }): void;
+  /** A render's browser request: what the gate did (fetched, cached, blocked-type, robots-disallowed, ...). Optional: sinks from before rendering. */
+  renderSubresource?(outcome: string): void;
+  /** A render ended: why it was rendered, how (rendered, partial, a failure type), its browser CPU and peak PSS. */
+  renderEnded?(reason: string, outcome: string, cpuMs: number, peakPssBytes: number): void;
+  /** A render waited this long between its scheduling and its start on the render queue. */
+  renderQueueWaited?(ms: number): void;
 }

@@ -85,6 +85,22 @@ export class BodyStore {
   }
 
   /**
+   * Uploads a gzipped object that is not a fetched body (a rendered DOM, a render's cached
+   * subresource) under `<prefix>/sha256/ab/<hash>.gz` unless it exists. Outside the body prefixes,
+   * so the body prune (body-retention.ts) never takes it for an orphan.
+   */
+  async putRenderObjectIfAbsent(prefix: 'renders' | 'subresources', sha256Hex: string, gzipped: Buffer): Promise<string> {
+    if (!/^[0-9a-f]{64}$/.test(sha256Hex)) throw new Error(`not a SHA-256 hex digest: ${sha256Hex}`);
+    const key = `${prefix}/sha256/${sha256Hex.slice(0, 2)}/${sha256Hex}.gz`;
+    try {
+      await this.client.putObject(this.bucket, key, gzipped, gzipped.length, { 'Content-Type': 'application/octet-stream', 'Content-Encoding': 'gzip', 'If-None-Match': '*' });
+    } catch (error) {
+      if (!isPreconditionFailed(error)) throw error;
+    }
+    return key;
+  }
+
+  /**
    * Writes a pack (body-packer.ts): consecutive gzip members, each a whole body. Not marked
    * Content-Encoding gzip: a reader takes one member by its byte range, never the whole as one stream.
    */

@@ -4,7 +4,7 @@ import { inTransaction, isPool, type Pool, type PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
 
-export type Stage = 'fetch' | 'parse';
+export type Stage = 'fetch' | 'parse' | 'render';
 
 /**
  * One failed attempt; the key makes a redelivered report count once (000 §6.1 poison URLs).

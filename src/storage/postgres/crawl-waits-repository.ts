@@ -59,7 +59,8 @@ export async function crawlWaits(db: Queryable, crawlId: string): Promise<CrawlW
                SELECT w.reason, count(*)::int AS hosts, min(w.until) AS next_ends_at, max(w.until) AS last_ends_at, min(w.since) AS since
                FROM host_waits w
                WHERE w.until > now()
-                 AND EXISTS (SELECT 1 FROM frontier f WHERE f.crawl_id = $1 AND f.host = w.host AND f.state IN ('queued', 'dispatched'))
+                 AND EXISTS (SELECT 1 FROM frontier f WHERE f.crawl_id = $1 AND f.host = w.host
+                               AND (f.state IN ('queued', 'dispatched') OR (w.reason = 'render-worker' AND f.state = 'fetched')))
                GROUP BY w.reason) g) AS hosts,
             u.unstarted, u.unstarted_since,
             h.failures, h.failing_since, h.last_error, h.last_failure_at

@@ -7,11 +7,11 @@ import {
   hashRouteKeyOf,
   hashRoutesOf,
   normalizeRenderRule,
-  pacingAfterRequest,
+  acquireLedgerTurn,
+  releaseLedgerTurn,
   renderBudgetLeft,
   renderBudgetVerdict,
   renderRuleFor,
-  reservePacingSlot,
   subresourceWaitMs,
   validateRenderBudget,
 } from '../../../src/domain/render/index.js';
@@ -94,15 +94,19 @@ describe('subresource pacing', () => {
     expect(subresourceWaitMs(opened, policy, T)).toBeUndefined();
   });
 
-  it('reserves ledger slots one after another, and gives the hold back at the real end', () => {
-    const first = reservePacingSlot(undefined, T, 1000, 30_000);
-    expect(first).toEqual({ startAtMs: T, entry: { nextAtMs: T + 31_000 } });
-    const released = pacingAfterRequest(first.entry, T, 30_000, T + 200, 1000);
-    expect(released).toEqual({ nextAtMs: T + 1200 });
-    const second = reservePacingSlot(released, T + 300, 1000, 30_000);
-    expect(second.startAtMs).toBe(T + 1200);
-    // A reservation made after ours keeps its slot when ours ends.
-    const later = { nextAtMs: T + 90_000 };
-    expect(pacingAfterRequest(later, T, 30_000, T + 200, 1000)).toBe(later);
+  it('gives the ledger turn to one request at a time, each a delay after the last one ended', () => {
+    const free = { nextAtMs: 0, busyUntilMs: 0 };
+    const first = acquireLedgerTurn(free, T, 30_000);
+    expect(first).toEqual({ acquired: true, entry: { nextAtMs: 0, busyUntilMs: T + 30_000 } });
+    // Another asks while the first is under way: it polls, and cannot start before the first ends.
+    expect(acquireLedgerTurn(first.acquired ? first.entry : free, T + 10, 30_000)).toEqual({ acquired: false, retryAtMs: T + 60 });
+    const released = releaseLedgerTurn(first.acquired ? first.entry : free, T + 200, 1000);
+    expect(released).toEqual({ nextAtMs: T + 1200, busyUntilMs: 0 });
+    expect(acquireLedgerTurn(released, T + 300, 30_000)).toEqual({ acquired: false, retryAtMs: T + 1200 });
+    expect(acquireLedgerTurn(released, T + 1200, 30_000).acquired).toBe(true);
+    // A turn held past its hold (its holder died) frees itself.
+    expect(acquireLedgerTurn({ nextAtMs: 0, busyUntilMs: T }, T, 30_000).acquired).toBe(true);
+    // Released never earlier than the ledger said.
+    expect(releaseLedgerTurn({ nextAtMs: T + 90_000, busyUntilMs: 1 }, T + 200, 1000)).toEqual({ nextAtMs: T + 90_000, busyUntilMs: 0 });
   });
 });
