@@ -126,9 +126,10 @@ Rendering pages built by JavaScript (docs/rendering.md):
   --render MODE            never, auto (decided per page from its HTML; the default when the browser
                            is installed) or always; without the browser rendering is off (said once)
   --render-allow H|P       repeatable; render these hosts or URL prefixes whatever their HTML says,
-                           and their hash routes (#/...); --render-deny H|P: never render these
+                           and their hash routes (#/...) (default none)
+  --render-deny H|P        repeatable; never render these hosts or URL prefixes (default none)
   --render-allow-origin O  repeatable; subresources may come from this origin too (a CDN), each
-                           request paced as its host's; other origins are refused
+                           request paced as its host's; other origins are refused (default none)
   --render-max-renders N, --render-max-cpu-seconds N, --render-max-per-host N
                            the crawl's render budget (default 1000 renders, 3600 browser CPU s,
                            200 per host); past it pages keep their HTTP result (render-deferred)
