@@ -1,5 +1,5 @@
 /**
- * Whether a page's rel=canonical hint is obeyed (000 §4.2, §7: the hint is evidence about URL
+ * Whether a page's rel=canonical hint is obeyed (docs/design.md, "URL identity" and "Content identity": the hint is evidence about URL
  * identity, never a blind redirect). Obeyed, the hinted URL becomes the representative of a
  * near-duplicate cluster holding the hinting page; otherwise the hint is kept as evidence only.
  */

@@ -3,7 +3,7 @@ import { DEFAULT_MINHASH_OPTIONS, SHORT_DOCUMENT_CHARS, estimateJaccard, minhash
 import { SIMHASH_MAX_DISTANCE, hammingDistance64, simhash64 } from './simhash.js';
 import { tokenize } from './tokenize.js';
 
-/** What a parsed document stores to answer "is this nearly the same text?" (000 §7.2). */
+/** What a parsed document stores to answer "is this nearly the same text?" (docs/design.md, "Near-duplicates"). */
 export interface ContentIdentity {
   /** Length of the normalized text in code points. */
   textLength: number;
@@ -15,7 +15,7 @@ export interface ContentIdentity {
 
 /** Thresholds for {@link isNearDuplicate} and {@link computeContentIdentity}. */
 export interface NearDuplicateOptions {
-  /** Largest SimHash Hamming distance that is a near-duplicate. Default 3 (k=3, 000 §7.2). */
+  /** Largest SimHash Hamming distance that is a near-duplicate. Default 3 (k=3, docs/design.md, "Near-duplicates"). */
   maxSimhashDistance: number;
   /** Smallest estimated Jaccard similarity that is a near-duplicate for short documents. Default 0.8. */
   minJaccard: number;

@@ -1,4 +1,4 @@
-// Content identity (000 §7): which text counts as "the content", and three ways to compare it.
+// Content identity (docs/design.md, "Content identity"): which text counts as "the content", and three ways to compare it.
 export { ContentInputError, type ContentErrorCode } from './errors.js';
 export { normalizeTextForHash, MASK_PLACEHOLDERS, DEFAULT_NORMALIZE_OPTIONS, type NormalizeOptions } from './normalize.js';
 export { tokenize } from './tokenize.js';

@@ -12,7 +12,7 @@ export interface MinhashBandKey {
 }
 
 /**
- * Locality-sensitive hashing of a MinHash signature (000 §7.2: MinHash + LSH): the signature is
+ * Locality-sensitive hashing of a MinHash signature (docs/design.md, "Near-duplicates": MinHash + LSH): the signature is
  * cut into `bands` bands of equal rows, and each band hashes to one key. Two documents become
  * candidates when any band key agrees, which for 16 bands of 4 rows happens with probability
  * 1 - (1 - J^4)^16: 0.9998 at Jaccard 0.8, 0.12 at 0.3. Candidates are then confirmed by the

@@ -1,12 +1,12 @@
 import { ContentInputError, requireInteger } from './errors.js';
 import { fmix32, hash32 } from './hash.js';
 
-/** Below this many characters SimHash is unstable (a few words move many bits): use MinHash (000 §7.2). */
+/** Below this many characters SimHash is unstable (a few words move many bits): use MinHash (docs/design.md, "Near-duplicates"). */
 export const SHORT_DOCUMENT_CHARS = 300;
 
 /** How a MinHash signature is computed. Signatures compare only when all three fields match. */
 export interface MinhashOptions {
-  /** Characters (code points) per shingle. Default 5; 000 §7.2 recommends 3-5. */
+  /** Characters (code points) per shingle. Default 5, within the usual 3-5 for short texts (docs/design.md, "Near-duplicates"). */
   shingleSize: number;
   /** Signature length: the Jaccard estimate's standard error is about sqrt(J(1-J)/permutations). Default 64. */
   permutations: number;

@@ -89,8 +89,8 @@ const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/gu;
 const WHITESPACE_TO_REWRITE = /\s{2,}|[^\S ]/gu;
 
 /**
- * The text whose hash is the "normalized content hash" (000 §7.1): a change to it is a change
- * in content, not in timestamps or tokens (001). Input is the main text after boilerplate removal
+ * The text whose hash is the "normalized content hash" (docs/design.md, "Content identity"): a change to it is a change
+ * in content, not in timestamps or tokens (docs/design.md, "Change model"). Input is the main text after boilerplate removal
  * (the parser's job). Steps, in order:
  *
  * 1. Unicode NFC; remove invisible characters (soft hyphen, zero-width space/joiners, word

@@ -1,7 +1,7 @@
 import { ContentInputError } from './errors.js';
 import { hash64Halves } from './hash.js';
 
-/** Google's near-duplicate threshold for 64-bit SimHash (000 §7.2, Manku et al. 2007). */
+/** Google's near-duplicate threshold for 64-bit SimHash (docs/design.md, "Near-duplicates", Manku et al. 2007). */
 export const SIMHASH_MAX_DISTANCE = 3;
 
 const MASK64 = 0xffff_ffff_ffff_ffffn;

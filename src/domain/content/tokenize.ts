@@ -1,7 +1,7 @@
 /**
  * Scripts written without spaces between words (Han, Hiragana, Katakana) and Hangul, whose
  * space-separated units glue particles onto words. A whitespace tokenizer under-counts their
- * similarity (000 §7.2), so their runs are split into overlapping character bigrams, the usual
+ * similarity (docs/design.md, "Near-duplicates"), so their runs are split into overlapping character bigrams, the usual
  * language-independent CJK tokenization.
  */
 const CJK_CLASS = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc]';

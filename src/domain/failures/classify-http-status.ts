@@ -19,7 +19,7 @@ function failure(type: FetchFailureType): HttpStatusClass {
 }
 
 /**
- * Classifies the final status of a response (000 §6.1). Decisions where the table is silent:
+ * Classifies the final status of a response (docs/design.md, "Failure types and retries"). Decisions where the table is silent:
  * - Every 2xx is success, 204 and 206 included: 204 is an empty document; we never send Range,
  *   so a 206 is the server's choice and its body is what we got.
  * - 300, 305 and 306 are ClientError: 300 asks for content negotiation we do not do (its Location

@@ -28,7 +28,7 @@ export interface JitterRange {
   max: number;
 }
 
-/** The seed's jitter (000 §6.1): 0.5 to 1.5 times the backoff, so retries do not arrive together. */
+/** Retry jitter (docs/design.md, "Failure types and retries"): 0.5 to 1.5 times the backoff, so retries do not arrive together. */
 export const DEFAULT_JITTER: Readonly<JitterRange> = Object.freeze({ min: 0.5, max: 1.5 });
 
 /** What the crawler does after one FetchFailureType. Plain data, so it can be tabulated and tested. */
@@ -57,7 +57,7 @@ export interface FailurePolicy {
   countsTowardPoison: boolean;
 }
 
-/** Failures at one stage of one URL before it moves to the dead-letter table (000 §6.1, §9.1). */
+/** Failures at one stage of one URL before it moves to the dead-letter table (docs/design.md, "Poison URLs"). */
 export const POISON_ATTEMPT_LIMIT = 5;
 
 const SECOND_MS = 1000;
@@ -65,7 +65,7 @@ const MINUTE_MS = 60 * SECOND_MS;
 const HOUR_MS = 60 * MINUTE_MS;
 const DAY_MS = 24 * HOUR_MS;
 
-/** Tombstone recheck for a 404/410 (000 §6.1: "a long tombstone recrawl"). */
+/** Tombstone recheck for a 404/410: a long interval, never an immediate retry (docs/design.md, "Failure types and retries"). */
 export const NOT_FOUND_RECHECK_MS = 30 * DAY_MS;
 /** How long a host stays held after NXDOMAIN, a bad certificate or a private address. */
 export const HOST_HOLD_RECHECK_MS = 24 * HOUR_MS;
@@ -76,7 +76,7 @@ function terminal(summary: string, fields: Partial<PolicyFields> = {}): PolicyFi
   return { summary, retryLayer: 'none', maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0, hostEffect: 'none', countsTowardPoison: false, ...fields };
 }
 
-/** Timeouts and other URL-level transients: 000 §6.1 says 2-3 attempts with jittered backoff. */
+/** Timeouts and other URL-level transients: 2-3 attempts with jittered backoff (docs/design.md, "Failure types and retries"). */
 function transient(summary: string, fields: Partial<PolicyFields> = {}): PolicyFields {
   return { summary, retryLayer: 'activity', maxAttempts: 3, baseDelayMs: 2 * SECOND_MS, maxDelayMs: 30 * SECOND_MS, hostEffect: 'cooldown', countsTowardPoison: true, ...fields };
 }

@@ -1,7 +1,7 @@
 import { FailuresInputError } from './errors.js';
 import { POISON_ATTEMPT_LIMIT, lookupFailurePolicy } from './failure-policies.js';
 
-/** Stages at which one URL's work runs and can fail repeatedly (000 §3: fetch, parse, store; and its render, 000 §6.3). */
+/** Stages at which one URL's work runs and can fail repeatedly (docs/design.md, "Poison URLs": fetch, parse, store, and its render). */
 export const POISON_STAGES = ['fetch', 'parse', 'store', 'render'] as const;
 export type PoisonStage = (typeof POISON_STAGES)[number];
 
@@ -48,7 +48,7 @@ export function emptyPoisonLedger(): PoisonLedger {
 /**
  * Whether a failure counts toward the poison budget. Our own types say so in FAILURE_POLICIES;
  * anything else (a worker crash, an activity timeout, a parser exception) counts, because that is
- * exactly what a poison URL looks like (000 §6.1).
+ * exactly what a poison URL looks like (docs/design.md, "Poison URLs").
  */
 export function countsTowardPoison(failureType: string): boolean {
   return lookupFailurePolicy(failureType)?.countsTowardPoison ?? true;

@@ -36,7 +36,7 @@ export function jitterMultiplier(jitter: Readonly<JitterRange>, random: () => nu
  *
  * delay = max(jitter * scale * min(base * 2^(attempt-1), maxDelayMs), floorMs, retryAfterAtMs - nowMs),
  * rounded up to whole ms. The floor keeps a retry from undercutting the host's politeness delay;
- * Retry-After wins over our own backoff when it is later (000 §5.3).
+ * Retry-After wins over our own backoff when it is later (docs/design.md, "Politeness").
  */
 export function retryDelayMs(type: FetchFailureType, attempt: number, random: () => number, options: RetryDelayOptions = {}): number | undefined {
   const policy = failurePolicyFor(type);

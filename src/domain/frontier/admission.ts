@@ -30,7 +30,7 @@ export interface AdmissionInput {
   stopping: boolean;
 }
 
-/** Backpressure thresholds (seed 000 §9), all optional. */
+/** Backpressure thresholds (docs/design.md, "Backpressure"), all optional. */
 export interface AdmissionOptions {
   /** Backlog, in seconds of downstream work, below which admission runs at full speed, >= 0. Default 10. */
   targetBacklogSeconds?: number;
@@ -71,7 +71,7 @@ export const DEFAULT_ADMISSION_OPTIONS: Readonly<Required<AdmissionOptions>> = O
 const CODE = 'FRONTIER_ADMISSION_INPUT_INVALID';
 
 /**
- * How many URLs the frontier may admit into host queues now (seed 000 §9).
+ * How many URLs the frontier may admit into host queues now (docs/design.md, "Backpressure").
  *
  * Never more than `maxInFlight - inFlight`, never more than the budget, nothing while paused or
  * stopping. Backpressure is measured in backlog seconds, not items, so one threshold fits stages
@@ -97,7 +97,7 @@ export function admissionDecision(input: AdmissionInput, options: AdmissionOptio
       ? Number.POSITIVE_INFINITY
       : requireNumber(CODE, 'downstream.oldestItemAgeSeconds', input.downstream.oldestItemAgeSeconds, { min: 0 });
 
-  // Lag over throughput, but never more than the oldest item has waited (000 §9: a real
+  // Lag over throughput, but never more than the oldest item has waited (docs/design.md, "Backpressure": a real
   // shortage shows as lag and oldest age rising together).
   const backlogByRateSeconds = backlogItems === 0 ? 0 : rate === 0 ? Number.POSITIVE_INFINITY : backlogItems / rate;
   const backlogSeconds = Math.min(backlogByRateSeconds, oldestAgeSeconds);

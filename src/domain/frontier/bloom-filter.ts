@@ -10,7 +10,7 @@ const FORMAT_VERSION = 1;
 const HEADER_BYTES = 32;
 
 /**
- * Tier 1 of the seen test (seed 000 §4.3): an in-memory Bloom filter in front of the exact store.
+ * Tier 1 of the seen test (docs/design.md, "Seen test"): an in-memory Bloom filter in front of the exact store.
  *
  * No false negatives: `mightContain` is true for every fingerprint added. A true answer means only
  * "possibly seen"; the caller must confirm it in the exact store, never treat it as seen.

@@ -1,6 +1,6 @@
 import { requireNumber } from './validate.js';
 
-/** The size of a Bloom filter for a capacity and false-positive rate, per seed 000 §4.3. */
+/** The size of a Bloom filter for a capacity and false-positive rate (docs/design.md, "Seen test"). */
 export interface BloomSizing {
   /** Expected number of distinct items `n` the filter is sized for. */
   capacity: number;
@@ -8,7 +8,7 @@ export interface BloomSizing {
   falsePositiveRate: number;
   /** Bits in the array: `m = -n ln p / (ln 2)^2`, rounded up to a whole bit. */
   bits: number;
-  /** Bytes that hold `bits`: `ceil(bits / 8)`. Decimal GB in the seed's table is `bytes / 1e9`. */
+  /** Bytes that hold `bits`: `ceil(bits / 8)`. Decimal GB, as capacity plans quote it, is `bytes / 1e9`. */
   bytes: number;
   /** Hash functions `k = (m / n) ln 2`, rounded to the nearest integer, at least 1. */
   hashes: number;
@@ -17,7 +17,7 @@ export interface BloomSizing {
 }
 
 /**
- * Sizes a Bloom filter exactly by the seed's formula (000 §4.3):
+ * Sizes a Bloom filter exactly by the standard formula (docs/design.md, "Seen test"):
  * `m = -n ln p / (ln 2)^2`, `k = (m / n) ln 2`.
  *
  * @param capacity expected distinct items, an integer >= 1.

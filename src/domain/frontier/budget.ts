@@ -2,7 +2,7 @@ import { FrontierInputError } from './errors.js';
 import { requireNumber } from './validate.js';
 
 /**
- * A crawl cycle's fetch budget by purpose (seed 001, "reserve budget for what the scheduler cannot
+ * A crawl cycle's fetch budget by purpose (docs/design.md, "Cost per detected change": "reserve budget for what the scheduler cannot
  * see"), as fractions of the cycle's total that sum to 1.
  */
 export interface BudgetShares {
@@ -23,8 +23,8 @@ export type BudgetSplit = BudgetShares;
 export const BUDGET_POOLS: readonly (keyof BudgetShares)[] = Object.freeze(['discovery', 'recrawl', 'reestimation', 'verification']);
 
 /**
- * Default shares. Recrawl gets the majority (0.6) because keeping known pages fresh is where 001
- * says the budget pays; discovery a large minority (0.3) so coverage keeps growing; re-estimation
+ * Default shares. Recrawl gets the majority (0.6) because keeping known pages fresh is where the budget
+ * pays (docs/design.md, "Cost per detected change"); discovery a large minority (0.3) so coverage keeps growing; re-estimation
  * (0.07) and verification (0.03) are small because they only correct and audit the model.
  */
 export const DEFAULT_BUDGET_SHARES: Readonly<BudgetShares> = Object.freeze({

@@ -1,6 +1,6 @@
 import { requireNumber } from './validate.js';
 
-// Capacity arithmetic of seed 000 §10, for the README and `crawler status`. Units are in the names.
+// Capacity arithmetic (docs/design.md, "Capacity arithmetic"), for the README and `crawler status`. Units are in the names.
 
 const CODE = 'FRONTIER_CAPACITY_INPUT_INVALID';
 const MS_PER_SECOND = 1000;
@@ -11,7 +11,7 @@ const MS_PER_SECOND = 1000;
  *
  * @param activeHosts hosts with eligible URLs, >= 0.
  * @param perHostDelayMs minimum gap between requests to one host, > 0.
- * @param maxConcurrentPerHost requests one host may have in flight, >= 1. Default 1 (seed 000 §5.1).
+ * @param maxConcurrentPerHost requests one host may have in flight, >= 1. Default 1 (docs/design.md, "Politeness").
  */
 export function politenessCeilingPagesPerSecond(activeHosts: number, perHostDelayMs: number, maxConcurrentPerHost = 1): number {
   requireNumber(CODE, 'activeHosts', activeHosts, { min: 0 });
@@ -100,7 +100,7 @@ export interface ThroughputCeiling {
 }
 
 /**
- * The smallest of the worker and politeness ceilings decides throughput (seed 000 §10.3): adding
+ * The smallest of the worker and politeness ceilings decides throughput (docs/design.md, "Capacity arithmetic"): adding
  * workers does not help when the hosts are too few for the delay.
  */
 export function throughputCeiling(input: ThroughputCeilingInput): ThroughputCeiling {

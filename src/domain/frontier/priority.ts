@@ -1,7 +1,7 @@
 import { FrontierInputError } from './errors.js';
 import { requireNumber } from './validate.js';
 
-/** What the frontier knows about a URL when it ranks it (front queues, seed 000 §5.1). */
+/** What the frontier knows about a URL when it ranks it (docs/design.md, "Front queues"). */
 export interface PrioritySignals {
   /** Link hops from the nearest seed, >= 0. Deeper URLs rank lower. */
   depth: number;
@@ -11,12 +11,12 @@ export interface PrioritySignals {
   hostImportance?: number;
   /**
    * Value of refetching, 0..1, from the recrawl scheduler. Absent for URLs never fetched: they
-   * are then ranked on link signals alone, since no history exists to score them on (seed 001).
+   * are then ranked on link signals alone, since no history exists to score them on (docs/design.md, "Front queues").
    */
   recrawlValue?: number;
-  /** Demotion from trap detection (000 §6.2), 0..1: 1 drops the priority to 0. */
+  /** Demotion from trap detection (docs/design.md, "Crawler traps"), 0..1: 1 drops the priority to 0. */
   trapPenalty?: number;
-  /** In a near-duplicate cluster (000 §7.2): demoted by `nearDuplicateFactor`, never dropped. */
+  /** In a near-duplicate cluster (docs/design.md, "Near-duplicates"): demoted by `nearDuplicateFactor`, never dropped. */
   nearDuplicate?: boolean;
 }
 

@@ -24,7 +24,7 @@ const DEFAULT_BUCKET_COUNT = 10;
 
 /**
  * Events per second over a sliding window, from bucketed counts: the downstream consume rate that
- * turns a backlog into backlog seconds (seed 000 §9). Time is always passed in; nothing here
+ * turns a backlog into backlog seconds (docs/design.md, "Backpressure"). Time is always passed in; nothing here
  * reads a clock, so a workflow can own one.
  */
 export class RateMeter {

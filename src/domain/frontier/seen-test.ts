@@ -1,4 +1,4 @@
-// The seen test in tiers (seed 000 §4.3): a Bloom filter in memory, the exact store behind it.
+// The seen test in tiers (docs/design.md, "Seen test"): a Bloom filter in memory, the exact store behind it.
 // The filter only ever answers "certainly new" or "possibly seen"; a possibly-seen URL is looked
 // up in the exact store and never dropped on the filter's word, or coverage would shrink
 // silently. Registration itself stays one atomic insert per fingerprint in the exact store, so a

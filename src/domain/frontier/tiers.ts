@@ -1,7 +1,7 @@
 import { FrontierInputError } from './errors.js';
 import { requireNumber } from './validate.js';
 
-/** Front-queue tiers (seed 000 §5.1: high / mid / low, plus a floor for demoted URLs). 0 is highest. */
+/** Front-queue tiers (docs/design.md, "Front queues": high / mid / low, plus a floor for demoted URLs). 0 is highest. */
 export const TIER_COUNT = 4;
 
 /**

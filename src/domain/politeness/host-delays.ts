@@ -3,7 +3,7 @@ import { policyDelayMs, type HostPolitenessPolicy } from './host-politeness-poli
 import { hostResponseTimeMs, type HostPolitenessState } from './host-politeness-state.js';
 
 /**
- * The adaptive delay, a duration in ms (000 §5.3):
+ * The adaptive delay, a duration in ms (docs/design.md, "Politeness"):
  * - no recent overload: min(adaptiveFactor * the host's response time, maxAdaptiveDelayMs), the
  *   Mercator rule (200 ms -> 2 s, 5 s -> 50 s); the response time is the least of the last few
  *   (hostResponseTimeMs), since our own event loop's lag only ever adds to a measurement;
@@ -29,7 +29,7 @@ export function hostDelayFloorMs(state: HostPolitenessState, policy: HostPoliten
 
 /**
  * Host-wide wait after a 429/503 without Retry-After: min(base * 2^(n-1), max) * jitter(0.5..1.5),
- * n = recent throttles including this one (000 §5.3). The cap applies before jitter, as in the seed.
+ * n = recent throttles including this one (docs/design.md, "Politeness"). The cap applies before jitter.
  */
 export function throttleDelayMs(recentThrottles: number, policy: HostPolitenessPolicy, random: () => number): number {
   const exponent = Math.max(0, recentThrottles - 1);

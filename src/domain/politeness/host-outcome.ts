@@ -27,7 +27,7 @@ export type HostOutcome =
  *
  *   nextFetchAtMs = max(now + policy delay, retryAfterAtMs, now + adaptive delay)
  *
- * all absolute (000 §5.1), and never earlier than it already was (with several fetches in flight an
+ * all absolute (docs/design.md, "Politeness"), and never earlier than it already was (with several fetches in flight an
  * early finisher must not undo a later start). What else changes depends on the failure's policy:
  * - healthy response (2xx, 3xx, ordinary 4xx): one overload signal forgiven, failure streak and
  *   circuit reset, a host hold cleared once it has expired;

@@ -16,11 +16,11 @@ export interface HostPolitenessPolicy {
   adaptiveFactor: number;
   /** Cap on the adaptive delay (response time and overload penalty), ms. Default 60_000. */
   maxAdaptiveDelayMs: number;
-  /** Requests in flight to the host at once. Default 1 (000 §5.1: the conservative default). */
+  /** Requests in flight to the host at once. Default 1 (docs/design.md, "Politeness": the conservative default). */
   maxConcurrentFetches: number;
   /** 429/503 without Retry-After: the host waits min(base * 2^(n-1), max) * jitter, n = recent throttles. Default 10_000. */
   throttleBaseDelayMs: number;
-  /** Cap on that throttle backoff before jitter, ms. Default 3_600_000 (1 h, 000 §5.3). */
+  /** Cap on that throttle backoff before jitter, ms. Default 3_600_000 (1 h, docs/design.md, "Politeness"). */
   maxThrottleDelayMs: number;
   /** Consecutive cooldown failures (5xx, timeouts, connection and DNS failures) that open the circuit. Default 5. */
   circuitFailureThreshold: number;

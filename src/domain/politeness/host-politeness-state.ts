@@ -7,7 +7,7 @@ import { requireTimeMs } from './errors.js';
  * since epoch; 0 means "never set" because any real time is later.
  */
 export interface HostPolitenessState {
-  /** next_fetch_at from 000 §5.1 after the last outcome: max(now + policy delay, retry_after_at, now + adaptive delay). */
+  /** next_fetch_at after the last outcome (docs/design.md, "Politeness"): max(now + policy delay, retry_after_at, now + adaptive delay). */
   nextFetchAtMs: number;
   /** The server's Retry-After as an absolute time, or our throttle backoff after a 429/503 without one. */
   retryAfterAtMs: number;

@@ -12,7 +12,7 @@ export interface RetryAfterOptions {
 const DELTA_SECONDS = /^\d+$/;
 
 /**
- * A Retry-After header as an absolute time in ms since epoch (000 §5.1), or undefined when it is
+ * A Retry-After header as an absolute time in ms since epoch (docs/design.md, "Politeness"), or undefined when it is
  * absent or invalid. delta-seconds are added to nowMs, the receive time; an HTTP-date is absolute,
  * and one in the past (clock skew) becomes nowMs. Values beyond maxRetryAfterMs are clamped.
  * Untrusted input: never throws for any header value.

@@ -36,7 +36,7 @@ export interface KnownUrlFacts {
    * bound, so a streak of changes does not make the page a probe candidate. Default false.
    */
   rateDated?: boolean;
-  /** A member, not the representative, of a near-duplicate cluster: demoted, never dropped (000 §7.2). */
+  /** A member, not the representative, of a near-duplicate cluster: demoted, never dropped (docs/design.md, "Near-duplicates"). */
   nearDuplicate: boolean;
   /** A trusted cheap signal (trustedSignal), when one speaks for this page. */
   cheapSignal?: 'changed' | 'unchanged';
@@ -68,7 +68,7 @@ export const DEFAULT_RECRAWL_CANDIDATE_OPTIONS: Readonly<RecrawlCandidateOptions
 });
 
 /**
- * A URL record as a {@link RecrawlCandidate} (001's three inputs): value from its tier (demoted
+ * A URL record as a {@link RecrawlCandidate} (value, change, cost: docs/design.md, "Cost per detected change"): value from its tier (demoted
  * when it is a near-duplicate), its own change rate, and the cost of the visit from its measured
  * bytes on the wire, whether the request will be conditional (then weighted by the chance of a
  * change and by how often its host honours validators: a likely 304 costs the host's measured

@@ -6,7 +6,7 @@ const MS_PER_DAY = 86_400_000;
 
 /**
  * What a URL record keeps about its past visits to decide whether the next one saw a change
- * (001: "each visit tells whether the page changed since the previous one").
+ * (docs/design.md, "Change model": "each visit tells whether the page changed since the previous one").
  */
 export interface UrlChangeEvidence {
   /** When the last visit that told us something about the content happened (fetch start), ms since epoch. */
@@ -19,7 +19,7 @@ export interface UrlChangeEvidence {
   changes: number;
   /** Sum of the compared visits' intervals, in days. */
   observedDays: number;
-  /** Compared visits in a row, most recent first, that all saw a change (a censoring signal, 001). */
+  /** Compared visits in a row, most recent first, that all saw a change (a censoring signal; docs/design.md, "Change model"). */
   changeStreak: number;
   /** When a visit last saw a change, ms since epoch. */
   lastChangedAtMs: number | null;
@@ -67,7 +67,7 @@ export interface ObservedVisit {
 
 /**
  * A change key: `<scheme>:<hex digest>`. The scheme names what was hashed and how, e.g. `n1` for
- * the normalized main text of parser version 1 (000 §7.1: the normalized hash depends on the
+ * the normalized main text of parser version 1 (docs/design.md, "Content identity": the normalized hash depends on the
  * parser), `r` for the raw bytes of a body that is not parsed. Keys of different schemes are
  * never compared: a parser upgrade is not a change of the page.
  */
@@ -139,7 +139,7 @@ export function observeVisit(evidence: UrlChangeEvidence, atMs: number, content:
 export interface RecrawlDelayOptions {
   /** Chance of a change since the last visit at which the URL becomes due. Default 0.5. */
   dueProbability: number;
-  /** Shortest delay, in days. Default 10 minutes (000 §8.1: breaking news and prices). */
+  /** Shortest delay, in days. Default 10 minutes (docs/design.md, "Recrawl": breaking news and prices). */
   minDays: number;
   /** Longest delay, in days. Default 30 (a page believed static is still looked at monthly). */
   maxDays: number;
@@ -152,7 +152,7 @@ export const DEFAULT_RECRAWL_DELAY_OPTIONS: Readonly<RecrawlDelayOptions> = Obje
 });
 
 /**
- * Days from a visit until the URL is due again (000 §8.1: a next fetch time per document rather
+ * Days from a visit until the URL is due again (docs/design.md, "Recrawl": a next fetch time per document rather
  * than a fixed cron): the time at which a Poisson page at `ratePerDay` has changed with
  * probability `dueProbability`, -ln(1 - p) / rate, within [minDays, maxDays]. Due is not a
  * promise of a visit: the cycle still ranks due URLs by value × freshness gain / cost.

@@ -1,5 +1,5 @@
 /**
- * Cheap change signals (001: learn whether a page changed for much less than fetching it): a
+ * Cheap change signals (docs/design.md, "Cost per detected change": learn whether a page changed for much less than fetching it): a
  * sitemap `lastmod`, or a listing page whose entry for the item changed. Both come down to a
  * window in which the page last changed, and the time we read it. Two questions, kept apart:
  * 1. What does the window claim about our copy? ({@link signalClaim}) After our last visit:

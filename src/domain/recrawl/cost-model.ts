@@ -1,7 +1,7 @@
 import { RecrawlInputError, requireNumber } from './errors.js';
 
 /**
- * How the operator pays for fetches (001, "know what a fetch really costs"):
+ * How the operator pays for fetches (docs/design.md, "Cost per detected change": "know what a fetch really costs"):
  * - 'gateway-bytes': every byte through a proxy gateway, both ways, heads included, failed
  *   requests too (residential proxies bill so); smaller responses and 304s save money;
  * - 'successful-requests': one charge per successful response (scraping API credits), failures

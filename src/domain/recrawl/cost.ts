@@ -32,7 +32,7 @@ export interface VisitCostInput {
   expectedBytes: number;
   /** Whether the request carries validators (If-None-Match / If-Modified-Since) the host is known to honour. */
   conditional: boolean;
-  /** Host health score in [0, 1], 1 healthy; falling health raises the effective cost (001). */
+  /** Host health score in [0, 1], 1 healthy; falling health raises the effective cost (docs/design.md, "Cost per detected change"). */
   hostHealth: number;
   /**
    * Chance the page changed since the last visit, for a conditional request: the expected bytes
@@ -47,7 +47,7 @@ export interface VisitCostInput {
 }
 
 /**
- * Cost of one visit in units (001): its expected bytes / bytesPerUnit, at least minCostUnits (or
+ * Cost of one visit in units (docs/design.md, "Cost per detected change"): its expected bytes / bytesPerUnit, at least minCostUnits (or
  * one unit a visit under unit 'requests'), times a host-health multiplier. A conditional request
  * that will likely get a 304 costs only its heads, as measured for its host, and only as often as
  * the host honours its validators: a host that sends an ETag and ignores it is priced at full pages.

@@ -2,7 +2,7 @@ import { RecrawlInputError, requireNumber } from './errors.js';
 import { allocateVisitFrequencies } from './optimum.js';
 import { validateCandidate, type RecrawlCandidate } from './priority.js';
 
-/** Visits a recrawl cycle may spend, by purpose (001: reserve budget for what the scores cannot see). */
+/** Visits a recrawl cycle may spend, by purpose (docs/design.md, "Cost per detected change": reserve budget for what the scores cannot see). */
 export interface RecrawlBudget {
   /** Visits spent by priority. */
   recrawl: number;
@@ -13,7 +13,7 @@ export interface RecrawlBudget {
   /**
    * Visits reserved for probing censored pages (changeStreak >= probeStreak): revisited soon
    * after their last visit, so a short interval can tell "changes often" from "changes
-   * constantly", which long intervals cannot (001: a visit sees at most one change). Default 0.
+   * constantly", which long intervals cannot (docs/design.md, "Cost per detected change": a visit sees at most one change). Default 0.
    */
   probe?: number;
 }
@@ -50,7 +50,7 @@ export interface RecrawlPlan {
 }
 
 /**
- * Chooses one cycle's visits (001):
+ * Chooses one cycle's visits (docs/design.md, "Cost per detected change"):
  * 1. verification: a uniform random sample of all candidates, regardless of score;
  * 2. re-estimation: of the rest, pages believed static (rate <= staticRateThresholdPerDay),
  *    longest since visit first, then lowest rate;

@@ -16,7 +16,7 @@ export interface HostHealthSignals {
 }
 
 /**
- * Health of a host in [0, 1], 1 healthy, for the cost of visiting it (001: a falling health score
+ * Health of a host in [0, 1], 1 healthy, for the cost of visiting it (docs/design.md, "Cost per detected change": a falling health score
  * raises the effective cost of the host's pages). Each recent throttle takes a tenth off, each
  * failure in a row halves what is left; a quarantined, held or open-circuit host is at 0, so its
  * pages cost the most and are planned only when nothing better is left. Unknown hosts are healthy.

@@ -27,7 +27,7 @@ export const DEFAULT_HOST_VALIDATOR_OPTIONS: Readonly<HostValidatorOptions> = Ob
 
 /**
  * The host's validator honour rate in [0, 1]: the share of its conditional requests to unchanged
- * content answered 304 (001: some sites send validators and ignore them), smoothed towards
+ * content answered 304 (docs/design.md, "Recrawl": some sites send validators and ignore them), smoothed towards
  * "honoured" by a prior worth `priorWeight` observations.
  */
 export function validatorHonourRate(record: HostValidatorRecord | null | undefined, options: Partial<HostValidatorOptions> = {}): number {

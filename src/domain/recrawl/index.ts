@@ -1,4 +1,4 @@
-// Cost-aware recrawl (001): the Poisson change model, rate estimation from our own visits,
+// Cost-aware recrawl (docs/design.md, "Cost per detected change"): the Poisson change model, rate estimation from our own visits,
 // priority = value × freshness_gain / cost, the cycle's budget reservations, and the
 // Cho & Garcia-Molina optimum and simulation that the scheduler is measured against.
 export { RecrawlInputError, type RecrawlErrorCode } from './errors.js';

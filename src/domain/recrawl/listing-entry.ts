@@ -1,5 +1,5 @@
 /**
- * Listing pages as change detectors (001: a category or search page shows dozens of items' prices
+ * Listing pages as change detectors (docs/design.md, "Cost per detected change": a category or search page shows dozens of items' prices
  * and status; fetch the list, compare, and fetch only the items whose entry changed). An item's
  * entry is kept as a digest of its normalized text (dates and tokens masked, as for page content):
  * the digest at the latest listing reading against the one current when we last visited the item.

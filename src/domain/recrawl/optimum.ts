@@ -23,7 +23,7 @@ export function optimalVisitFrequencies(ratesPerDay: readonly number[], visitsPe
 export interface AllocationPage {
   /** Change rate, per day (an estimate, for the scheduler). */
   ratePerDay: number;
-  /** 001's value: the weight of the page's freshness. */
+  /** Value (docs/design.md, "Cost per detected change"): the weight of the page's freshness. */
   value: number;
   /** Cost of a visit that finds the page unchanged (a conditional request's 304), cost units. */
   unchangedCostUnits: number;
@@ -33,7 +33,7 @@ export interface AllocationPage {
 
 /**
  * Visit frequencies (per day, fixed intervals) that spend `visitsPerDay` where the marginal
- * freshness per unit of cost is highest, equal across the pages visited (001: value ×
+ * freshness per unit of cost is highest, equal across the pages visited (docs/design.md, "Cost per detected change": value ×
  * freshness_gain / cost, allocated as Cho & Garcia-Molina's optimum rather than greedily).
  * Visiting a page at f a day buys w F(r, f) and costs f (c_u + (c_c - c_u)(1 - e^(-x))) a day,
  * x = r/f: each visit pays c_u, and the full fetch c_c when the page changed. Both marginals

@@ -44,7 +44,7 @@ export interface PageChangeKeyInput {
 }
 
 /**
- * The change key of a parsed page (001: a change is a change in the normalized content, or in
+ * The change key of a parsed page (docs/design.md, "Change model": a change is a change in the normalized content, or in
  * configured extracted fields). Without configured fields it is the main text's key, `n<parser
  * version>:<normalizedHash>`, as it has always been. With fields, it is the fields' digest under
  * the field set's scheme, or, on a page where none of the fields has any text (a category page in

@@ -1,5 +1,5 @@
 /**
- * A page's type for cost reports (001: "fetches that found no change, by site and page type"):
+ * A page's type for cost reports (docs/design.md, "Cost per detected change": "fetches that found no change, by site and page type"):
  * 'listing' for the crawl's listing pages, else the pattern of its path's first segment, digits
  * folded: '/product/123?x' is '/product/*', '/page-3' is '/page-#', '/' is '/'. Coarse on purpose:
  * a few types per site, which a report can rank, whatever the number of pages.

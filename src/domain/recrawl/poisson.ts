@@ -2,7 +2,7 @@ import { requireNumber } from './errors.js';
 
 /**
  * Probability that a page changing as a Poisson process at `ratePerDay` changed at least once
- * in `days` (001): 1 - e^(-rate × days).
+ * in `days` (docs/design.md, "Change model"): 1 - e^(-rate × days).
  */
 export function probabilityChanged(ratePerDay: number, days: number): number {
   requireNumber('RECRAWL_RATE_INVALID', 'ratePerDay', ratePerDay, { min: 0 });
@@ -11,7 +11,7 @@ export function probabilityChanged(ratePerDay: number, days: number): number {
 }
 
 /**
- * Expected fresh days bought by visiting now (001's `freshness_gain`, exactly): the probability
+ * Expected fresh days bought by visiting now (`freshness_gain` in docs/design.md, "Cost per detected change"): the probability
  * the copy is stale now, times the expected time the new copy stays fresh within the next
  * `intervalDays`, (1 - e^(-rate × interval)) / rate, or `intervalDays` when rate = 0.
  */

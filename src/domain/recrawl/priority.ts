@@ -20,7 +20,7 @@ export interface RecrawlCandidate {
   unchangedCostUnits?: number;
   changedCostUnits?: number;
   /**
-   * A cheap signal read without fetching the page (001): a sitemap `lastmod` or a listing page
+   * A cheap signal read without fetching the page (docs/design.md, "Cost per detected change"): a sitemap `lastmod` or a listing page
    * summary newer than our copy says 'changed' (the copy is surely stale); a trusted one that is
    * not newer says 'unchanged' (nothing to buy). Omitted: the Poisson model decides.
    */
@@ -34,7 +34,7 @@ export interface RecrawlCandidate {
 }
 
 /**
- * priority = value × freshness_gain / cost (001). `intervalDays` is the horizon the new copy is
+ * priority = value × freshness_gain / cost (docs/design.md, "Cost per detected change"). `intervalDays` is the horizon the new copy is
  * credited for, usually the revisit interval the budget affords. A 'changed' cheap signal makes
  * the staleness certain; an 'unchanged' one makes the gain zero.
  */

@@ -55,12 +55,12 @@ export interface RatePrior {
 }
 
 /**
- * The ln-spread of 001's table: its rates, every 15 minutes to yearly, span ln(96 × 365) = 10.5,
+ * The ln-spread of the freshness-gain table (docs/recrawl.md, "The change model"): its rates, every 15 minutes to yearly, span ln(96 × 365) = 10.5,
  * and a log-uniform spread that wide has a standard deviation of 3.0.
  */
 export const DEFAULT_RATE_LOG_SPREAD = 3;
 
-/** Used when the caller has no group rate: a weekly-changing page (000 §8.1's technical documents). */
+/** Used when the caller has no group rate: a weekly-changing page, as technical documentation starts (docs/design.md, "Recrawl"). */
 export const DEFAULT_RATE_PRIOR: Readonly<RatePrior> = Object.freeze({ ratePerDay: 1 / 7, logSpread: DEFAULT_RATE_LOG_SPREAD });
 
 /** Tuning of {@link estimateChangeRate}. */
@@ -89,7 +89,7 @@ export interface RateEstimateOptions {
 export const DEFAULT_RATE_ESTIMATE_OPTIONS: Readonly<RateEstimateOptions> = Object.freeze({ pseudoUnchangedVisits: 0.5, maxRatePerDay: 1_000_000, unchangedDaysBefore: 0 });
 
 /**
- * Change rate of a page from its visit history (001), under a Poisson change model.
+ * Change rate of a page from its visit history (docs/design.md, "Change model"), under a Poisson change model.
  *
  * A visit sees at most one change, so changes / time under-estimates pages that change faster
  * than they are visited. The likelihood of what each visit showed: an unchanged interval t,
@@ -108,7 +108,7 @@ export const DEFAULT_RATE_ESTIMATE_OPTIONS: Readonly<RateEstimateOptions> = Obje
  * long as the mean interval, such a probe would barely move it: six 4-day changes and a 1-hour
  * change give 0.91/day instead of 26/day).
  *
- * With a prior (001: smooth toward similar pages, so that three visits do not give a page an
+ * With a prior (docs/design.md, "Change model": smooth toward similar pages, so that three visits do not give a page an
  * extreme rate) the estimate is the most probable rate given both, the root in u = ln r of
  *   r × score(r) - (u - ln prior.ratePerDay) / prior.logSpread²,
  * which also falls as u grows. A few visits move it by orders of magnitude only when they say so
@@ -176,7 +176,7 @@ export function ratePriorFromGroup(
 /**
  * The rate to centre a page's prior on when no similar page has an estimate yet
  * (ratePriorFromGroup's fallback): one change per mean revisit interval of the page's history,
- * the rate at which a visit buys the most (001's table), so neither "changes all the time" nor
+ * the rate at which a visit buys the most (docs/recrawl.md, "The change model"), so neither "changes all the time" nor
  * "never changes" is assumed before the history says so. A fixed rate is a guess on one time
  * scale: a week, where revisits come seconds apart (the live freshness benchmark's compressed
  * time), made every page whose first comparison found no change look static, and the cycles never

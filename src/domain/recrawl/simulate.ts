@@ -12,7 +12,7 @@ export interface RateClass {
   share: number;
 }
 
-/** 001's table rows as a mixed web: mostly weekly-to-monthly pages, some fast, some nearly static. */
+/** The rates of the freshness-gain table (docs/recrawl.md, "The change model") as a mixed web: mostly weekly-to-monthly pages, some fast, some nearly static. */
 export const DEFAULT_RATE_MIX: readonly RateClass[] = Object.freeze([
   { ratePerDay: 96, share: 0.05 }, // every 15 minutes
   { ratePerDay: 24, share: 0.05 }, // hourly
@@ -89,7 +89,7 @@ export interface FreshnessSimulationOptions {
 export interface FreshnessSimulationResult {
   /** Time-averaged share of pages whose copy matches the live page. */
   freshness: number;
-  /** Fetches that found a change, per fetch (001's unit: cost per detected change is its inverse). */
+  /** Fetches that found a change, per fetch (cost per detected change, docs/design.md, is its inverse). */
   changesPerFetch: number;
   /** Fetches made. */
   fetches: number;

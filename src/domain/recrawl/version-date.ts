@@ -1,5 +1,5 @@
 /**
- * What a response's Last-Modified says about the version fetched (001: validators are a cheap
+ * What a response's Last-Modified says about the version fetched (docs/design.md, "Change model": validators are a cheap
  * signal, but only where the site keeps them honestly; track per site whether they can be trusted).
  * A truthful Last-Modified dates the latest change: a changed visit then tells when the page
  * changed, not only that it did, which is what lets the rate estimate see past the revisit

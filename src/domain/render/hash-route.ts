@@ -1,5 +1,5 @@
 /**
- * Hash routes (000 §4.2): a client-side router may draw `#/products/42` as a screen of its own,
+ * Hash routes (docs/design.md, "URL identity"): a client-side router may draw `#/products/42` as a screen of its own,
  * though the fragment never reaches the server. The HTTP fingerprint never includes a fragment;
  * on a site allowlisted for rendering, such a route is a render task of the page with a virtual
  * route key, its own rendered DOM, links and record.

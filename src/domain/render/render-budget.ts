@@ -1,7 +1,7 @@
 import { RenderInputError } from './errors.js';
 
 /**
- * What a crawl may spend on rendering (000 §6.3: a render costs about a hundred times a fetch and
+ * What a crawl may spend on rendering (docs/design.md, "Rendering": a render costs about a hundred times a fetch and
  * parse, so it has a budget of its own). Past it, pages keep their HTTP result and count as
  * `render-deferred`.
  */

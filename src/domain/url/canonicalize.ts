@@ -1,4 +1,4 @@
-// Canonicalization (seed 000 §4.2): converge representations the crawler may treat as the same
+// Canonicalization (docs/design.md, "URL identity"): converge representations the crawler may treat as the same
 // resource, and nothing more. Aggressive global rules (lowercasing paths, sorting queries,
 // stripping parameters) merge distinct resources, so they live in per-origin verified policies.
 
@@ -34,7 +34,7 @@ export interface CanonicalUrl {
   host: string;
   /** Effective port: explicit, else 80 for http and 443 for https. */
   port: number;
-  /** `scheme://host[:port when not default]`: the robots cache and query-policy key (000 §5.2). */
+  /** `scheme://host[:port when not default]`: the robots cache and query-policy key (docs/design.md, "robots.txt": an origin includes the port). */
   origin: string;
   /** Normalized path, always starting with '/'. */
   path: string;

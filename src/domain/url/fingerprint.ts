@@ -4,7 +4,7 @@ import { bytesToHex, sha256Bytes } from '../hash/sha256.js';
 export const URL_FINGERPRINT_HEX_LENGTH = 32;
 
 /**
- * The URL's identity key (seed 000 §4.3): the first 16 bytes of SHA-256 over the UTF-8
+ * The URL's identity key (docs/design.md, "URL identity"): the first 16 bytes of SHA-256 over the UTF-8
  * canonical URL, as 32 lowercase hex characters. 128 bits keeps the birthday-bound collision
  * chance near 1.5e-21 at a billion URLs. Pure TypeScript, so every process and Node version
  * computes the same key; store CANONICALIZATION_VERSION beside it.

@@ -1,4 +1,4 @@
-// What makes two URLs "variants of one path" for trap detection (seed 000 §6.2): the same
+// What makes two URLs "variants of one path" for trap detection (docs/design.md, "Crawler traps"): the same
 // scheme, host and path once the query and `;name=value` path parameters are set aside.
 // Servlet containers put session ids in the path (`/cart;jsessionid=A1`), so counting only
 // queries would let a session trap mint a new "path" on every visit.

@@ -23,7 +23,7 @@ export function normalizePathEncoding(path: string): string {
 
 /**
  * Query with only its raw unsendable characters encoded. Everything else is kept byte for byte:
- * the query is opaque (seed 000 §4.2), so `%2f`, `%2F` and `/` stay three different queries.
+ * the query is opaque (docs/design.md, "URL identity"), so `%2f`, `%2F` and `/` stay three different queries.
  */
 export function encodeQueryRaw(query: string): string {
   let out = '';

@@ -6,7 +6,7 @@ interface TrieNode<V> {
 
 /**
  * Values keyed by string prefix; a lookup returns the value of the longest stored prefix of the
- * key, so the most specific rule wins (004's URL filter: `host` pass, `host/a` block,
+ * key, so the most specific rule wins (docs/design.md, "Scope and the URL filter": `host` pass, `host/a` block,
  * `host/a/b` pass). Character-level, like robots.txt paths: `/a` also covers `/ab`; write
  * `/a/` to mean the folder only. Lookup costs O(key length), independent of the rule count.
  */

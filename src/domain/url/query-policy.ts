@@ -1,5 +1,5 @@
 // Per-origin query policies. Stripping, sorting or re-encoding a query is only safe where
-// someone verified that the origin serves the same resource either way (seed 000 §4.2), so the
+// someone verified that the origin serves the same resource either way (docs/design.md, "URL identity"), so the
 // policy set is an allowlist keyed by origin and empty by default.
 
 import { nameKey, pairNameKey, queryPairs } from './query-params.js';
@@ -172,7 +172,7 @@ function applyToQuery(policy: CompiledQueryPolicy, query: string | undefined): s
     const kept = queryPairs(source).filter((pair) => !isStripped(policy, pairNameKey(pair)));
     if (policy.sortParams) sortStableByName(kept);
     result = kept.join('&');
-    // Every pair was tracking-only: drop the delimiter too (the seed's /item/42).
+    // Every pair was tracking-only: drop the delimiter too (`/item/42?utm_source=x` becomes `/item/42`).
     if (result === '') return undefined;
   }
   return result === '' && policy.dropEmptyQuery ? undefined : result;

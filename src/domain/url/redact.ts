@@ -1,4 +1,4 @@
-// Credentials must never reach the frontier, logs or metrics (seed 000 §4.2). Redaction is
+// Credentials must never reach the frontier, logs or metrics (docs/design.md, "URL identity"). Redaction is
 // deliberately broader than URL parsing: it runs on untrusted text that may not parse at all.
 
 /** Schemes whose authority WHATWG parsers find after any run of slashes, even none. */

@@ -7,7 +7,7 @@ import { UrlRejectedError } from './errors.js';
 import { urlFingerprint } from './fingerprint.js';
 import { resolveLink } from './resolve.js';
 
-/** Most redirects followed from one source (seed 000 §6.2): the 11th is a terminal failure. */
+/** Most redirects followed from one source (docs/design.md, "Crawler traps"): the 11th is a terminal failure. */
 export const MAX_REDIRECT_HOPS = 10;
 
 /** HTTP statuses whose Location is followed. */

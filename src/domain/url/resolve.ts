@@ -1,4 +1,4 @@
-// Link resolution (seed 000 §4.1): a raw href becomes an absolute URL against its page, by
+// Link resolution (docs/design.md, "Discovery"): a raw href becomes an absolute URL against its page, by
 // RFC 3986 §5.2 with the browser quirks a page author relies on. Canonicalization comes after.
 
 import { tryCanonicalizeUrl } from './canonicalize.js';

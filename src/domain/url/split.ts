@@ -22,7 +22,7 @@ const EDGE_WHITESPACE = /^[\t\n\f\r ]+|[\t\n\f\r ]+$/g;
 /**
  * Cuts `input` into scheme, authority, path and query, rejecting credentials first, before any
  * other check can echo them. The fragment is dropped here: it never goes on the wire, and a '?'
- * after '#' belongs to the fragment (seed 000 §4.2).
+ * after '#' belongs to the fragment (docs/design.md, "URL identity").
  * @param maxInputChars inputs longer than this are refused before any further work.
  * @throws UrlRejectedError
  */

@@ -1,4 +1,4 @@
-// Crawler traps (seed 000 §6.2) are found by growth pattern, not one count: calendars, facet
+// Crawler traps (docs/design.md, "Crawler traps") are found by growth pattern, not one count: calendars, facet
 // explosions, session ids and self-repeating paths each leave a different shape in the URL
 // space. The thresholds are starting points, and a real site can exceed any of them (deep API
 // docs, many legitimate parameters), so crossing one lowers priority first; only far past it
@@ -17,15 +17,15 @@ export const DEFAULT_SESSION_PARAM_NAMES: readonly string[] = [
 export interface TrapOptions {
   /** Links deeper than this are dropped: an explicit crawl bound, not a heuristic. Default none. */
   maxDepth?: number;
-  /** Query pairs per URL before demotion (seed: "more than 10 on one path"). Default 10. */
+  /** Query pairs per URL before demotion Default 10. */
   maxQueryParams?: number;
-  /** Canonical URL length, in characters, before demotion (seed: "over 200"). Default 200. */
+  /** Canonical URL length, in characters, before demotion Default 200. */
   maxUrlLength?: number;
   /** Times one path segment may occur (`/a/b/a/b/a/b/a`) before demotion. Default 3. */
   maxRepeatedSegment?: number;
   /** Calendar-like dates outside now ± this many years are demoted; far future ones dropped. Default 2. */
   calendarYearsWindow?: number;
-  /** URLs registered for one host before its new URLs are demoted. Default 1,000,000 (seed). */
+  /** URLs registered for one host before its new URLs are demoted. Default 1,000,000. */
   maxUrlsPerHost?: number;
   /** Distinct queries registered for one path before new ones are demoted. Default 50. */
   maxVariantsPerPath?: number;
@@ -35,9 +35,9 @@ export interface TrapOptions {
   dropMultiplier?: number;
   /** Share (0..1) of URLs past the host-budget or path-variant drop point kept, demoted, as a sample. Default 0.01. */
   overflowSampleRate?: number;
-  /** Depth from which stalling unique content demotes (seed: "after depth 5 to 10"). Default 5. */
+  /** Depth from which stalling unique content demotes. Default 5. */
   contentStallMinDepth?: number;
-  /** Share of new content hashes (0..1) below which a depth counts as stalled (seed: "< 1%"). Default 0.01. */
+  /** Share of new content hashes (0..1) below which a depth counts as stalled. Default 0.01. */
   minUniqueContentRatio?: number;
 }
 
