@@ -53,7 +53,7 @@ import { SitemapRoots } from '../services/frontier/sitemap-roots.js';
 import { settleCanonicalHints } from '../services/documents/canonical-hints.js';
 import type { PacedHosts } from '../services/rendering/paced-hosts.js';
 
-/** Response headers kept with the fetch record (000 §8: selected headers). */
+/** Response headers kept with the fetch record (docs/design.md, "Storage model": selected headers). */
 const KEPT_HEADERS = ['link', 'content-type', 'content-length', 'content-encoding', 'etag', 'last-modified', 'cache-control', 'expires', 'location', 'retry-after', 'x-robots-tag', 'content-language', 'server', 'date'];
 const HEARTBEAT_EVERY_MS = 5_000;
 
@@ -282,7 +282,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
       await inTransaction(deps.pool, async (client) => {
         await recordFetch(client, { ...baseRecord, outcome: 'not-modified', rawHash: null, bodyKey: null, bytes: 0, redirectLocation: null });
         await updateUrlAfterFetch(client, { fingerprint: input.fingerprint, state: 'not-modified', status: 304, fetchedAt: new Date(startedAtMs), success: true, etag: head.headers['etag'], lastModified: head.headers['last-modified'] });
-        // A 304 is an observed "unchanged" at almost no cost (001).
+        // A 304 is an observed "unchanged" at almost no cost (docs/design.md, "Recrawl").
         await recordVisit(client, { fingerprint: input.fingerprint, generation: input.generation, crawlId: input.crawlId, observedAtMs: startedAtMs, content: { kind: 'not-modified' } });
       });
       return { kind: 'not-modified', status: 304, startedAtMs, finishedAtMs, responseMs };
@@ -458,7 +458,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
       await settleCanonicalHints(client, context, [{ fingerprint: input.fingerprint, depth: input.depth, canonicalHint: null }]);
     });
     if (decision.kind === 'loop' || decision.kind === 'too-many-hops') {
-      // A loop or an endless chain is a terminal failure of this URL (000 §6.2).
+      // A loop or an endless chain is a terminal failure of this URL (docs/design.md, "Crawler traps").
       throw await failure(input, attemptNumber, decision.kind === 'loop' ? 'RedirectLoop' : 'TooManyRedirects', `redirect ${decision.kind} at ${input.url}`, {
         startedAtMs,
         finishedAtMs,
@@ -499,7 +499,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
   /**
    * Records the attempt, then builds the typed failure with its policy's retry decision. A URL whose
    * counted failures at the fetch stage reach POISON_ATTEMPT_LIMIT is not retried: the workflow
-   * settles it and it is dead-lettered (000 §6.1).
+   * settles it and it is dead-lettered (docs/design.md, "Poison URLs").
    */
   async function failure(input: FetchUrlInput, attemptNumber: number, type: FetchFailureType, message: string, details: FetchFailureDetails): Promise<ApplicationFailure> {
     await recordAttempt(deps.pool, {

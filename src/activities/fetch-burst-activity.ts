@@ -5,7 +5,7 @@
  * during the wait before its next request, settles the URLs that need no parse, and claims after
  * the parses, so one activity takes a host from fetched to settled and refilled; the slot is then
  * held until its last body is parsed, which slows a host only when parsing lags (backpressure,
- * 000 §9). Bodies it could not parse go back to the workflow, which hands them to the next burst
+ * docs/design.md, "Backpressure"). Bodies it could not parse go back to the workflow, which hands them to the next burst
  * (parsed beside its requests) or to one parseBatch when no burst follows.
  * An origin whose robots.txt is stale or unknown when its URL's turn comes is refreshed in the
  * burst, as a request of its own in the host's politeness.

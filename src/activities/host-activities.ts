@@ -148,7 +148,7 @@ export function createHostActivities(deps: ActivityDeps, crawls: CrawlContextCac
           message: outcome.message,
         });
       }
-      // Counted per fingerprint and stage since the last success, across crawls (000 §6.1).
+      // Counted per fingerprint and stage since the last success, across crawls (docs/design.md, "Poison URLs").
       const history = await attemptsSinceLastSuccess(client, input.fingerprint, outcome.stage);
       const counted = history.filter((attempt) => countsTowardPoison(attempt.failureType)).length;
       const poisonable = policy ? policy.countsTowardPoison : true;
@@ -202,7 +202,7 @@ export function createHostActivities(deps: ActivityDeps, crawls: CrawlContextCac
           success: false,
         });
         if (policy?.recheckAfterMs !== undefined && gone) {
-          // A tombstone: checked again on a long interval rather than retried (000 §6.1, §8.1).
+          // A tombstone: checked again on a long interval rather than retried (docs/design.md, "Failure types and retries" and "Recrawl").
           await client.query('UPDATE urls SET next_fetch_at = to_timestamp($2 / 1000.0) WHERE fingerprint = $1', [
             Buffer.from(input.fingerprint, 'hex'),
             nowMs + policy.recheckAfterMs,

@@ -1,5 +1,5 @@
 /**
- * Activities of the recrawl-cycle workflow (001): plan a cycle (which known URLs to revisit,
+ * Activities of the recrawl-cycle workflow (docs/design.md, "Cost per detected change"): plan a cycle (which known URLs to revisit,
  * by purpose, under the budget split) and register it as a crawl of kind 'recrawl', which the
  * ordinary frontier and host workflows then run; afterwards, report what the cycle found and cost.
  */

@@ -1,6 +1,6 @@
 /**
  * Refreshes one origin's robots.txt in the shared Postgres cache, under a lease so that two
- * workers never fetch the same file at once (000 §5.2). The host workflow calls it in a
+ * workers never fetch the same file at once (docs/design.md, "robots.txt"). The host workflow calls it in a
  * politeness slot: a robots.txt request is a request to the host like any other.
  */
 import { Context } from '@temporalio/activity';

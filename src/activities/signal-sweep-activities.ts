@@ -1,5 +1,5 @@
 /**
- * A recrawl cycle's signal sweep (001: cheap signals before expensive fetches): register the
+ * A recrawl cycle's signal sweep (docs/design.md, "Cost per detected change": cheap signals before expensive fetches): register the
  * sitemaps robots.txt declared for the origins the cycle may revisit, and the known pages under
  * the crawl's listing prefixes, as a crawl of kind 'signals', which the ordinary frontier and
  * host workflows run (politeness, robots, retries), and afterwards report what the readings found.

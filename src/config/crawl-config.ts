@@ -30,7 +30,7 @@ export interface CrawlConfig {
   maxDepth: number;
   /** Minimum time between two requests to one host, in milliseconds. Default 1,000. */
   minHostDelayMs: number;
-  /** Requests one host may have in flight at once. Default 1 (000 §5.1). */
+  /** Requests one host may have in flight at once. Default 1 (docs/design.md, "Politeness"). */
   maxConcurrentFetchesPerHost: number;
   /** Loopback, private and link-local addresses are refused unless this is true. Default false. */
   allowPrivateNetworks: boolean;
@@ -62,13 +62,13 @@ export interface CrawlConfig {
   /** New URLs the crawl may register (its discovery budget). Default 20 x maxPages, at least 1,000. */
   maxDiscoveredUrls: number;
   /**
-   * Crawler-trap thresholds (000 §6.2; docs/url-canonicalization.md, "Crawler traps"). Fields left
+   * Crawler-trap thresholds (docs/design.md and docs/url-canonicalization.md, "Crawler traps"). Fields left
    * out keep assessTrap's defaults; the crawl's depth limit is `maxDepth`. Default {}.
    */
   traps: CrawlTrapConfig;
   /**
    * Distinct URLs the seen test's in-memory Bloom filter (one per crawl per worker process) is
-   * sized for (000 §4.3). Past it the filter saturates: more of its positives are false and cost
+   * sized for (docs/design.md, "Seen test"). Past it the filter saturates: more of its positives are false and cost
    * an exact lookup, never a lost URL. 0 turns the filter off (every URL goes to Postgres).
    * Default maxDiscoveredUrls, at least 10,000; at most 100,000,000.
    */
@@ -90,7 +90,7 @@ export interface CrawlConfig {
    * URL prefixes of listing pages (category, search or index pages that show their items' prices,
    * dates or status): when such a page is parsed, the text of each linked item's entry is kept,
    * and an entry that changed says its item changed, one that did not says it did not, without
-   * visiting the items (001: listing pages as change detectors; docs/storage-and-recrawl.md).
+   * visiting the items (docs/design.md, "Cost per detected change": listing pages as change detectors; docs/storage-and-recrawl.md).
    * Recrawl cycles re-read these pages first. Stored in canonical form; at most 100. Default [].
    */
   listingPages: string[];

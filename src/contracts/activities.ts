@@ -491,7 +491,7 @@ export interface SettleUrlResult {
   deadLettered: boolean;
 }
 
-/** How one recrawl cycle spends its visits (001). Plain JSON: it is the Schedule action's argument. */
+/** How one recrawl cycle spends its visits (docs/design.md, "Cost per detected change"). Plain JSON: it is the Schedule action's argument. */
 export interface RecrawlSettings {
   /** Visits per cycle, all purposes (the Schedule's --budget). */
   budget: number;
@@ -542,7 +542,7 @@ export interface PlanRecrawlResult {
   /** The mean revisit interval the budget affords (known pages / visits per cycle × cycle), in days: reported beside the plan. */
   intervalDays: number;
   plannedAtMs: number;
-  /** Candidates a trusted sitemap lastmod or listing summary spoke for (001's cheap signals), by what it said. */
+  /** Candidates a trusted sitemap lastmod or listing summary spoke for (cheap signals, docs/design.md, "Cost per detected change"), by what it said. */
   cheapSignals: { changed: number; unchanged: number };
 }
 
@@ -605,7 +605,7 @@ export interface RecrawlCycleSummary {
   wireBytes: number;
   /** Bodies the object store did not have before this cycle. */
   newBodies: number;
-  /** 001's measure of a schedule's cost: changes detected per request, and wire bytes per change. */
+  /** A schedule's cost (docs/design.md, "Cost per detected change"): changes detected per request, and wire bytes per change. */
   changesPerRequest: number;
   wireBytesPerChange: number | null;
   byPurpose: Record<string, { planned: number; requested: number; changed: number; notModified: number }>;

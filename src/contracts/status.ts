@@ -26,7 +26,7 @@ export interface FrontierCounts {
 
 export interface AdmissionStatus {
   maxInFlight: number;
-  /** 1 full speed, 0 closed: the backpressure factor (000 §9). */
+  /** 1 full speed, 0 closed: the backpressure factor (docs/design.md, "Backpressure"). */
   admitFactor: number;
   /** Downstream lag in seconds of work: parse backlog / parse rate. */
   backlogSeconds: number;
@@ -179,7 +179,7 @@ export interface HostStatus {
   rendersQueued?: number;
 }
 
-/** What a set of requests cost and found (001: the unit is the detected change, not the fetch). */
+/** What a set of requests cost and found (docs/design.md, "Cost per detected change": the unit is the detected change, not the fetch). */
 export interface CostFigures {
   requests: number;
   /** Answered with a response the crawler could use (2xx, 304, 3xx): what API credits bill. */

@@ -9,9 +9,9 @@ export interface DnsCacheOptions {
   maxEntries?: number;
   /** Floor on how long an answer is reused, ms, so a TTL of 0 does not mean one query per connect. Default 1_000. */
   minTtlMs?: number;
-  /** Ceiling on how long an answer is reused, ms, so failover and CDN moves are seen (000 §5.4). Default 300_000. */
+  /** Ceiling on how long an answer is reused, ms, so failover and CDN moves are seen (docs/design.md, "DNS and connections"). Default 300_000. */
   maxTtlMs?: number;
-  /** How long "this name does not exist" is remembered, ms (000 §6.1: long negative cache). Default 3_600_000. */
+  /** How long "this name does not exist" is remembered, ms (docs/design.md, "Failure types and retries": long negative cache). Default 3_600_000. */
   negativeTtlMs?: number;
   /**
    * When false, `lookup` drops loopback/private/link-local answers and refuses a name that has
@@ -30,7 +30,7 @@ type CachedResult = { kind: 'answer'; addresses: readonly DnsAddress[] } | { kin
  * Hostname → addresses with the resolver's TTLs honoured (clamped to [minTtlMs, maxTtlMs]),
  * NXDOMAIN remembered for negativeTtlMs, temporary failures not remembered (the next attempt asks
  * again), and concurrent resolutions of one name sharing a single query. Caching never changes
- * how often a host is fetched; politeness lives above the HTTP layer (000 §5.4).
+ * how often a host is fetched; politeness lives above the HTTP layer (docs/design.md, "DNS and connections").
  */
 export class DnsCache {
   private readonly cache: TtlCache<string, CachedResult>;

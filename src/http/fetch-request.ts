@@ -3,7 +3,7 @@ import { InvalidFetchRequestError } from './errors.js';
 
 const MIB = 1024 * 1024;
 
-/** One GET. Every limit has a default; time limits are distinct, as 000 §6 asks. */
+/** One GET. Every limit has a default; time limits are distinct (docs/design.md, "Failure types and retries"). */
 export interface FetchRequest {
   /** Absolute http(s) URL, already canonicalized; the fragment is not sent. */
   url: string;

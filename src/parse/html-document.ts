@@ -1,5 +1,5 @@
 /**
- * What the crawler reads from an HTML page (000 §4.1, §7): title, language, links with their
+ * What the crawler reads from an HTML page (docs/design.md, "Discovery" and "Content identity"): title, language, links with their
  * anchor text and rel, <base href>, robots directives, the rel=canonical hint and the main text
  * for content identity. Untrusted input: any markup, any size the fetcher let through.
  */

@@ -1,5 +1,5 @@
 /**
- * The entries of a listing page (001: category and search pages show their items' prices and
+ * The entries of a listing page (docs/design.md, "Cost per detected change": category and search pages show their items' prices and
  * status): for each link, the text of the item it sits in (the closest list item, table row,
  * article or microdata item). A link outside any item is navigation, not an entry. Untrusted
  * input: counts and lengths are capped.

@@ -15,9 +15,9 @@ import type { CrawlMetricsSink } from '../services/metrics/crawl-metrics-sink.js
 const FETCH_SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 /** Seconds; politeness waits are the host's delay, from tens of ms to a long Crawl-delay. */
 const WAIT_SECONDS_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300];
-/** Seconds of browser CPU per render: the seed's planning figure is 2 s. */
+/** Seconds of browser CPU per render: capacity plans assume about 2 s (docs/design.md, "Rendering"). */
 const RENDER_CPU_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64];
-/** Bytes; a headless browser holds a hundred to a few hundred MB (the seed plans 300 MB). */
+/** Bytes; a headless browser holds a hundred to a few hundred MB (plans assume 300 MB: docs/design.md, "Rendering"). */
 const PSS_BYTES_BUCKETS = [32, 64, 128, 192, 256, 384, 512, 768, 1024, 2048].map((mib) => mib * 1024 * 1024);
 
 export class PrometheusCrawlMetrics implements CrawlMetricsSink {
@@ -36,13 +36,13 @@ export class PrometheusCrawlMetrics implements CrawlMetricsSink {
   private readonly admitFactor = new Gauge({ name: 'crawler_admit_factor', help: "A crawl's admission factor: 1 full speed, 0 closed.", labelNames: ['crawl'], registers: [this.registry] });
   private readonly refused = new Gauge({ name: 'crawler_urls_refused', help: 'URLs a crawl refused to register, by reason (scope, traps, budget).', labelNames: ['crawl', 'reason'], registers: [this.registry] });
   private readonly recrawlCycles = new Counter({ name: 'crawler_recrawl_cycles_total', help: 'Recrawl cycles ended, by state (finished, stopped, empty).', labelNames: ['state'], registers: [this.registry] });
-  private readonly recrawlChangesPerRequest = new Gauge({ name: 'crawler_recrawl_changes_per_request', help: "The last recrawl cycle's changes detected per request (001's freshness per cost).", registers: [this.registry] });
+  private readonly recrawlChangesPerRequest = new Gauge({ name: 'crawler_recrawl_changes_per_request', help: "The last recrawl cycle's changes detected per request (freshness bought per unit of cost).", registers: [this.registry] });
   private readonly recrawlBudgetUsed = new Gauge({ name: 'crawler_recrawl_budget_used_ratio', help: 'Requests of the last recrawl cycle over the URLs it planned.', registers: [this.registry] });
   private readonly recrawlNotModified = new Counter({ name: 'crawler_recrawl_not_modified_total', help: 'Recrawl visits answered 304 (confirmed fresh for a few hundred bytes).', registers: [this.registry] });
   private readonly recrawlChanged = new Counter({ name: 'crawler_recrawl_changed_total', help: 'Recrawl visits that found the content changed.', registers: [this.registry] });
   private readonly recrawlCostPerChange = new Gauge({
     name: 'crawler_recrawl_cost_per_change',
-    help: "The last recrawl cycle's cost per detected change (001's unit), in bytes on the wire, requests, and the cost model's currency (unit amount, when it has a price).",
+    help: "The last recrawl cycle's cost per detected change, in bytes on the wire, requests, and the cost model's currency (unit amount, when it has a price).",
     labelNames: ['unit'],
     registers: [this.registry],
   });

@@ -1,5 +1,5 @@
 /**
- * One recrawl cycle (001), started by a Temporal Schedule: first sweep the cheap change signals
+ * One recrawl cycle (docs/design.md, "Cost per detected change"), started by a Temporal Schedule: first sweep the cheap change signals
  * (the sitemaps robots.txt declared for the origins it may revisit, and the configured listing
  * pages, whose item summaries show which items changed), then plan which known URLs to revisit under
  * the cycle's budget (value × freshness gain / cost, with reserved shares for discovery,

@@ -99,7 +99,7 @@ export function parseEveryMs(text: string): number {
   return ms;
 }
 
-/** "16,4,1,0.25": the value of each tier, most valuable first (001: three or four levels). */
+/** "16,4,1,0.25": the value of each tier, most valuable first (docs/design.md, "Cost per detected change": three or four levels). */
 export function parseValueTiers(text: string): number[] {
   const parts = text.split(',').map((part) => part.trim());
   const values = parts.map(Number);

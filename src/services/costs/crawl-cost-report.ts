@@ -1,5 +1,5 @@
 /**
- * A crawl's bill and where it went (001): its requests' bytes and successes priced by its cost
+ * A crawl's bill and where it went (docs/design.md, "Cost per detected change"): its requests' bytes and successes priced by its cost
  * model, the cost per detected change, and the wasted fetches (no change found), for the crawl
  * and for the hosts and page types that cost the most. `crawler status` and recrawl cycle
  * summaries show it; a cycle's summary keeps it in Postgres (recrawl_cycles.summary).

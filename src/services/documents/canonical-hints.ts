@@ -1,5 +1,5 @@
 /**
- * A page's rel=canonical hint (000 §4.2, §7): registered as a discovery when it names another URL
+ * A page's rel=canonical hint (docs/design.md, "URL identity" and "Content identity"): registered as a discovery when it names another URL
  * in scope (source 'canonical', a 'canonical' edge in the link graph), then judged once both pages
  * are parsed (canonicalHintVerdict). An obeyed hint makes the hinted URL the representative of a
  * near-duplicate cluster holding the hinting page; any other is kept as evidence. Runs in the

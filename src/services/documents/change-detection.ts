@@ -1,5 +1,5 @@
 /**
- * Change detection and rate estimation on every visit (001): the parser reports the content's
+ * Change detection and rate estimation on every visit (docs/design.md, "Change model"): the parser reports the content's
  * change key, the fetcher reports 304s (and the raw hash of bodies it does not parse). Each
  * report becomes at most one observation per (fingerprint, generation), so a replayed activity
  * changes nothing, and updates the URL's evidence, its change-rate estimate and its next due time.
@@ -179,7 +179,7 @@ export async function recordVisit(client: PoolClient, report: VisitReport, locke
 /**
  * A sitemap or listing page read before this visit made a claim about the copy of the previous
  * visit: the verdict confirms or refutes it, which is how an origin's signals of each source earn
- * (or lose) trust (001: signals count only when they are reliable).
+ * (or lose) trust (docs/design.md, "Change model": signals count only when they are reliable).
  */
 async function checkSignalClaims(client: PoolClient, locked: LockedUrlEvidence, observedAtMs: number, verdict: 'changed' | 'unchanged'): Promise<void> {
   // Only a reading taken before this visit made a claim this visit can check: of a listing's, the

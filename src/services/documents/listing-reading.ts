@@ -1,5 +1,5 @@
 /**
- * A listing page's reading (001: listing pages as change detectors): its entries, one per linked
+ * A listing page's reading (docs/design.md, "Cost per detected change": listing pages as change detectors): its entries, one per linked
  * item, as digests on the items' URL records. The extraction runs before the parse's transaction,
  * the writes inside it.
  */

@@ -1,5 +1,5 @@
 /**
- * Near-duplicate clustering at parse time (000 §7.2): index the document's SimHash blocks (or,
+ * Near-duplicate clustering at parse time (docs/design.md, "Near-duplicates"): index the document's SimHash blocks (or,
  * for a short text, its MinHash band keys), look candidates up through that index, confirm them
  * by Hamming distance <= 3 (or estimated Jaccard >= 0.8), and record cluster membership. Members
  * are demoted in recrawl priority; nothing is deleted. Lookups read cluster leaders only
@@ -34,7 +34,7 @@ export const LOOKUP_LIMITS = Object.freeze({
   maxRowsPerKeyFirstLook: 16,
 });
 
-/** The thresholds stored with each membership, so clusters can be rebuilt when they change (000 §7.2). */
+/** The thresholds stored with each membership, so clusters can be rebuilt when they change (docs/design.md, "Near-duplicates"). */
 export const NEAR_DUPLICATE_THRESHOLDS = Object.freeze({
   maxSimhashDistance: DEFAULT_NEAR_DUPLICATE_OPTIONS.maxSimhashDistance,
   minJaccard: DEFAULT_NEAR_DUPLICATE_OPTIONS.minJaccard,

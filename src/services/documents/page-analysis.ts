@@ -23,7 +23,7 @@ import { sha256HexOfText } from './text-hash.js';
 import { planPageRender, type PageRenderPlan, type RenderVerdictCache } from '../rendering/render-decisions.js';
 
 /**
- * Bump when extraction changes what it produces: documents are keyed by it (000 §7.1), and a
+ * Bump when extraction changes what it produces: documents are keyed by it (docs/design.md, "Content identity"), and a
  * change key of another version starts a new baseline instead of reporting a change.
  * 2: htmlparser2 instead of parse5 (issue 24): main text without <title> elements in the body,
  * anchor text without script text, no links in <template>, U+0000 read as U+FFFD, no implied tbody.
@@ -92,7 +92,7 @@ export async function analyzePage(deps: ActivityDeps, context: CrawlContext, inp
   const tokens = tokenize(normalized);
   const simhash = tokens.length > 0 ? simhash64(tokens) : null;
   const minhash = normalized.length > 0 && normalized.length < SHORT_DOCUMENT_CHARS ? minhashSignature(normalized) : null;
-  // A change is a change of the normalized main text, or of the configured fields (timestamps and tokens masked), never of the bytes (001).
+  // A change is a change of the normalized main text, or of the configured fields (timestamps and tokens masked), never of the bytes (docs/design.md, "Change model").
   const textHash = sha256HexOfText(normalized);
   const changeKey = pageChangeKey({ parserVersion: PARSER_VERSION, normalizedHash: textHash, changeFields, fieldValues: document.changeFields });
 

@@ -1,7 +1,7 @@
 /**
  * Reads a fetched sitemap or feed (a frontier entry of purpose 'sitemap' or 'feed'): the URLs it
  * lists are registered in the crawl like links (discovery; source 'sitemap' or 'feed') and give
- * their records a lastmod window (the recrawl planner's cheap change signal, 001); the sitemaps
+ * their records a lastmod window (the recrawl planner's cheap change signal; docs/design.md, "Cost per detected change"); the sitemaps
  * an index lists join the same crawl as their own work items (so politeness and robots hold for
  * them too).
  * One transaction, keyed like any parse by (fingerprint, generation, parser version).

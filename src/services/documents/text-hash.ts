@@ -1,5 +1,5 @@
 /**
- * SHA-256 of a page's normalized text, the normalized hash and the change key's input (000 §7.1).
+ * SHA-256 of a page's normalized text, the normalized hash and the change key's input (docs/design.md, "Content identity").
  * node:crypto, not the domain's pure sha256Hex, which costs 30 times as much per page: the parse
  * is a service and may use Node. Same digest: a string is hashed as its UTF-8 bytes, and Node, like
  * the domain's encoder, writes a lone surrogate as U+FFFD (test/unit/text-hash.test.ts).

@@ -1,5 +1,5 @@
 /**
- * From discovered link to frontier entry (000 §3, steps 1-3): canonicalize, scope, depth, the
+ * From discovered link to frontier entry (docs/design.md, "A URL's life": discover, canonicalize, dedup): canonicalize, scope, depth, the
  * seen test in tiers (Bloom filter, then the exact store), trap assessment, priority, then one
  * atomic insert per fingerprint. Used by the parser for links and by the fetcher for redirect
  * targets, so both follow the same rules. Every refusal is counted by reason, and a bounded
@@ -91,7 +91,7 @@ export interface RegistrationInput {
   nowMs: number;
   /**
    * For links: the source page's normalized content hash (null when it has no text). Feeds the
-   * unique-content-by-depth signal (000 §6.2) once per page.
+   * unique-content-by-depth signal (docs/design.md, "Crawler traps") once per page.
    */
   sourceContentHash?: string | null;
   /** Checked for new in-scope URLs, before trap assessment. */

@@ -1,5 +1,5 @@
 /**
- * The Bloom tier of the seen test (000 §4.3): one filter per crawl in this worker process,
+ * The Bloom tier of the seen test (docs/design.md, "Seen test"): one filter per crawl in this worker process,
  * sized from the crawl's config. Memory stays bounded: a finished or stopped crawl's filter is
  * dropped the next time the crawl is looked at, idle filters are dropped after a while, and the
  * least recently used go first when the count or byte budget is exceeded. Dropping a filter is

@@ -7,7 +7,7 @@ type Queryable = Pool | PoolClient;
 export type Stage = 'fetch' | 'parse' | 'render';
 
 /**
- * One failed attempt; the key makes a redelivered report count once (000 §6.1 poison URLs).
+ * One failed attempt; the key makes a redelivered report count once (docs/design.md, "Poison URLs").
  * `transfer`: what its request cost on the wire, when one was sent.
  */
 export async function recordAttempt(
@@ -41,7 +41,7 @@ export interface AttemptRecord {
 /**
  * The URL's failed attempts at one stage since its last success there (fetch: urls.last_success_at;
  * parse: its latest document), across crawls and generations, oldest first. A poison URL is one
- * that keeps coming back and failing (000 §6.1), whichever crawl brings it back; a success proves
+ * that keeps coming back and failing (docs/design.md, "Poison URLs"), whichever crawl brings it back; a success proves
  * it is not poison and restarts the count, while older rows stay for the record.
  */
 export async function attemptsSinceLastSuccess(db: Queryable, fingerprint: string, stage: Stage): Promise<AttemptRecord[]> {

@@ -1,5 +1,5 @@
 /**
- * The near-duplicate indexes and clusters (000 §7.2): SimHash blocks and MinHash band keys of
+ * The near-duplicate indexes and clusters (docs/design.md, "Near-duplicates"): SimHash blocks and MinHash band keys of
  * each URL's latest document, looked up by key (never a scan), and cluster membership.
  */
 import type { MinhashBandKey, SimhashBlockKey } from '../../domain/content/index.js';

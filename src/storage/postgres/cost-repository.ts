@@ -1,5 +1,5 @@
 /**
- * What fetches cost (001): each host's validator and 304 figures, folded in from every finished
+ * What fetches cost (docs/design.md, "Cost per detected change"): each host's validator and 304 figures, folded in from every finished
  * crawl (host_costs), and a crawl's requests by host and by page group, for its bill, its cost per
  * detected change and its wasted fetches. Migration 0027 says what each column holds.
  */

@@ -237,7 +237,7 @@ export async function discoveryBySource(db: Queryable, crawlId: string): Promise
 }
 
 /**
- * The parse stage's queue for admission (000 §9): bodies fetched and not yet parsed, how long the
+ * The parse stage's queue for admission (docs/design.md, "Backpressure"): bodies fetched and not yet parsed, how long the
  * oldest of them has waited, and documents parsed in the last `windowSeconds`.
  */
 export async function parseBacklog(

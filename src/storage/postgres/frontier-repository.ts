@@ -266,7 +266,7 @@ const MAX_TIER = 32_767;
  * $2, $5[i] of them from tiers $3[i]..$4[i] (best first, then by priority; rows another claim holds
  * are skipped, never waited for), then, under the admission row's lock (the only wait, held to the
  * statement's end), the exact grant: page budget, in-flight limit, host share, whatever committed
- * meanwhile. The budget is reserved, the granted URLs get a new fetch generation (000 §9.1;
+ * meanwhile. The budget is reserved, the granted URLs get a new fetch generation (docs/design.md, "Idempotency";
  * retries of the claim find them by token $6) and are dispatched. A smaller grant drops the lowest
  * tiers' candidates first.
  */

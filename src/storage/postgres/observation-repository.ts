@@ -1,5 +1,5 @@
 /**
- * Change evidence on the URL record and the per-visit observations behind it (001). Callers run
+ * Change evidence on the URL record and the per-visit observations behind it (docs/design.md, "Change model"). Callers run
  * these inside one transaction that first locks the URL row, so two reports about one URL never
  * interleave.
  */

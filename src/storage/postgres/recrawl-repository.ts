@@ -1,5 +1,5 @@
 /**
- * What a recrawl cycle reads and writes (001): bounded candidate pools from the URL records
+ * What a recrawl cycle reads and writes (docs/design.md, "Cost per detected change"): bounded candidate pools from the URL records
  * (never the whole table), host health, and the cycle's own record of plan and outcome.
  */
 import type { PageSignals } from '../../domain/recrawl/index.js';
@@ -231,7 +231,7 @@ export async function saveRecrawlCycleSummary(db: Queryable, crawlId: string, su
   await db.query('UPDATE recrawl_cycles SET summary = $2, finished_at = COALESCE(finished_at, now()) WHERE crawl_id = $1', [crawlId, JSON.stringify(summary)]);
 }
 
-/** 001's unit: what the cycle's requests found, and what they cost. */
+/** The cost per detected change (docs/design.md): what the cycle's requests found, and what they cost. */
 export interface CycleFigures {
   requests: number;
   notModified: number;

@@ -3,7 +3,7 @@ import { type Pool, type PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
 
-/** robots.txt per origin, shared by every worker (000 §5.2). */
+/** robots.txt per origin, shared by every worker (docs/design.md, "robots.txt"). */
 export async function getRobotsEntry(db: Queryable, origin: string): Promise<RobotsCacheEntry | undefined> {
   const result = await db.query<{ entry: RobotsCacheEntry | null }>('SELECT entry FROM robots_cache WHERE origin = $1', [origin]);
   return result.rows[0]?.entry ?? undefined;
