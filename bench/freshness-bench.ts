@@ -100,7 +100,7 @@ function printTable(): void {
   };
   const { pages, visitsPerDay, days, seed } = scenario;
   const dating = scenario.scheduler.datedChanges ? ', versions dated by Last-Modified' : '';
-  console.log(`Freshness simulation: ${pages} pages (001's rate mix), ${visitsPerDay} fetches/day, ${days} days (first ${days / 4} are warm-up), seed ${seed}${dating}`);
+  console.log(`Freshness simulation: ${pages} pages (the freshness-gain rate mix), ${visitsPerDay} fetches/day, ${days} days (first ${days / 4} are warm-up), seed ${seed}${dating}`);
   console.log('');
   console.log('policy        freshness  changes/fetch  fetches  steady-state*  time');
   for (const policy of POLICIES) {

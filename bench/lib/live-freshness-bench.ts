@@ -103,7 +103,7 @@ export async function runLiveFreshnessBench(stack: BenchStack, options: LiveFres
 }
 
 function byRateClass(run: LiveFreshnessRun, pages: ReturnType<typeof freshnessWeb>['pages']): LiveFreshnessBenchReport['fetchesByRateClass'] {
-  // Classes by order of magnitude around 001's rows: never, < 1/10, < 1, < 10, >= 10 per table day.
+  // Classes by order of magnitude around the freshness-gain table's rows: never, < 1/10, < 1, < 10, >= 10 per table day.
   const bounds: [string, (r: number) => boolean][] = [
     ['never', (r) => r === 0],
     ['< 0.1', (r) => r > 0 && r < 0.1],

@@ -1,4 +1,4 @@
-// The frontier tick's backpressure on Postgres (000 §9): bodies waiting for their parse slow
+// The frontier tick's backpressure on Postgres (docs/design.md, "Backpressure"): bodies waiting for their parse slow
 // admission only when they have waited, not because a starved parse stage parsed little lately.
 // A paused host's last burst once read as a 150 s backlog, stopped admission, and made claiming
 // hosts end their runs.

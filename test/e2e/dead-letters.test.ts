@@ -1,4 +1,4 @@
-// Poison URLs (000 §6.1): a URL that keeps failing at one stage is dead-lettered after
+// Poison URLs (docs/design.md, "Poison URLs"): a URL that keeps failing at one stage is dead-lettered after
 // POISON_ATTEMPT_LIMIT counted failures, with its attempt history, whichever crawl brought it
 // back; `crawler dead-letters list` shows it and `crawler dead-letters requeue` puts it back in
 // its crawl, which fetches it again.

@@ -1,4 +1,4 @@
-// Listing pages as change detectors (001: fetch the list, compare, fetch only the items whose entry
+// Listing pages as change detectors (docs/design.md, "Cost per detected change": fetch the list, compare, fetch only the items whose entry
 // changed), on the real stack: a crawl keeps the entries of a catalog page; a recrawl cycle re-reads
 // the catalog first (through the host workflows), then plans. An item whose entry changed is
 // planned; once the origin's listings proved right, items whose entry did not change are not.

@@ -73,7 +73,7 @@ describe('live freshness: recrawl cycles from a Schedule, scored by the web', ()
   it('fetches pages that change about as often as it can revisit more often than pages that never change', () => {
     const meanFetches = (pages: typeof run.score.pages) => pages.reduce((sum, page) => sum + page.fetches, 0) / pages.length;
     const tableDay = (page: (typeof run.score.pages)[number]) => freshness.pages.find((p) => p.host === page.host && p.path === page.path)!.changesPerTableDay;
-    // 001: the best buys change about as fast as the revisits the budget affords (every 6 hours to daily in the table).
+    // docs/design.md, "Cost per detected change": the best buys change about as fast as the revisits the budget affords (every 6 hours to daily in the table).
     const bestBuys = run.score.pages.filter((page) => tableDay(page) >= 0.5 && tableDay(page) <= 8);
     // Pages that do not change within the run (under one change expected in 20 table days; the run
     // is about 4), home pages aside: no sitemap lists them, so no cheap signal spares their checks

@@ -31,7 +31,7 @@ const harbour = (word: string): string =>
   'Dock workers unloaded crates of apples, barrels of oil and a long shipment of timber bound for the sawmill on the northern shore. ' +
   'Weather in the afternoon turned grey, with a light westerly wind and occasional rain over the lighthouse. ' +
   'The ferry to the islands kept its usual timetable and carried about forty passengers, most of them returning from the market in town.';
-// Short texts (under 300 characters) a few characters apart: MinHash decides (000 §7.2).
+// Short texts (under 300 characters) a few characters apart: MinHash decides (docs/design.md, "Near-duplicates").
 const hours = (ending: string): string => `Opening hours: Monday to Friday, nine to five. Closed on public holidays. Call the front desk for ${ending}.`;
 
 const changing = (ratePerDay: number, seed: number): PageSpec['behavior'] => ({ kind: 'changing', ratePerDay, seed });

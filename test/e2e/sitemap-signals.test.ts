@@ -1,4 +1,4 @@
-// Sitemap lastmod as a cheap change signal (001), on the real stack: a recrawl cycle first reads the
+// Sitemap lastmod as a cheap change signal (docs/design.md, "Cost per detected change"), on the real stack: a recrawl cycle first reads the
 // sitemaps robots.txt declared (an index, a plain urlset and a gzipped one, through the host
 // workflows: polite, robots obeyed), then plans. A lastmod newer than our copy gets the page
 // planned; once the origin's dates proved right, one older than our copy keeps it out of the plan.

@@ -33,7 +33,7 @@ interface FetchRow {
   fetched_at: Date;
 }
 
-/** warcio, the WARC library the seed's exercise uses, installed for the test run when missing. */
+/** warcio, the reference Python WARC library, installed for the test run when missing. */
 function ensureWarcio(): void {
   try {
     execFileSync('python3', ['-c', 'import warcio'], { stdio: 'ignore' });

@@ -29,7 +29,7 @@ describe('classifyTransportError', () => {
     expect(FETCH_FAILURE_TYPES).toContain(type);
   });
 
-  it('keeps the three timeouts distinct (000 §6: one slow connection must not hide another)', () => {
+  it('keeps the three timeouts distinct (docs/design.md, "Failure types and retries": one slow connection must not hide another)', () => {
     const timeouts = new Set(['connect-timeout', 'first-byte-timeout', 'body-timeout'].map((code) => classifyTransportError(code as TransportErrorCode)));
     expect(timeouts.size).toBe(3);
   });

@@ -23,7 +23,7 @@ const typeOf = (status: number): FetchFailureType => {
   return outcome.type;
 };
 
-describe('FAILURE_POLICIES: the seed table (000 §6.1), row by row', () => {
+describe('FAILURE_POLICIES: the retry table (docs/design.md, "Failure types and retries"), row by row', () => {
   it('200 goes on to parse', () => {
     expect(classifyHttpStatus(200).kind).toBe('success');
   });

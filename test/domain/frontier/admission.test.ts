@@ -27,7 +27,7 @@ const inputs: fc.Arbitrary<AdmissionInput> = fc.record({
   stopping: fc.boolean(),
 });
 
-describe('admissionDecision (seed 000 §9)', () => {
+describe('admissionDecision (docs/design.md, "Backpressure")', () => {
   it('holds its bounds for random inputs (property)', () => {
     fc.assert(
       fc.property(inputs, fc.integer({ min: 0, max: 100 }), fc.integer({ min: 1, max: 300 }), (input, target, spread) => {

@@ -3,7 +3,7 @@ import { BloomFilter, bloomSizing, FrontierInputError } from '../../../src/domai
 import { seededRandom } from '../../../src/domain/random.js';
 import { randomFingerprint } from './random-fingerprints.js';
 
-describe('bloomSizing (seed 000 §4.3)', () => {
+describe('bloomSizing (docs/design.md, "Seen test")', () => {
   it('reproduces the table row n = 1e9, p = 1%: 9.59 bit/URL, 1.20 GB, k ≈ 7', () => {
     const s = bloomSizing(1_000_000_000, 0.01);
     expect(s.bitsPerItem.toFixed(2)).toBe('9.59');

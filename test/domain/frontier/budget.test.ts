@@ -17,7 +17,7 @@ const sharesArb: fc.Arbitrary<BudgetShares> = fc
     return { discovery: a / sum, recrawl: b / sum, reestimation: c / sum, verification: 1 - (a + b + c) / sum };
   });
 
-describe('splitBudget (seed 001 reserved budgets)', () => {
+describe('splitBudget (docs/design.md, "Cost per detected change": reserved budgets)', () => {
   it('splits by the defaults: 0.3 discovery, 0.6 recrawl, 0.07 re-estimation, 0.03 verification', () => {
     expect(splitBudget(1000)).toEqual({ discovery: 300, recrawl: 600, reestimation: 70, verification: 30 });
     expect(budgetTotal(DEFAULT_BUDGET_SHARES)).toBeCloseTo(1, 12);

@@ -10,7 +10,7 @@ import {
 
 const DAY_MS = 86_400_000;
 
-describe('capacity arithmetic (seed 000 §10)', () => {
+describe('capacity arithmetic (docs/design.md, "Capacity arithmetic")', () => {
   it('1e9 pages in 30 days needs about 386 page/s', () => {
     const rate = requiredPagesPerSecond(1_000_000_000, 30 * DAY_MS);
     expect(Math.round(rate)).toBe(386);

@@ -37,7 +37,7 @@ const response = (startMs: number, durationMs: number, status = 200, retryAfterA
   ...(retryAfterAtMs === undefined ? {} : { retryAfterAtMs }),
 });
 
-describe('Mercator adaptive delay (000 §5.3)', () => {
+describe('Mercator adaptive delay (docs/design.md, "Politeness")', () => {
   it('200 ms response -> next fetch at least 2 s later', () => {
     const state = fetchOnce(initialHostPolitenessState(T0), response(T0, 200));
     expect(state.nextFetchAtMs).toBe(T0 + 200 + 2000);
@@ -71,7 +71,7 @@ describe('Mercator adaptive delay (000 §5.3)', () => {
   });
 });
 
-describe('next_fetch_at = max(now + policy, retry_after_at, now + adaptive), absolute (000 §5.1)', () => {
+describe('next_fetch_at = max(now + policy, retry_after_at, now + adaptive), absolute (docs/design.md, "Politeness")', () => {
   it('takes the policy term when it is largest', () => {
     expect(fetchOnce(initialHostPolitenessState(T0), response(T0, 50)).nextFetchAtMs).toBe(T0 + 50 + 1000);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectedFreshDays, expectedFreshness, freshnessGain, probabilityChanged } from '../../../src/domain/recrawl/index.js';
 
-// 001's table: fresh days bought per visit by a crawler that can revisit about once a day.
+// the freshness-gain table: fresh days bought per visit by a crawler that can revisit about once a day.
 const TABLE_001: readonly [string, number, string][] = [
   ['every 15 minutes', 96, '0.010'],
   ['hourly', 24, '0.042'],

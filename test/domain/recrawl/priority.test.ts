@@ -13,7 +13,7 @@ import {
 const page = (over: Partial<RecrawlCandidate> = {}): RecrawlCandidate => ({ id: 'p', value: 1, ratePerDay: 1, daysSinceVisit: 1, costUnits: 1, ...over });
 
 describe('recrawlPriority', () => {
-  it('is value × freshness_gain / cost (001)', () => {
+  it('is value × freshness_gain / cost (docs/design.md, "Cost per detected change")', () => {
     const c = page({ value: 4, ratePerDay: 0.5, daysSinceVisit: 3, costUnits: 2 });
     expect(recrawlPriority(c, 2)).toBeCloseTo((4 * freshnessGain(0.5, 3, 2)) / 2, 15);
     expect(recrawlPriority({ ...c, value: 8 }, 2)).toBeCloseTo(2 * recrawlPriority(c, 2), 15);
@@ -55,7 +55,7 @@ describe('visitCost', () => {
     expect(visitCost({ ...healthy, expectedBytes: 2_000_000, conditional: true, probabilityChanged: 0.5 })).toBeCloseTo((0.5 * 1_000 + 0.5 * 2_000_000) / 100_000, 12);
   });
 
-  it('raises the effective cost as host health falls (001)', () => {
+  it('raises the effective cost as host health falls (docs/design.md, "Cost per detected change")', () => {
     const costs = [1, 0.75, 0.5, 0.25, 0].map((hostHealth) => visitCost({ ...healthy, hostHealth }));
     for (let i = 1; i < costs.length; i += 1) expect(costs[i]).toBeGreaterThan(costs[i - 1] ?? Infinity);
     expect(costs[4]).toBe(5);
@@ -78,7 +78,7 @@ describe('policy constants', () => {
     expect(DEFAULT_VALUE_TIERS.find((t) => t.name === 'normal')?.value).toBe(1);
   });
 
-  it('rechecks 404/410 tombstones every 30 days and follows the 000 §8.1 starting intervals', () => {
+  it('rechecks 404/410 tombstones every 30 days and follows the starting intervals of docs/design.md, "Recrawl"', () => {
     expect(TOMBSTONE_RECHECK_DAYS).toBe(30);
     expect(isTombstoneStatus(404) && isTombstoneStatus(410)).toBe(true);
     expect(isTombstoneStatus(500) || isTombstoneStatus(200) || isTombstoneStatus(403)).toBe(false);

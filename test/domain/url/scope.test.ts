@@ -15,7 +15,7 @@ const seeds = new Set(['www.example.co.uk']);
 const scope = (url: string, options: ScopeOptions, hosts: ReadonlySet<string> = seeds) => checkScope(c(url), hosts, options);
 
 describe('PrefixTrie', () => {
-  it('lets the most specific prefix win (004: host pass, host/a block, host/a/b pass)', () => {
+  it('lets the most specific prefix win (host pass, host/a block, host/a/b pass)', () => {
     const trie = new PrefixTrie<'pass' | 'block'>();
     trie.set('www.google.com', 'pass');
     trie.set('www.google.com/a', 'block');

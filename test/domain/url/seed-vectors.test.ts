@@ -1,11 +1,12 @@
-// Every assertion of seed 000 §4.2 (normalize_url) and exercise B (실습 B), one test each, plus
-// the §3 worked example. normalize() plays the seed's normalize_url.
+// Every canonicalization vector of the design's source material (its normalize_url asserts and
+// exercise B), one test each, plus its worked example of three links to one product page
+// (docs/design.md, "URL identity"). normalize() plays normalize_url.
 import { describe, expect, it } from 'vitest';
 import { canonicalizeUrl, compileQueryPolicies, UrlRejectedError, type QueryPolicySet } from '../../../src/domain/url/index.js';
 
-// The seed's verified_shop_query_policy: on https://shop.example:443, utm_source is tracking only.
+// The verified shop query policy: on https://shop.example:443, utm_source is tracking only.
 const QUERY_POLICIES = compileQueryPolicies([
-  { origin: 'https://shop.example', stripParams: ['utm_source'], note: 'seed 000 §4.2: verified that utm_source does not change the item page' },
+  { origin: 'https://shop.example', stripParams: ['utm_source'], note: 'verified that utm_source does not change the item page' },
 ]);
 
 const normalize = (url: string, queryPolicies?: QueryPolicySet): string => canonicalizeUrl(url, { queryPolicies }).url;
@@ -26,7 +27,7 @@ function expectUserinfoRejected(url: string, secrets: string[]): void {
   }
 }
 
-describe('seed 000 §4.2 normalize_url asserts', () => {
+describe('normalize_url asserts', () => {
   it('lowercases scheme and host, drops :80 and the fragment, keeps path case and the query as is', () => {
     expect(normalize('HTTP://Example.com:80/Path/?utm_source=x&id=42#s')).toBe('http://example.com/Path/?utm_source=x&id=42');
   });
@@ -76,7 +77,7 @@ describe('seed 000 §4.2 normalize_url asserts', () => {
   });
 });
 
-describe('seed 000 §14 exercise B (실습 B) asserts', () => {
+describe('exercise B (실습 B) asserts', () => {
   it('path case matters: /Docs != /docs (host case does not)', () => {
     expect(normalize('https://EXAMPLE.com/Docs')).not.toBe(normalize('https://example.com/docs'));
   });
@@ -122,7 +123,7 @@ describe('seed 000 §14 exercise B (실습 B) asserts', () => {
   });
 });
 
-describe('seed 000 §3 worked example: three links to one product page', () => {
+describe('worked example: three links to one product page', () => {
   const links = [
     'https://shop.example/item/42?utm_source=newsletter',
     'https://SHOP.EXAMPLE:443/item/42#reviews',

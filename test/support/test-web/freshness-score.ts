@@ -22,7 +22,7 @@ export interface FreshnessScoreInput {
   fromMs: number;
   toMs: number;
   /**
-   * Each page's value, 001's weight in the average freshness Σ w F / Σ w. Default 1 for every
+   * Each page's value, its value as weight in the average freshness Σ w F / Σ w. Default 1 for every
    * page: the crawler gives every URL the same value tier unless told otherwise.
    */
   weights?: readonly number[];

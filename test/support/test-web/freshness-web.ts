@@ -1,5 +1,5 @@
 // A web whose pages change at known Poisson rates, in compressed time, for measuring recrawl
-// freshness by the web itself (issue 25): 001's table of rates scaled so that one "day" of the
+// freshness by the web itself (issue 25): the freshness-gain table of rates scaled so that one "day" of the
 // table is `secondsPerDay` real seconds, pages of different sizes (different costs), truthful
 // ETag / Last-Modified (the 'changing' behaviour) and, on some hosts, a sitemap with true lastmod.
 import { ChangeTimeline } from './changing.js';
@@ -9,14 +9,14 @@ import type { HostSpec, PageSpec, RequestContext, WebSpec } from './types.js';
 
 const MS_PER_DAY = 86_400_000;
 
-/** A share of pages changing at about one rate, in changes per table day (001's "day"). */
+/** A share of pages changing at about one rate, in changes per table day (the table's "day"). */
 export interface FreshnessRateClass {
   changesPerDay: number;
   share: number;
 }
 
 /**
- * 001's table rows as a web (the simulation's DEFAULT_RATE_MIX) plus pages that never change: a
+ * the freshness-gain table rows as a web (the simulation's DEFAULT_RATE_MIX) plus pages that never change: a
  * few change several times per table day, most weekly or slower, some never.
  */
 export const FRESHNESS_WEB_RATE_MIX: readonly FreshnessRateClass[] = Object.freeze([

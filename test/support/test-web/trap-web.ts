@@ -52,8 +52,8 @@ function redirect(path: string, status: 301 | 302 | 303 | 307 | 308, location: s
 }
 
 /**
- * The crawler-trap scenarios of 000 §6.2 and issue 3, one host each: a tracking-parameter page
- * family, a session-id trap, an infinite calendar, and redirect chain / loop / into-disallowed.
+ * The crawler-trap scenarios (docs/design.md, "Crawler traps"), one host each: a tracking-parameter
+ * page family, a session-id trap, an infinite calendar, and redirect chain / loop / into-disallowed.
  */
 export function trapWeb(options: TrapWebOptions = {}): TrapWeb {
   const articles = options.articles ?? 5;
