@@ -61,9 +61,9 @@ import { parseInputOf, plainSettlementOf } from '../contracts/fetch-followup.js'
 
 /**
  * Date.now() is whole milliseconds, so a recorded finish may be up to a millisecond before the real
- * one, while the host sees real time: without a margin the bench's server measured a 249.7 ms gap
- * for a 250 ms delay. The wait also ends by the clock, not by the timer alone (sleepUntilMs): a
- * timer on a busy worker fired early enough for CI's server to log 497.5 ms for a 500 ms delay.
+ * one, while the host sees real time: without a margin a server logs a gap just under the delay.
+ * The wait also ends by the clock, not by the timer alone (sleepUntilMs): a timer on a busy worker
+ * can fire early (bench/README.md, "Figures behind the defaults").
  */
 const TIMER_MARGIN_MS = 2;
 
@@ -85,8 +85,8 @@ const FIRST_HEARTBEAT_AFTER_MS = 10_000;
 
 /**
  * A burst's own pages parsed at once, at most. Each parse holds a pool connection through its
- * transaction, most of it waiting for round trips; one at a time, a burst's parses took most of its
- * time (9 s of 14, p50) and held its host's next burst back.
+ * transaction, most of it waiting for round trips; one at a time, a burst's parses take most of its
+ * time and hold its host's next burst back (bench/README.md, "Figures behind the defaults").
  */
 const OWN_PARSES_AT_ONCE = 3;
 

@@ -59,7 +59,7 @@ const DEFAULT_TOMBSTONE_SHARE = 0.1;
  * revisited one cycle after its last visit, the shortest interval a cycle can look at. Without
  * it, a page changing every few minutes and one changing daily look alike to a crawl that
  * revisits daily (a visit sees at most one change), and the cycles keep buying the first, which
- * no affordable revisit keeps fresh (the live freshness benchmark: 10-28% of the budget).
+ * no affordable revisit keeps fresh (bench/README.md, "Figures behind the defaults").
  */
 const PROBE_SHARE = 0.05;
 /** Recrawl pool (visits) below which a cycle plans no probe. */

@@ -49,8 +49,8 @@ export interface CrawlConfig {
   /**
    * URLs the whole crawl may have handed to host queues and not yet settled. Default 1,000. A
    * host's claimed URLs wait in its queue for its delay, so by Little's law the limit must cover
-   * the hosts fetched at once times a few URLs each: at 200 over 200 hosts each claim took 2 URLs,
-   * and a page cost three times the history events (bench/README.md).
+   * the hosts fetched at once times a few URLs each; below that, claims shrink and each page costs
+   * more history events (bench/README.md, "Figures behind the defaults").
    */
   maxInFlight: number;
   /** Which discovered links stay in the crawl. */

@@ -1,5 +1,5 @@
 /**
- * HTML extraction off the event loop (issue 26). The worker's main thread runs workflow tasks,
+ * HTML extraction off the event loop. The worker's main thread runs workflow tasks,
  * heartbeats and fetch timers; a 10 MiB page under the parse budget still takes seconds to load,
  * and a page that is slow in some way the parse budget does not count could take longer. So large
  * documents go to a few worker threads, each parse with a wall-clock budget: a thread past it is
@@ -19,7 +19,8 @@ export interface HtmlParsePoolOptions {
   parseThreads?: number;
   /**
    * Wall-clock budget of one document, from when its thread starts on it (time queued not
-   * counted). The largest page under the parse budget takes about 1.5 s; default 15,000 ms.
+   * counted): ten times what the largest page under the parse budget takes
+   * (bench/README.md, "Figures behind the defaults"). Default 15,000 ms.
    */
   parseTimeoutMs?: number;
   /**

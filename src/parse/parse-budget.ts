@@ -1,8 +1,8 @@
 /**
- * What one HTML document may cost the parser (issue 26). The tree builder's time grows with
- * nesting depth times element count (8,000 nested <div>s took 0.3 s, 50,000 took 44 s) and the
- * DOM helpers that read text recurse once per level (a RangeError from about 4,000 levels), so a
- * hostile page far under the body cap could pin a worker. The budget is enforced while the
+ * What one HTML document may cost the parser. The tree builder's time grows with nesting depth
+ * times element count (bench/README.md, "Figures behind the defaults") and the DOM helpers that
+ * read text recurse once per level (a RangeError from about 4,000 levels), so a hostile page far
+ * under the body cap could pin a worker. The budget is enforced while the
  * document is read (ParseBudgetGuard): the parse stops at the first element over it.
  */
 import { Parser } from 'htmlparser2';
@@ -15,7 +15,7 @@ export interface ParseBudgetOptions {
    */
   maxElementDepth?: number;
   /**
-   * Most elements the tree builder is given: a 10 MiB page of 600,000 elements takes about 3 s
+   * Most elements the tree builder is given: a 10 MiB page of hundreds of thousands takes seconds
    * to load. Large real pages have some tens of thousands. Default 250,000.
    */
   maxElements?: number;

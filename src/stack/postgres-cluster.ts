@@ -46,9 +46,9 @@ export function postgresUrl(port: number, database = postgresDatabase, password?
 /**
  * The URL the crawler's own connections use: over the cluster's Unix socket when this process may
  * use it, else loopback TCP. Each statement is a socket write and read; over loopback TCP the
- * kernel runs the TCP stack for both ends in the writer's time (on the bench, `writev` under pg
- * was 9% of the worker's main thread), over a Unix socket it copies bytes. The TCP address stays
- * in the URL for people and tools; libpq and pg both take `host=<folder>` as the socket folder.
+ * kernel runs the TCP stack for both ends in the writer's time (bench/README.md, "Figures behind
+ * the defaults"), over a Unix socket it copies bytes. The TCP address stays in the URL for people
+ * and tools; libpq and pg both take `host=<folder>` as the socket folder.
  */
 export function postgresClientUrl(port: number, socketDir: string, database = postgresDatabase, password?: string): string {
   const tcp = postgresUrl(port, database, password);

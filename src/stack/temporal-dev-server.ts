@@ -107,7 +107,7 @@ export function startTemporalDevServer(options: TemporalDevServerOptions): Detac
 /**
  * Whether a dev server's log says it gave up its own start-up: the server starts its internal
  * services under a deadline (`failed starting server: failed to start service worker: context
- * deadline exceeded`), and a store stopped with many workflows mid-run (a crawl of 1,000 hosts
+ * deadline exceeded`), and a store stopped with many workflows mid-run (a wide crawl
  * stopped as it ends) holds its one SQLite writer with their overdue timeouts and timers past it.
  * The work it got through is kept, so the next start gets further.
  */

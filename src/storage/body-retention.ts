@@ -1,5 +1,5 @@
 /**
- * Retention of raw bodies (issue 6 item 2): deletes the MinIO objects and `bodies` rows that no
+ * Retention of raw bodies: deletes the MinIO objects and `bodies` rows that no
  * fetch record references, while crawls keep running. A packed body (body-key.ts) goes with its
  * row; its pack goes once no row and no fetch points into it.
  *

@@ -69,7 +69,7 @@ export interface CrawlerWorkerOptions {
    * What this process polls for. Default 'all'. Workflow activations are handled on the process's
    * main thread, the same thread activities parse pages on, so under load a host's next step waits
    * behind other hosts' parsing. A 'workflows' process beside 'activities' processes avoids that
-   * where cores are to spare (on the bench's 2 cores it did not pay: README, Scaling out). A
+   * where cores are to spare (on 2 cores it does not pay: bench/README.md, "Figures behind the defaults"). A
    * 'workflows' process runs the host workflows' claims itself (local activities): it needs Postgres.
    */
   role?: WorkerRole;
@@ -208,8 +208,7 @@ export interface CrawlerWorker {
 /**
  * A worker's Postgres pool. A transaction holds its connection while it waits for the worker's
  * event loop between statements, so a busy worker needs more connections than it runs statements
- * at once: in the bench 40 crawled faster than 20 (77.2 against 57.6 pages/s) and at less CPU per
- * page. Two workers' pools still fit well under the embedded cluster's max_connections (200).
+ * at once: 40 crawl faster than 20, and at less CPU per page (bench/README.md, "Figures behind the defaults"). Two workers' pools still fit well under the embedded cluster's max_connections (200).
  */
 export const DEFAULT_MAX_DATABASE_CONNECTIONS = 40;
 

@@ -1,5 +1,5 @@
 /**
- * The worker's metrics in the Prometheus text format (issue 22): our crawl metrics, counted with
+ * The worker's metrics in the Prometheus text format: our crawl metrics, counted with
  * prom-client, and the Temporal SDK's own worker metrics (its runtime's Prometheus exporter, on a
  * loopback port of its own), served together on one endpoint, `/metrics`.
  */

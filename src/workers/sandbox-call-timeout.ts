@@ -2,8 +2,8 @@
  * The Temporal SDK runs workflow code in a vm context and passes its `isolateExecutionTimeout` as
  * `timeout` to every call into that context (an activation makes several: activate, one per round
  * of unblocked conditions, conclude). Node enforces that timeout with a watchdog thread started and
- * joined on each call (nodejs/node#47739): about 90 µs of CPU a call here against 1 µs without (a
- * loop of 20,000 calls); on 1,000 hosts x 5 pages, 12 s of the workflow thread's 23.7 s busy.
+ * joined on each call (nodejs/node#47739), which costs many times the call itself and, on a wide
+ * crawl, about half of the workflow thread's busy time (bench/README.md, "Figures behind the defaults").
  *
  * Workers made by `workerWithSandboxCallTimeout(undefined)` call into the sandbox with no timeout.
  * What is lost: an activation stuck in a synchronous loop is no longer cut off after 5 s as a

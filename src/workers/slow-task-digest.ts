@@ -1,7 +1,7 @@
 /**
  * Temporal's core warns about every workflow task that takes over 5 s (TMPRL1104), with about 18
- * lines of metadata each. On a loaded machine a 1,000-host crawl printed 44 of them, 800 lines on
- * the user's terminal, all saying one thing: the worker is short of CPU, or the local claims in
+ * lines of metadata each. On a loaded machine a wide crawl prints dozens of them, hundreds of lines
+ * on the user's terminal, all saying one thing: the worker is short of CPU, or the local claims in
  * host workflows' first tasks wait on Postgres. The first is printed in one line that says so;
  * later ones are counted and summed up at most once per interval.
  */

@@ -51,11 +51,10 @@ export const BURST_EXTENSION = Object.freeze({ maxUrls: 40 });
  * A run's first burst, when the worker running the host's workflow also runs bursts, is a local
  * activity of at most this many URLs: in a wide crawl most hosts' runs are one such burst, and a
  * local one costs the Temporal server no activity task and the run no second workflow task
- * (measured: 38% less server CPU a run). Few URLs, because a local activity holds its workflow
+ * (bench/README.md, "Figures behind the defaults"). Few URLs, because a local activity holds its workflow
  * task open: signals and queries to the host wait for it. Its span is the default one: on a
- * loaded worker its pages' parses, not its requests, make its length, and a 3 s span only cut
- * 5-page hosts' bursts short, each then needing a burst activity (1,000 hosts x 5 pages: 291 of
- * 300 runs sampled). Later bursts are activities, visible in the UI while they run.
+ * loaded worker its pages' parses, not its requests, make its length, and a shorter span only
+ * cuts small hosts' bursts short, each then needing a burst activity. Later bursts are activities, visible in the UI while they run.
  */
 export const LOCAL_BURST = Object.freeze({ maxUrls: 5 });
 

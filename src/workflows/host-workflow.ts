@@ -111,7 +111,7 @@ const burstActivities = proxyActivities<Activities>({ startToCloseTimeout: '20m'
 // A run's first, short burst (LOCAL_BURST) in the worker running the workflow. A worker that dies
 // under it leaves the workflow task to time out (30 s, HostWaker) before another runs it again:
 // longer than any wait inside a burst, as for the activity. The timeout is far above a local burst's length
-// (5 URLs, then their parses: 16 s at most measured on a saturated 1,000-host crawl): it ends a stuck one.
+// (5 URLs, then their parses: seconds, even on a saturated worker; bench/README.md, "Figures behind the defaults"): it ends a stuck one.
 const localBurstActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '5m', retry: BURST_RETRY });
 
 /** What parseDocument throws, once and non-retryable, for a page over its parse budget (src/parse/parse-budget.ts). */

@@ -2,8 +2,8 @@ import { requireNumber } from './validate.js';
 
 // How many idle hosts the frontier may wake now: backpressure from the workers to the frontier.
 // A woken host is a workflow run queued in Temporal until a worker begins it. Waking faster than
-// the workers begin runs only lengthens that queue (7,459 hosts woken while 11-40 ran, at 10,000
-// hosts): every queued run is persisted by the server, waits unseen, and has left the frontier's
+// the workers begin runs only lengthens that queue (bench/README.md, "Figures behind the defaults"):
+// every queued run is persisted by the server, waits unseen, and has left the frontier's
 // priority order for the queue's. So the queue is held to a few seconds of the workers' own pace.
 
 const CODE = 'FRONTIER_WAKE_INPUT_INVALID';

@@ -34,7 +34,7 @@ export interface FetchBurstLimits {
 
 /**
  * A burst plans for up to 10 s of host time: fewer, longer bursts cost fewer workflow tasks and
- * history events per page (on the compare bench 0.95-1.15 events per page against 1.5 at 5 s), and
+ * history events per page (bench/README.md, "Figures behind the defaults"), and
  * a host-level pause or delay change still reaches the host within about 10 s (a crawl's pause or
  * stop reaches every request of a burst at once, through the crawl's state).
  */

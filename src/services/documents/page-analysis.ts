@@ -25,7 +25,7 @@ import { planPageRender, type PageRenderPlan, type RenderVerdictCache } from '..
 /**
  * Bump when extraction changes what it produces: documents are keyed by it (docs/design.md, "Content identity"), and a
  * change key of another version starts a new baseline instead of reporting a change.
- * 2: htmlparser2 instead of parse5 (issue 24): main text without <title> elements in the body,
+ * 2: htmlparser2 instead of parse5: main text without <title> elements in the body,
  * anchor text without script text, no links in <template>, U+0000 read as U+FFFD, no implied tbody.
  */
 export const PARSER_VERSION = 2;

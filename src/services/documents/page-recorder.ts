@@ -2,8 +2,8 @@
  * Group commit for parsed pages: the pages a worker parses while a transaction is under way are
  * recorded together by the next one, so a page costs a share of a transaction's statements
  * (record-pages.ts) instead of a dozen of its own. Each statement, Postgres parses, plans and runs,
- * and the worker writes and reads it on a socket; on the compare bench that was most of the CPU a
- * page cost besides the fetch. A page alone, when nothing is under way, is recorded at once: the
+ * and the worker writes and reads it on a socket: statements are most of the CPU a page costs
+ * besides the fetch (docs/storage-and-recrawl.md, "Parses recorded in batches"). A page alone, when nothing is under way, is recorded at once: the
  * batches grow only as fast as pages arrive.
  *
  * A batch holds pages of one crawl, no two of one URL. A page marked `alone` (a listing page,

@@ -9,7 +9,8 @@ const WAKE_CONCURRENCY = 16;
 /**
  * Waking stops after this long, well inside the frontier tick's 60 s activity timeout: on a busy
  * server a start can take seconds, and a tick that timed out left the hosts it had not
- * reached marked active with no workflow, idle until the reaper found them (seen at 1,000 hosts).
+ * reached marked active with no workflow, idle until the reaper found them
+ * (bench/README.md, "Figures behind the defaults").
  */
 const WAKE_BUDGET_MS = 20_000;
 /**

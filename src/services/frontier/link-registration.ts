@@ -177,9 +177,9 @@ export interface PageLinkRegistrations {
  * registerDiscoveredUrlsOfSources for the links of parsed pages, in the transaction that records
  * them. That transaction holds its pages' frontier rows from its first statement, so it must not
  * wait for a row another one holds: the other, recording a page this batch links to, may be
- * waiting for a URL this batch has just inserted (Postgres found that deadlock 15 times a
- * 1,000-host crawl, each stalling a crawl's page recording for deadlock_timeout). Such rows are
- * lowered after COMMIT; a crash before that retries the parse, whose registration finds them
+ * waiting for a URL this batch has just inserted, a deadlock Postgres breaks only after
+ * deadlock_timeout, stalling the crawl's page recording meanwhile (bench/README.md, "Figures behind the defaults").
+ * Such rows are lowered after COMMIT; a crash before that retries the parse, whose registration finds them
  * deeper again.
  */
 export async function registerLinksOfPages(client: PoolClient, context: CrawlContext, inputs: readonly RegistrationInput[]): Promise<PageLinkRegistrations> {

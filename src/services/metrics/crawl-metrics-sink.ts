@@ -1,5 +1,5 @@
 /**
- * What activities tell the worker's metrics (issue 22): every fetch's outcome, its time and bytes,
+ * What activities tell the worker's metrics: every fetch's outcome, its time and bytes,
  * robots.txt outcomes, politeness waits, storage failures, and the frontier's figures at each
  * tick. An interface, so that activities do not depend on a metrics library; the worker wires the
  * Prometheus one (src/workers/prometheus-metrics.ts) when metrics are on, else nothing counts.

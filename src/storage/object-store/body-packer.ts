@@ -2,8 +2,8 @@
  * Packs small bodies: the bodies a worker fetches within a short while go to the object store as
  * one object, consecutive gzip members (body-key.ts), instead of one object each. An object per
  * page cost the store a directory, an inode, an fsync and a rename, and the worker a signed
- * request: together about a quarter of the CPU a page took (bench/README.md). Crawlers that store
- * at scale do the same (WARC files, Nutch segments).
+ * request: together a large share of the CPU a page takes (bench/README.md, "Figures behind the defaults").
+ * Crawlers that store at scale do the same (WARC files, Nutch segments).
  *
  * A body is stored once: before a pack is sent, the bodies it holds are looked up in the records
  * (one query per pack) and in what this packer sent recently; those found are answered with their

@@ -256,7 +256,7 @@ export function fetchedBodiesStatement(inputs: readonly FetchedBodyRecords[]): {
 // (to 'fetched') would, one row per input, locked in fingerprint order (the inputs' order).
 // Their state is tested as `(…) IS TRUE`, which is no index condition, so the plan looks the rows
 // up by key: a plan made from a crawl's end, when nothing was dispatched, took the state index
-// and read every dispatched row of the crawl for each page (auto_explain, 1,000 hosts).
+// and read every dispatched row of the crawl for each page (as auto_explain shows).
 const FETCHED_BODIES_SQL = `WITH retention_locks AS (
        SELECT pg_advisory_xact_lock_shared(k) FROM (SELECT k FROM unnest($1::bigint[]) AS l(k) ORDER BY k) AS ordered),
      new_bodies AS (

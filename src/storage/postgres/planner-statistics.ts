@@ -5,11 +5,10 @@ import type { Pool } from './pool.js';
  *
  * Under the default plan_cache_mode Postgres plans our prepared statements anew on every call
  * (their unnest($n::bytea[]) batches make the generic plan look dearer than a custom one), and the
- * custom plans read more: measured on 1,000 hosts (bench/README "Planned once"), planning was a
- * quarter of Postgres's CPU, and the host claim read 807 buffers a call against 79 with the
- * generic plan. But a generic plan is made once, from the statistics of that moment: on a fresh
+ * custom plans read more: planning takes a large share of Postgres's CPU, and the host claim
+ * reads ten times the buffers the generic plan does (bench/README.md, "Figures behind the defaults"). But a generic plan is made once, from the statistics of that moment: on a fresh
  * database they say the frontier is empty, the plan scans it whole and keeps scanning as it grows
- * until autovacuum's ANALYZE replans it (a minute or more); a first crawl ran at 0.8 of its speed.
+ * until autovacuum's ANALYZE replans it (a minute or more), and a first crawl runs slower.
  */
 
 /**
