@@ -8,6 +8,7 @@ import { bodiesCommand, bodiesUsage } from './commands/bodies.js';
 import { crawlCommand, crawlUsage } from './commands/crawl.js';
 import { deadLettersCommand, deadLettersUsage } from './commands/dead-letters.js';
 import { exportCommand, exportUsage } from './commands/export.js';
+import { hostsCommand, hostsUsage } from './commands/hosts.js';
 import { replayCommand, replayUsage } from './commands/replay.js';
 import { scheduleCommand, scheduleUsage } from './commands/schedule.js';
 import { stackCommand, stackUsage } from './commands/stack.js';
@@ -24,6 +25,7 @@ commands:
   pause/resume  a crawl (--crawl) or a host (--host)
   stop          end a crawl gracefully
   host-delay    override one host's minimum delay
+  hosts         set-importance: how important a host is in the priority of its URLs
   add-seeds     add seed URLs to a running crawl
   export        write the fetch records (JSON lines, or WARC files with --format warc)
   bodies        prune stored bodies no fetch references
@@ -47,6 +49,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; usage
   resume: { run: (argv) => controlCommand('resume', argv), usage: controlUsage },
   stop: { run: (argv) => controlCommand('stop', argv), usage: controlUsage },
   'host-delay': { run: (argv) => controlCommand('host-delay', argv), usage: controlUsage },
+  hosts: { run: hostsCommand, usage: hostsUsage },
   'add-seeds': { run: (argv) => controlCommand('add-seeds', argv), usage: controlUsage },
 };
 

@@ -104,6 +104,31 @@ describe('discovering what sites tell us, on 21 hosts', () => {
     expect(l1?.block.toString('utf8')).toBe(`canonical: ${url(site.sites[0]!, '/c-target')}\r\ncanonical-verdict: obeyed exact\r\n`);
   });
 
+  it("counts the farm's links as in-links, of its targets and of their host, and ranks the targets below the home-linked pages anyway", async () => {
+    const host = await harness.pool.query<{ inlinks: number }>('SELECT inlinks FROM crawl_host_stats WHERE crawl_id = $1 AND host = $2', [CRAWL_ID, site.farmed]);
+    // Eight farm hosts, five targets each, one cross-host vote a link.
+    expect(host.rows[0]?.inlinks).toBe(site.farm.length * 5);
+    const rows = await harness.pool.query<{ url: string; inlinks: number; priority: number; depth: number }>(
+      `SELECT url, inlinks, priority, depth FROM frontier WHERE crawl_id = $1 AND host = $2 AND url ~ '/[af][0-9]$'`,
+      [CRAWL_ID, site.farmed],
+    );
+    const farmTargets = rows.rows.filter((row) => /\/f\d$/.test(row.url));
+    const homeLinked = rows.rows.filter((row) => /\/a\d$/.test(row.url));
+    expect(farmTargets).toHaveLength(5);
+    for (const target of farmTargets) expect(target.inlinks).toBeGreaterThan(1);
+    expect(Math.max(...farmTargets.map((row) => row.priority))).toBeLessThan(Math.min(...homeLinked.map((row) => row.priority)));
+  });
+
+  it('takes an operator\'s host importance, and refuses a bad one', async () => {
+    const set = await runCrawlerCli(harness, ['hosts', 'set-importance', '--host', site.farmed.toUpperCase(), '--importance', '0.9']);
+    expect(set.code, set.stderr).toBe(0);
+    const row = await harness.pool.query<{ importance: number }>('SELECT importance FROM hosts WHERE host = $1', [site.farmed]);
+    expect(row.rows[0]?.importance).toBeCloseTo(0.9, 5);
+    const bad = await runCrawlerCli(harness, ['hosts', 'set-importance', '--host', site.farmed, '--importance', '2']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--importance expects a number from 0 to 1/);
+  });
+
   it("fetches the pages a site links from its home page before the link farm's targets", () => {
     const order = web.log().filter((entry) => entry.host === site.farmed && /^\/[af]\d$/.test(entry.path)).map((entry) => entry.path);
     const lastHomeLinked = Math.max(...order.map((p, i) => (p.startsWith('/a') ? i : -1)));

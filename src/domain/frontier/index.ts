@@ -61,3 +61,12 @@ export {
 } from './capacity.js';
 export { crawlEndOf, type CrawlEnd, type CrawlEndFacts, type CrawlEndReason, type CrawlLimitField } from './crawl-end.js';
 export { listedUrlPriority, LASTMOD_HALF_RAISE_MS, type ListedPriorityOptions, type ListedUrlSignals } from './listed-priority.js';
+export {
+  discoveryPriority,
+  hostImportanceFromInlinks,
+  inlinkWeight,
+  CROSS_HOST_INLINK_WEIGHT,
+  SAME_HOST_INLINK_WEIGHT,
+  HOST_INLINKS_FOR_HALF_IMPORTANCE,
+  type DiscoverySignals,
+} from './importance.js';

@@ -6,6 +6,7 @@
  * statement for the whole batch, whatever its size; the figures and page rows nothing reads back
  * go with COMMIT. Every page ends as if it had been recorded alone after the ones before it.
  */
+import { tryCanonicalizeUrl } from '../../domain/url/index.js';
 import { recordParsedPages } from '../../storage/postgres/document-repository.js';
 import { fetchedBodiesStatement } from '../../storage/postgres/fetch-repository.js';
 import { inTransaction } from '../../storage/postgres/pool.js';
@@ -81,6 +82,7 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
                 kind: 'link' as const,
                 nowMs: deps.now(),
                 sourceContentHash: page.normalizedHash,
+                ...hostOf(page.input.url),
               })),
               // After the pages' own: their rel=canonical targets (results past the pages' are theirs).
               ...canonicalRegistrations(context, pages.map(hintingPageOf), deps.now()),
@@ -175,4 +177,10 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
 
 function hintingPageOf(page: AnalyzedPage): HintingPage {
   return { fingerprint: page.fingerprint, depth: page.input.depth, canonicalHint: page.canonicalHint };
+}
+
+/** The page's host, whose links count as in-links of their targets (link-registration.ts). */
+function hostOf(url: string): { sourceHost?: string } {
+  const canonical = tryCanonicalizeUrl(url);
+  return canonical.ok ? { sourceHost: canonical.value.host } : {};
 }

@@ -12,7 +12,17 @@
  * from a later one lowers its depth), and growth counts run on across the batch.
  */
 import { sitemapPriorityCapOf } from '../../config/crawl-config.js';
-import { listedUrlPriority, planSeenTest, settleSeenTest, tierOf, urlPriority, type ListedUrlSignals, type SeenTestPlan } from '../../domain/frontier/index.js';
+import {
+  discoveryPriority,
+  hostImportanceFromInlinks,
+  inlinkWeight,
+  listedUrlPriority,
+  planSeenTest,
+  settleSeenTest,
+  tierOf,
+  type ListedUrlSignals,
+  type SeenTestPlan,
+} from '../../domain/frontier/index.js';
 import {
   DEFAULT_SESSION_PARAM_NAMES,
   assessTrap,
@@ -27,11 +37,13 @@ import {
 import { addCrawlCounters, counterShardOf } from '../../storage/postgres/crawl-counters.js';
 import { recordLinks, type LinkEdge } from '../../storage/postgres/document-repository.js';
 import {
+  addInlinks,
   insertFrontierEntries,
   lowerFrontierDepthsTo,
   recordUrlIdentities,
   type DepthLowering,
   type DiscoverySource,
+  type InlinkBump,
   type NewFrontierEntry,
   type UrlIdentity,
 } from '../../storage/postgres/frontier-repository.js';
@@ -53,8 +65,9 @@ import {
 } from '../../storage/postgres/url-scope-repository.js';
 import type { CrawlContext } from './crawl-context.js';
 
-export function priorityOfDiscovery(signals: { depth: number; trapPenalty: number; inlinks?: number }): { priority: number; tier: number } {
-  const priority = urlPriority({ depth: signals.depth, inlinks: signals.inlinks ?? 0, trapPenalty: signals.trapPenalty });
+/** A discovered URL's priority and tier (discoveryPriority: depth first, then in-links and host importance). */
+export function priorityOfDiscovery(signals: { depth: number; trapPenalty: number; inlinks?: number; hostImportance?: number }): { priority: number; tier: number } {
+  const priority = discoveryPriority(signals);
   return { priority, tier: tierOf(priority) };
 }
 
@@ -102,6 +115,12 @@ export interface RegistrationInput {
   source?: DiscoverySource;
   /** Record the source's edges in the link graph. Default true; a sitemap's listing is no endorsement and makes none. */
   recordEdges?: boolean;
+  /**
+   * The source page's host: its links count as in-links of their targets (inlinkWeight), which
+   * raise their priority and their hosts' importance. Absent: they count nothing (redirects,
+   * sitemaps, canonical hints).
+   */
+  sourceHost?: string;
 }
 
 /** What became of one discovered URL that canonicalized. */
@@ -268,6 +287,15 @@ async function registerSources(
   const growth = { hostUrls: facts.hostUrls, pathVariants: facts.pathVariants };
   // Fresh URLs of the batch's earlier sources: known to the later ones, as if those had committed.
   const freshInBatch = new Map<string, NewFrontierEntry>();
+  /** In-links the batch adds to URLs the crawl held before it, by fingerprint. */
+  const inlinksToKnown = new Map<string, { host: string; weight: number }>();
+  /** Weighted in-links from other hosts, by target host (their hosts' importance). */
+  const crossHostInlinks = new Map<string, number>();
+  const importanceOf = (host: string): number | undefined => {
+    const known = facts.hostImportance.get(host);
+    if (known === undefined) return undefined;
+    return known.set ?? hostImportanceFromInlinks(known.inlinks);
+  };
 
   sources.forEach((source, index) => {
     const { input } = source;
@@ -280,6 +308,17 @@ async function registerSources(
     const unseen = new Set(verdict.unseen);
     const inBatch = new Set(source.candidates.map((candidate) => candidate.fingerprint));
     const twins = twinsBySource[index]!;
+    // A page's links are votes for their targets (docs/design.md, "Front queues"), each page once per target.
+    const weightOf = (candidate: Candidate): number =>
+      input.sourceHost === undefined || input.kind !== 'link' || (input.source ?? 'link') !== 'link' ? 0 : inlinkWeight(input.sourceHost, candidate.url.host);
+    for (const candidate of source.inScope) {
+      const weight = weightOf(candidate);
+      if (weight > 0 && input.sourceHost !== candidate.url.host) crossHostInlinks.set(candidate.url.host, (crossHostInlinks.get(candidate.url.host) ?? 0) + weight);
+      if (weight > 0 && !unseen.has(candidate.fingerprint)) {
+        const bump = inlinksToKnown.get(candidate.fingerprint);
+        inlinksToKnown.set(candidate.fingerprint, { host: candidate.url.host, weight: (bump?.weight ?? 0) + weight });
+      }
+    }
     for (const candidate of source.inScope) {
       if (!unseen.has(candidate.fingerprint)) continue;
       const earlier = freshInBatch.get(candidate.fingerprint);
@@ -287,6 +326,8 @@ async function registerSources(
         // Registered by an earlier source of this batch: known here, and a shorter path lowers it.
         source.fates.set(candidate.fingerprint, { kind: 'known' });
         if (earlier.depth > input.depth) lowerEntry(earlier, input.depth);
+        const weight = weightOf(candidate);
+        if (weight > 0) addEntryInlinks(earlier, weight, importanceOf(candidate.url.host));
         continue;
       }
       if (input.depth > config.maxDepth) {
@@ -332,7 +373,9 @@ async function registerSources(
         source.drops.push({ candidate, assessment });
         continue;
       }
-      const linked = priorityOfDiscovery({ depth: input.depth, trapPenalty: assessment.priorityPenalty });
+      const inlinks = weightOf(candidate);
+      const hostImportance = importanceOf(candidate.url.host);
+      const linked = priorityOfDiscovery({ depth: input.depth, trapPenalty: assessment.priorityPenalty, inlinks, ...(hostImportance === undefined ? {} : { hostImportance }) });
       // What a sitemap says raises a URL, up to the crawl's cap; never one a trap check demoted.
       const listed = candidate.source.listed;
       const priority =
@@ -351,6 +394,7 @@ async function registerSources(
         demotion: assessment.action === 'demote' ? assessment.reasons : undefined,
         ...(purpose === undefined ? {} : { purpose }),
         source: input.source ?? (input.kind === 'redirect' ? 'redirect' : 'link'),
+        ...(inlinks > 0 ? { inlinks } : {}),
       };
       source.entries.push(entry);
       freshInBatch.set(entry.fingerprint, entry);
@@ -391,6 +435,17 @@ async function registerSources(
     return deeper.map((fingerprint): DepthLowering => ({ fingerprint, depth: source.input.depth, ...atDepth }));
   });
   const lowered = await lowerFrontierDepthsTo(client, crawlId, lowerings, { skipLocked: rowsHeldElsewhere === 'later' });
+  // The URLs the crawl held already: their new in-links, and the priority those earn them.
+  const loweredTo = new Map(lowerings.map((lowering) => [lowering.fingerprint, lowering.depth]));
+  const bumps: InlinkBump[] = [];
+  for (const [fingerprint, { host, weight }] of inlinksToKnown) {
+    const depth = Math.min(facts.depths.get(fingerprint) ?? Infinity, loweredTo.get(fingerprint) ?? Infinity);
+    if (!Number.isFinite(depth)) continue;
+    const hostImportance = importanceOf(host);
+    const bumped = priorityOfDiscovery({ depth, trapPenalty: 0, inlinks: (facts.inlinks.get(fingerprint) ?? 0) + weight, ...(hostImportance === undefined ? {} : { hostImportance }) });
+    bumps.push({ fingerprint, inlinks: weight, ...bumped });
+  }
+  await addInlinks(client, crawlId, bumps);
   const loweredNow = new Set(lowered.map((row) => row.fingerprint));
   // Not lowered: held elsewhere, or no longer deeper (the statement after COMMIT changes nothing then).
   const lowerAfterCommit = rowsHeldElsewhere === 'later' ? lowerings.filter((lowering) => !loweredNow.has(lowering.fingerprint)) : [];
@@ -428,6 +483,7 @@ async function registerSources(
     stat.urls += 1;
     if (entry.demotion !== undefined) stat.demoted += 1;
   }
+  for (const [host, weight] of crossHostInlinks) growthOf(host).inlinks = (growthOf(host).inlinks ?? 0) + weight;
   for (const source of sources) {
     const own = new Set(source.entries.map((entry) => entry.fingerprint));
     for (const candidate of source.inScope) {
@@ -477,7 +533,18 @@ async function registerSources(
 
 /** What a batch with no URL in scope and none refused reads: nothing. */
 function noFacts(): RegistrationFacts {
-  return { depths: new Map(), hostUrls: new Map(), pathVariants: new Map(), depthContent: new Map(), present: new Set(), rejectionsCounted: 0 };
+  return { depths: new Map(), inlinks: new Map(), hostImportance: new Map(), hostUrls: new Map(), pathVariants: new Map(), depthContent: new Map(), present: new Set(), rejectionsCounted: 0 };
+}
+
+/** A fresh entry of the batch linked again by a later source: its in-links, and the priority they earn (never a demoted one's). */
+function addEntryInlinks(entry: NewFrontierEntry, weight: number, hostImportance: number | undefined): void {
+  entry.inlinks = (entry.inlinks ?? 0) + weight;
+  if (entry.demotion !== undefined) return;
+  const bumped = priorityOfDiscovery({ depth: entry.depth, trapPenalty: 0, inlinks: entry.inlinks, ...(hostImportance === undefined ? {} : { hostImportance }) });
+  if (bumped.priority > entry.priority) {
+    entry.priority = bumped.priority;
+    entry.tier = bumped.tier;
+  }
 }
 
 function reject(source: SourceRegistration, candidate: Pick<Candidate, 'url' | 'fingerprint'>, code: string, reason: string, detail?: unknown): void {

@@ -28,6 +28,8 @@ export interface NewFrontierEntry {
   purpose?: string;
   /** How the crawl found it (migration 0025); absent for what a crawl did not discover (planned visits). */
   source?: DiscoverySource;
+  /** Weighted in-links from the pages that registered it (migration 0029). Default 0. */
+  inlinks?: number;
   discoveredFrom?: string;
   anchorText?: string;
   redirectHops?: number;
@@ -121,6 +123,44 @@ export async function discoveryRoom(db: Queryable, crawlId: string): Promise<num
 /** discoveryRoom's query, for a statement that reads it beside other things ($1 the crawl). */
 export const DISCOVERY_ROOM_SQL = `SELECT GREATEST(0, (c.config->>'maxDiscoveredUrls')::bigint - s.discovered) AS room FROM crawls c, ${SUMMED_COUNTERS_SQL} s WHERE c.id = $1`;
 
+/** New in-links of URLs a crawl already holds, and the priority they earn (link-registration.ts). */
+export interface InlinkBump {
+  fingerprint: string;
+  /** Weighted in-links to add. */
+  inlinks: number;
+  /** The priority and tier the URL earns with them; applied only to a queued, undemoted URL it raises. */
+  priority: number;
+  tier: number;
+}
+
+/**
+ * Adds in-links to URLs of the crawl, and raises the priority of those still queued, in one
+ * statement. Rows another transaction holds are skipped, not waited for (a page being recorded, a
+ * claim): waiting could deadlock with a transaction recording the pages this one links to, and an
+ * in-link lost now and then only nudges an order.
+ */
+export async function addInlinks(db: Queryable, crawlId: string, bumps: readonly InlinkBump[]): Promise<void> {
+  if (bumps.length === 0) return;
+  const unique = [...new Map(bumps.map((bump) => [bump.fingerprint, bump])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
+  await db.query(
+    `UPDATE frontier f SET inlinks = f.inlinks + v.inlinks,
+       priority = CASE WHEN (f.state = 'queued') IS TRUE AND f.demotion IS NULL AND v.priority > f.priority THEN v.priority ELSE f.priority END,
+       tier = CASE WHEN (f.state = 'queued') IS TRUE AND f.demotion IS NULL AND v.priority > f.priority THEN v.tier ELSE f.tier END
+     FROM (SELECT x.fingerprint, e.inlinks, e.priority, e.tier
+           FROM unnest($2::bytea[], $3::real[], $4::real[], $5::smallint[]) AS e(fingerprint, inlinks, priority, tier)
+           JOIN frontier x ON x.crawl_id = $1 AND x.fingerprint = e.fingerprint
+           ORDER BY x.fingerprint FOR UPDATE OF x SKIP LOCKED) AS v
+     WHERE f.crawl_id = $1 AND f.fingerprint = v.fingerprint`,
+    [
+      crawlId,
+      unique.map((bump) => fingerprintToBytes(bump.fingerprint)),
+      unique.map((bump) => bump.inlinks),
+      unique.map((bump) => bump.priority),
+      unique.map((bump) => bump.tier),
+    ],
+  );
+}
+
 /**
  * Inserts frontier entries whose URL identities are recorded, at most `room` of them (the highest
  * priority first), each once: the primary key (crawl, fingerprint) makes the check and the insert one
@@ -137,14 +177,14 @@ export async function insertFrontierEntries(
   if (unique.length === 0 || options.room <= 0) return [];
   const inserted = await db.query<{ fingerprint: Buffer }>(
     `INSERT INTO frontier (crawl_id, fingerprint, url, host, origin, depth, priority, tier, purpose,
-                           discovered_from, anchor_text, redirect_hops, redirect_chain, demotion, source)
+                           discovered_from, anchor_text, redirect_hops, redirect_chain, demotion, source, inlinks)
      SELECT $1, e.fingerprint, e.url, e.host, e.origin, e.depth, e.priority, e.tier, e.purpose,
             e.discovered_from, e.anchor_text, e.redirect_hops,
             COALESCE((SELECT array_agg(decode(c, 'hex')) FROM unnest(string_to_array(e.chain, ',')) AS c WHERE c <> ''), '{}'),
-            e.demotion, e.source
+            e.demotion, e.source, e.inlinks
      FROM (SELECT * FROM unnest($2::bytea[], $3::text[], $4::text[], $5::text[], $6::int[], $7::real[], $8::smallint[], $9::text[],
-                                $10::bytea[], $11::text[], $12::int[], $13::text[], $14::jsonb[], $17::text[])
-                         AS e(fingerprint, url, host, origin, depth, priority, tier, purpose, discovered_from, anchor_text, redirect_hops, chain, demotion, source)
+                                $10::bytea[], $11::text[], $12::int[], $13::text[], $14::jsonb[], $17::text[], $18::real[])
+                         AS e(fingerprint, url, host, origin, depth, priority, tier, purpose, discovered_from, anchor_text, redirect_hops, chain, demotion, source, inlinks)
            WHERE NOT EXISTS (SELECT 1 FROM frontier x WHERE x.crawl_id = $1 AND x.fingerprint = e.fingerprint)
              AND ($16::boolean OR COALESCE((SELECT kind FROM crawls WHERE id = $1), 'discovery') NOT IN ('recrawl', 'signals')
                   OR NOT EXISTS (SELECT 1 FROM urls u WHERE u.fingerprint = e.fingerprint AND u.last_fetch_at IS NOT NULL))
@@ -172,6 +212,7 @@ export async function insertFrontierEntries(
       options.room,
       options.includeFetched,
       unique.map((entry) => entry.source ?? null),
+      unique.map((entry) => entry.inlinks ?? 0),
     ],
   );
   return inserted.rows.map((row) => fingerprintFromBytes(row.fingerprint));

@@ -194,3 +194,15 @@ export async function readSavedHostRecord(db: Queryable, host: string): Promise<
     queued: row.queued,
   };
 }
+
+/**
+ * The operator's importance of a host, 0..1, over the one its in-links give it (migration 0029);
+ * null clears it. It weighs in the priority of the URLs crawls register on the host from then on.
+ */
+export async function setHostImportance(db: Queryable, host: string, importance: number | null): Promise<void> {
+  await db.query(
+    `INSERT INTO hosts (host, importance) VALUES ($1, $2)
+     ON CONFLICT (host) DO UPDATE SET importance = EXCLUDED.importance, updated_at = now()`,
+    [host, importance],
+  );
+}

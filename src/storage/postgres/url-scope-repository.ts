@@ -55,6 +55,10 @@ export interface RegistrationFactsQuery {
 export interface RegistrationFacts extends GrowthStats {
   /** Those of `confirm` the crawl's frontier holds, with their depth. */
   depths: Map<string, number>;
+  /** Their weighted in-links so far (frontier.inlinks). */
+  inlinks: Map<string, number>;
+  /** Host importance of the hosts asked for: the operator's setting, else from their in-links in this crawl (absent: neutral). */
+  hostImportance: Map<string, { set: number | null; inlinks: number }>;
   /** Pages and pages with new content, by depthContentKey(depth, host). */
   depthContent: Map<string, { pages: number; newContent: number }>;
   /** Those of `present` the crawl's frontier holds. */
@@ -74,8 +78,9 @@ export const depthContentKey = (depth: number, host: string): string => `${depth
  */
 export async function readRegistrationFacts(db: Queryable, crawlId: string, query: RegistrationFactsQuery): Promise<RegistrationFacts> {
   const result = await db.query<{
-    depths: { f: string; d: number }[] | null;
-    hosts: { h: string; u: number }[] | null;
+    depths: { f: string; d: number; i: number }[] | null;
+    hosts: { h: string; u: number; i: number }[] | null;
+    importance: { h: string; v: number }[] | null;
     paths: { h: string; p: string; v: number }[] | null;
     depth_content: { d: number; h: string; p: number; n: number }[] | null;
     present: string[] | null;
@@ -83,8 +88,9 @@ export async function readRegistrationFacts(db: Queryable, crawlId: string, quer
     rejections: number | null;
   }>(
     `SELECT
-       (SELECT json_agg(json_build_object('f', encode(fingerprint, 'hex'), 'd', depth)) FROM frontier WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[])) AS depths,
-       (SELECT json_agg(json_build_object('h', host, 'u', urls)) FROM crawl_host_stats WHERE crawl_id = $1 AND host = ANY($3::text[])) AS hosts,
+       (SELECT json_agg(json_build_object('f', encode(fingerprint, 'hex'), 'd', depth, 'i', inlinks)) FROM frontier WHERE crawl_id = $1 AND fingerprint = ANY($2::bytea[])) AS depths,
+       (SELECT json_agg(json_build_object('h', host, 'u', urls, 'i', inlinks)) FROM crawl_host_stats WHERE crawl_id = $1 AND host = ANY($3::text[])) AS hosts,
+       (SELECT json_agg(json_build_object('h', host, 'v', importance)) FROM hosts WHERE host = ANY($3::text[]) AND importance IS NOT NULL) AS importance,
        (SELECT json_agg(json_build_object('h', s.host, 'p', s.path, 'v', s.variants)) FROM crawl_path_stats s
           JOIN unnest($4::text[], $5::text[]) AS k(host, path) ON k.host = s.host AND k.path = s.path WHERE s.crawl_id = $1) AS paths,
        (SELECT json_agg(json_build_object('d', s.depth, 'h', s.host, 'p', s.pages, 'n', s.new_content)) FROM crawl_depth_stats s
@@ -107,6 +113,8 @@ export async function readRegistrationFacts(db: Queryable, crawlId: string, quer
   const row = result.rows[0]!;
   return {
     depths: new Map((row.depths ?? []).map(({ f, d }) => [f, d])),
+    inlinks: new Map((row.depths ?? []).map(({ f, i }) => [f, Number(i ?? 0)])),
+    hostImportance: hostImportanceRows(row.hosts ?? [], row.importance ?? []),
     hostUrls: new Map((row.hosts ?? []).map(({ h, u }) => [h, u])),
     pathVariants: new Map((row.paths ?? []).map(({ h, p, v }) => [pathStatKey(h, p), v])),
     depthContent: new Map((row.depth_content ?? []).map(({ d, h, p, n }) => [depthContentKey(d, h), { pages: p, newContent: n }])),
@@ -114,6 +122,13 @@ export async function readRegistrationFacts(db: Queryable, crawlId: string, quer
     ...(row.room === null ? {} : { discoveryRoom: Number(row.room) }),
     rejectionsCounted: Number(row.rejections ?? 0),
   };
+}
+
+function hostImportanceRows(hosts: readonly { h: string; i: number }[], set: readonly { h: string; v: number }[]): Map<string, { set: number | null; inlinks: number }> {
+  const rows = new Map<string, { set: number | null; inlinks: number }>();
+  for (const { h, i } of hosts) rows.set(h, { set: null, inlinks: Number(i ?? 0) });
+  for (const { h, v } of set) rows.set(h, { set: Number(v), inlinks: rows.get(h)?.inlinks ?? 0 });
+  return rows;
 }
 
 export interface GrowthStats {
@@ -129,6 +144,8 @@ export interface HostGrowth {
   urls: number;
   demoted: number;
   dropped: number;
+  /** Weighted in-links its pages got from other hosts. Default 0. */
+  inlinks?: number;
 }
 
 export async function addGrowthStats(
@@ -137,17 +154,18 @@ export async function addGrowthStats(
   hosts: ReadonlyMap<string, HostGrowth>,
   paths: readonly { host: string; path: string; variants: number }[],
 ): Promise<void> {
-  await holdRows(db, HOST_STATS_ROWS, [...hosts].map(([host, stat]) => [crawlId, host, stat.urls, stat.demoted, stat.dropped]));
+  await holdRows(db, HOST_STATS_ROWS, [...hosts].map(([host, stat]) => [crawlId, host, stat.urls, stat.demoted, stat.dropped, stat.inlinks ?? 0]));
   await holdRows(db, PATH_STATS_ROWS, paths.map((stat) => [crawlId, stat.host, stat.path, stat.variants]));
 }
 
 /** Growth per (crawl, host), summed. */
 const HOST_STATS_ROWS: RowStatement = {
   order: FIGURE_ORDER.hostStats,
-  sql: `INSERT INTO crawl_host_stats (crawl_id, host, urls, demoted, dropped)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[])
+  sql: `INSERT INTO crawl_host_stats (crawl_id, host, urls, demoted, dropped, inlinks)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[], $6::real[])
        ON CONFLICT (crawl_id, host) DO UPDATE SET urls = crawl_host_stats.urls + EXCLUDED.urls,
-         demoted = crawl_host_stats.demoted + EXCLUDED.demoted, dropped = crawl_host_stats.dropped + EXCLUDED.dropped`,
+         demoted = crawl_host_stats.demoted + EXCLUDED.demoted, dropped = crawl_host_stats.dropped + EXCLUDED.dropped,
+         inlinks = crawl_host_stats.inlinks + EXCLUDED.inlinks`,
   keyColumns: 2,
   fold: sumCountsAfterKey(2),
 };
