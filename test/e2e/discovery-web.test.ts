@@ -54,6 +54,15 @@ describe('discovering what sites tell us, on 21 hosts', () => {
     expect(summary.discovery?.bySource['feed']?.fetched).toBe(site.sites.length);
   });
 
+  it('`crawler status --crawl` counts the URLs found and the pages fetched by source', async () => {
+    const status = await runCrawlerCli(harness, ['status', '--crawl', CRAWL_ID, '--json']);
+    expect(status.code, status.stderr).toBe(0);
+    const figures = JSON.parse(status.stdout) as { discovery: CrawlSummary['discovery'] };
+    expect(figures.discovery).toEqual(summary.discovery);
+    const text = await runCrawlerCli(harness, ['status', '--crawl', CRAWL_ID]);
+    expect(text.stdout).toMatch(/found by: links \d+ \(fetched \d+\), sitemaps 36 \(fetched 36\), feeds 12 \(fetched 12\), canonicals \d+ \(fetched \d+\)/);
+  });
+
   it('asks for nothing robots.txt disallows, a declared sitemap included, and keeps every host polite', () => {
     expect(web.log().filter((entry) => entry.path.startsWith('/private/'))).toEqual([]);
     expect(politenessReport(web.log(), DELAY_MS).violations).toEqual([]);
