@@ -15,6 +15,8 @@ import {
   costUnitOf,
   notModifiedBytesOf,
   validatorHonourRate,
+  planSlaVisits,
+  slaDueHorizonMs,
   planRecrawlCycle,
   ratePriorFromGroup,
   recrawlCandidateOf,
@@ -37,12 +39,14 @@ import {
   recrawlCandidatePool,
   recrawlableUrlCount,
   recrawlCycleFigures,
+  recrawlUrlRows,
   saveRecrawlCycleSummary,
   setAllottedNextFetches,
   type RecrawlUrlRow,
 } from '../storage/postgres/recrawl-repository.js';
 import { signalTrustOf, trustKey } from '../storage/postgres/cheap-signal-repository.js';
 import { hostValidatorRecords } from '../storage/postgres/cost-repository.js';
+import { dueSlaUrls, listSlas, stalenessReport } from '../storage/postgres/freshness-repository.js';
 import { costModelOf, crawlCostReport } from '../services/costs/crawl-cost-report.js';
 import type { FinishRecrawlInput, PlanRecrawlInput, PlanRecrawlResult, RecrawlCycleSummary, RecrawlPlanCounts } from '../contracts/activities.js';
 import type { ActivityDeps } from '../services/deps.js';
@@ -68,7 +72,7 @@ const MIN_POOL_FOR_PROBES = 10;
 const PROBE_STREAK = 2;
 
 /** Frontier purposes of a cycle's URLs: the purpose a fetch was made for stays on its frontier row. */
-export type RecrawlPurpose = 'recrawl' | 'reestimation' | 'verification' | 'probe' | 'tombstone';
+export type RecrawlPurpose = 'sla' | 'recrawl' | 'reestimation' | 'verification' | 'probe' | 'tombstone';
 
 export function createRecrawlActivities(deps: ActivityDeps) {
   async function planRecrawl(input: PlanRecrawlInput): Promise<PlanRecrawlResult> {
@@ -79,11 +83,18 @@ export function createRecrawlActivities(deps: ActivityDeps) {
     const nowMs = deps.now();
     const { settings } = input;
     const total = settings.budget;
-    const split = splitBudget(total, settings.shares ?? DEFAULT_BUDGET_SHARES);
+    // Freshness promises first (docs/storage-and-recrawl.md, "Freshness SLAs and value tiers"): the URLs an SLA needs this cycle, closest to breaching
+    // first; the budget they leave is split by the shares as before.
+    const slas = await listSlas(deps.pool);
+    const slaDue = slas.length === 0 ? undefined : await dueSlaUrls(deps.pool, { dueBeforeMs: slaDueHorizonMs(nowMs, settings.everyMs), limit: Math.max(MIN_DUE_POOL, DUE_POOL_PER_VISIT * total) });
+    const slaPlan = slaDue === undefined ? undefined : planSlaVisits(slaDue.urls, slaDue.counts, slas, total, nowMs);
+    const slaRows = await recrawlUrlRows(deps.pool, slaPlan?.chosen ?? []);
+    const slaChosen = new Set(slaRows.map((row) => row.fingerprint));
+    const split = splitBudget(total - slaRows.length, settings.shares ?? DEFAULT_BUDGET_SHARES);
     const tombstoneShare = settings.tombstoneShare ?? DEFAULT_TOMBSTONE_SHARE;
     const tombstoneRows = await dueTombstones(deps.pool, nowMs, Math.floor(split.recrawl * tombstoneShare));
 
-    const pool = await recrawlCandidatePool(deps.pool, {
+    const candidatePool = await recrawlCandidatePool(deps.pool, {
       due: Math.max(MIN_DUE_POOL, DUE_POOL_PER_VISIT * total),
       static: RESERVED_POOL_PER_VISIT * split.reestimation,
       staticRatePerDay: DEFAULT_RECRAWL_CYCLE_OPTIONS.staticRateThresholdPerDay,
@@ -91,6 +102,7 @@ export function createRecrawlActivities(deps: ActivityDeps) {
       sampleStart: randomBytes(16).toString('hex'),
       signalled: Math.max(MIN_DUE_POOL, DUE_POOL_PER_VISIT * total),
     });
+    const pool = candidatePool.filter((row) => !slaChosen.has(row.fingerprint));
     const health = await healthByHost(pool.map((row) => row.host), nowMs);
     // Each host's own validators and 304s, as measured (host_costs), not an assumed 1,000-byte 304 every time.
     const validators = await hostValidatorRecords(deps.pool, pool.map((row) => row.host));
@@ -144,7 +156,9 @@ export function createRecrawlActivities(deps: ActivityDeps) {
     );
 
     const rows = new Map(pool.map((row) => [row.fingerprint, row]));
+    const slaOrder = new Map((slaPlan?.chosen ?? []).map((id, rank) => [id, rank]));
     const chosen: { row: RecrawlUrlRow; purpose: RecrawlPurpose }[] = [
+      ...[...slaRows].sort((a, b) => slaOrder.get(a.fingerprint)! - slaOrder.get(b.fingerprint)!).map((row) => ({ row, purpose: 'sla' as const })),
       ...plan.verification.map((id) => ({ row: rows.get(id)!, purpose: 'verification' as const })),
       ...plan.reestimation.map((id) => ({ row: rows.get(id)!, purpose: 'reestimation' as const })),
       ...(plan.probe ?? []).map((id) => ({ row: rows.get(id)!, purpose: 'probe' as const })),
@@ -152,6 +166,7 @@ export function createRecrawlActivities(deps: ActivityDeps) {
       ...tombstoneRows.map((row) => ({ row, purpose: 'tombstone' as const })),
     ];
     const planned: RecrawlPlanCounts = {
+      ...(slaPlan === undefined ? {} : { sla: slaRows.length }),
       recrawl: plan.recrawl.length,
       reestimation: plan.reestimation.length,
       verification: plan.verification.length,
@@ -166,8 +181,11 @@ export function createRecrawlActivities(deps: ActivityDeps) {
     const result: PlanRecrawlResult = {
       crawlId: input.crawlId,
       config,
-      budget: { total, ...split },
+      budget: { total, ...(slaPlan === undefined ? {} : { sla: slaRows.length }), ...split },
       planned,
+      ...(slaPlan === undefined
+        ? {}
+        : { sla: { due: Object.values(slaPlan.dueBySla).reduce((sum, n) => sum + n, 0), planned: slaRows.length, shortfalls: slaPlan.shortfalls } }),
       candidates: candidates.length,
       intervalDays,
       plannedAtMs: nowMs,
@@ -239,6 +257,8 @@ export function createRecrawlActivities(deps: ActivityDeps) {
       byPurpose: figures.byPurpose,
       state: input.crawl?.state ?? 'empty',
       ...(plan === undefined ? {} : { cost: await crawlCostReport(deps.pool, input.crawlId, plan.config) }),
+      staleness: await stalenessReport(deps.pool, deps.now()),
+      ...(plan?.sla === undefined || plan.sla.shortfalls.length === 0 ? {} : { slaShortfalls: plan.sla.shortfalls }),
     };
     await saveRecrawlCycleSummary(deps.pool, input.crawlId, summary);
     return summary;

@@ -8,6 +8,7 @@ import { bodiesCommand, bodiesUsage } from './commands/bodies.js';
 import { crawlCommand, crawlUsage } from './commands/crawl.js';
 import { deadLettersCommand, deadLettersUsage } from './commands/dead-letters.js';
 import { exportCommand, exportUsage } from './commands/export.js';
+import { slaCommand, slaUsage, tierCommand, tierUsage } from './commands/freshness.js';
 import { hostsCommand, hostsUsage } from './commands/hosts.js';
 import { replayCommand, replayUsage } from './commands/replay.js';
 import { scheduleCommand, scheduleUsage } from './commands/schedule.js';
@@ -31,6 +32,8 @@ commands:
   bodies        prune stored bodies no fetch references
   dead-letters  list or requeue URLs that failed too often
   schedule      recrawl cycles on a Temporal Schedule: create, list, describe, pause, unpause, trigger, delete
+  sla           freshness promises by URL prefix: set, list (with staleness), delete
+  tier          value tiers by URL prefix: set, list, delete
   replay        replay workflow histories against this code: the check before deploying a worker
 
 \`crawler <command> --help\` shows a command's options.`;
@@ -44,6 +47,8 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; usage
   'dead-letters': { run: deadLettersCommand, usage: deadLettersUsage },
   bodies: { run: bodiesCommand, usage: bodiesUsage },
   schedule: { run: scheduleCommand, usage: scheduleUsage },
+  sla: { run: slaCommand, usage: slaUsage },
+  tier: { run: tierCommand, usage: tierUsage },
   replay: { run: replayCommand, usage: replayUsage },
   pause: { run: (argv) => controlCommand('pause', argv), usage: controlUsage },
   resume: { run: (argv) => controlCommand('resume', argv), usage: controlUsage },

@@ -8,7 +8,8 @@ import type { CrawlPolitenessConfig } from '../config/politeness-config.js';
 import type { FetchFailureType } from '../domain/failures/index.js';
 import type { FetchBurstLimits, HostPolitenessPolicy, HostPolitenessState } from '../domain/politeness/index.js';
 import type { AddSeedsResult } from './messages.js';
-import type { CrawlRenderStatus, CrawlSummary, CrawlWaits, FrontierCounts, AdmissionStatus, HostWaitReason, CrawlCostReport } from './status.js';
+import type { CrawlRenderStatus, CrawlSummary, CrawlWaits, FrontierCounts, AdmissionStatus, HostWaitReason, CrawlCostReport, StalenessReport } from './status.js';
+import type { SlaShortfall } from '../domain/recrawl/index.js';
 
 /**
  * Frontier purposes whose bodies the sitemap reader reads, not the page parser: sitemaps (those
@@ -522,6 +523,8 @@ export interface PlanRecrawlInput {
 }
 
 export interface RecrawlPlanCounts {
+  /** Visits to keep freshness SLAs, planned before anything else (absent when no SLA exists). */
+  sla?: number;
   recrawl: number;
   reestimation: number;
   verification: number;
@@ -535,8 +538,15 @@ export interface PlanRecrawlResult {
   crawlId: string;
   /** The crawl's config with the cycle's page and discovery budgets. */
   config: CrawlConfig;
-  budget: { total: number; discovery: number; recrawl: number; reestimation: number; verification: number };
+  /** The budget by purpose: SLA visits first (when SLAs exist), the shares split what they leave. */
+  budget: { total: number; sla?: number; discovery: number; recrawl: number; reestimation: number; verification: number };
   planned: RecrawlPlanCounts;
+  /**
+   * The freshness SLAs' share (docs/storage-and-recrawl.md, "Freshness SLAs and value tiers"): their URLs due this cycle, those planned, and each SLA
+   * whose due URLs the budget could not all take (how many were left, how far behind the stalest is).
+   * Absent when no SLA exists.
+   */
+  sla?: { due: number; planned: number; shortfalls: SlaShortfall[] };
   /** URLs considered (the bounded candidate pools). */
   candidates: number;
   /** The mean revisit interval the budget affords (known pages / visits per cycle × cycle), in days: reported beside the plan. */
@@ -616,4 +626,8 @@ export interface RecrawlCycleSummary {
    * page types that cost the most. Absent in cycles summed up before costs were counted.
    */
   cost?: CrawlCostReport;
+  /** Staleness (now - last successful fetch) per SLA and per value tier when the cycle ended. Absent in older summaries. */
+  staleness?: StalenessReport;
+  /** The SLAs this cycle's budget could not keep (its plan's shortfalls); absent when it kept them all. */
+  slaShortfalls?: SlaShortfall[];
 }

@@ -1,6 +1,6 @@
 /** Figures the workflows report through queries, memos and the CLI. Plain JSON. */
 import type { CrawlEnd } from '../domain/frontier/index.js';
-import type { CostModel } from '../domain/recrawl/index.js';
+import type { CostModel, StalenessFigures } from '../domain/recrawl/index.js';
 
 export type CrawlState = 'starting' | 'running' | 'paused' | 'stopping' | 'finished' | 'stopped';
 
@@ -213,4 +213,26 @@ export interface CrawlCostReport {
   totals: CostFigures;
   byHost: CostBreakdownRow[];
   byPageType: CostBreakdownRow[];
+}
+
+/** Staleness (now - last successful fetch) of one SLA's URLs. */
+export interface SlaStaleness extends StalenessFigures {
+  slaId: number;
+  prefix: string;
+  maxStalenessMs: number;
+  /** URLs staler than the promise now. */
+  breaching: number;
+}
+
+export interface TierStaleness extends StalenessFigures {
+  tier: number;
+}
+
+/** Staleness per freshness SLA and per value tier, at one moment (a p95 staleness above the promise is a failure signal: docs/design.md, "Failure signals"). */
+export interface StalenessReport {
+  atMs: number;
+  bySla: SlaStaleness[];
+  byTier: TierStaleness[];
+  /** The tiers' figures come from a sample of the URLs (a large table): their max is the sample's. */
+  tiersSampled: boolean;
 }

@@ -21,6 +21,7 @@ import { workerWithSandboxCallTimeout } from './sandbox-call-timeout.js';
 import { BodyStore, type BodyStoreOptions } from '../storage/object-store/body-store.js';
 import { migrate } from '../storage/postgres/migrate.js';
 import { createPool, type Pool } from '../storage/postgres/pool.js';
+import { stalenessReport } from '../storage/postgres/freshness-repository.js';
 import { DEFAULT_TASK_QUEUE } from '../contracts/messages.js';
 import { loadWorkflowBundle } from './workflow-bundle.js';
 import { HtmlParsePool, type HtmlParsePoolOptions } from '../parse/html-parse-pool.js';
@@ -220,6 +221,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   const identity = options.identity ?? workerIdentity();
   const pool = createPool({ connectionString: options.databaseUrl, maxConnections: options.maxDatabaseConnections ?? DEFAULT_MAX_DATABASE_CONNECTIONS, applicationName: `crawler-worker ${identity}` });
   await migrate(pool);
+  metrics?.provideStaleness(() => stalenessReport(pool, Date.now()));
   const bodies = new BodyStore(options.s3);
   await bodies.ensureBucket();
 

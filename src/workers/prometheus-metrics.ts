@@ -9,10 +9,25 @@ import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { request } from 'undici';
 import type { FrontierTickResult, RecrawlCycleSummary } from '../contracts/activities.js';
+import type { StalenessReport } from '../contracts/status.js';
 import type { CrawlMetricsSink } from '../services/metrics/crawl-metrics-sink.js';
 
 /** Seconds; fetches take from milliseconds to the activity's timeouts. */
 const FETCH_SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** How long a staleness read serves scrapes. */
+const STALENESS_TTL_MS = 30_000;
+
+interface StalenessCacheEntry {
+  atMs: number;
+  report: Promise<StalenessReport | undefined>;
+  /** The report once read; null when the read failed. */
+  settled?: StalenessReport | null;
+}
+
+function isEmpty(report: StalenessReport | null): boolean {
+  return report === null || (report.bySla.length === 0 && report.byTier.every((tier) => tier.urls === 0));
+}
+
 /** Seconds; politeness waits are the host's delay, from tens of ms to a long Crawl-delay. */
 const WAIT_SECONDS_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300];
 /** Seconds of browser CPU per render: capacity plans assume about 2 s (docs/design.md, "Rendering"). */
@@ -49,6 +64,12 @@ export class PrometheusCrawlMetrics implements CrawlMetricsSink {
   private readonly recrawlWasted = new Counter({ name: 'crawler_recrawl_wasted_fetches_total', help: 'Recrawl requests that found no change (304s, unchanged copies, redirects, failures).', registers: [this.registry] });
   private readonly recrawlTransferBytes = new Counter({ name: 'crawler_recrawl_transfer_bytes_total', help: 'Bytes recrawl cycles put on the wire and took off it, failed requests included.', registers: [this.registry] });
   private readonly recrawlAmount = new Counter({ name: 'crawler_recrawl_cost_amount_total', help: "What recrawl cycles cost under their cost model, in its currency (0 without a price).", registers: [this.registry] });
+  private readonly slaShortfall = new Gauge({
+    name: 'crawler_sla_shortfall_urls',
+    help: "URLs due under a freshness SLA that the last recrawl cycle's budget could not take, by SLA id (`crawler sla list`).",
+    labelNames: ['sla'],
+    registers: [this.registry],
+  });
   private readonly transferBytes = new Counter({
     name: 'crawler_transfer_bytes_total',
     help: 'Bytes page requests put on the wire (direction sent) and took off it (received), heads, TLS and proxy CONNECTs included, by whether the fetch succeeded: what a gateway billing by the byte counts.',
@@ -62,8 +83,55 @@ export class PrometheusCrawlMetrics implements CrawlMetricsSink {
   private readonly renderSubresources = new Counter({ name: 'crawler_render_subresources_total', help: "Requests of renders' browsers by what the gate did (fetched, cached, revalidated, blocked-type, blocked-origin, robots-disallowed, politeness-refused, ...).", labelNames: ['outcome'], registers: [this.registry] });
   private readonly hostsWaiting = new Gauge({ name: 'crawler_hosts_waiting', help: "Hosts with work of a crawl in a long wait, by reason ('worker': woken, their runs not begun for want of a worker).", labelNames: ['crawl', 'reason'], registers: [this.registry] });
 
+  private readonly stalenessGauge: Gauge = new Gauge({
+    name: 'crawler_staleness_seconds',
+    help: "Staleness (now - last successful fetch) of the URLs under a freshness SLA (scope sla, name its id) and of each value tier's (scope tier), stat p50, p95 or max; for an SLA also its promise (stat limit). Read from Postgres at most every 30 s.",
+    labelNames: ['scope', 'name', 'stat'],
+    registers: [this.registry],
+    collect: () => this.collectStaleness(),
+  });
+
+  private async collectStaleness(): Promise<void> {
+    const report = await this.staleness();
+    const gauge = this.stalenessGauge;
+    gauge.reset();
+    if (report === undefined) return;
+    const put = (scope: string, name: string, figures: { p50Ms: number | null; p95Ms: number | null; maxMs: number | null }): void => {
+      for (const [stat, ms] of [['p50', figures.p50Ms], ['p95', figures.p95Ms], ['max', figures.maxMs]] as const) if (ms !== null) gauge.set({ scope, name, stat }, ms / 1000);
+    };
+    for (const sla of report.bySla) {
+      put('sla', String(sla.slaId), sla);
+      gauge.set({ scope: 'sla', name: String(sla.slaId), stat: 'limit' }, sla.maxStalenessMs / 1000);
+    }
+    for (const tier of report.byTier) put('tier', String(tier.tier), tier);
+  }
+
+  /** Where staleness comes from (Postgres, in a worker); none: the staleness gauge has no samples. */
+  private stalenessSource: (() => Promise<StalenessReport>) | undefined;
+  private stalenessCache: StalenessCacheEntry | undefined;
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'crawler_process_' });
+  }
+
+  /** Staleness is read from `source`, at most every STALENESS_TTL_MS (each read scans the URLs of every tier). */
+  provideStaleness(source: () => Promise<StalenessReport>): void {
+    this.stalenessSource = source;
+  }
+
+  private staleness(): Promise<StalenessReport | undefined> {
+    const source = this.stalenessSource;
+    if (source === undefined) return Promise.resolve(undefined);
+    const nowMs = Date.now();
+    const cache = this.stalenessCache;
+    if (cache !== undefined && nowMs - cache.atMs <= STALENESS_TTL_MS && !(cache.settled !== undefined && isEmpty(cache.settled))) return cache.report;
+    // A failed read leaves the gauge empty for one scrape, never fails the scrape; an empty one
+    // (nothing fetched yet, a failure) is read again at the next scrape: it cost nothing to read.
+    const report = source().catch(() => undefined);
+    const entry: StalenessCacheEntry = { atMs: nowMs, report };
+    void report.then((settled) => (entry.settled = settled ?? null));
+    this.stalenessCache = entry;
+    return report;
   }
 
   fetchEnded(outcome: string, durationMs: number, bytes: number): void {
@@ -108,6 +176,8 @@ export class PrometheusCrawlMetrics implements CrawlMetricsSink {
     this.recrawlBudgetUsed.set(summary.planned.total === 0 ? 0 : summary.requests / summary.planned.total);
     this.recrawlNotModified.inc(summary.notModified);
     this.recrawlChanged.inc(summary.changed);
+    this.slaShortfall.reset();
+    for (const shortfall of summary.slaShortfalls ?? []) this.slaShortfall.set({ sla: String(shortfall.slaId) }, shortfall.unplannedUrls);
     const cost = summary.cost?.totals;
     if (cost !== undefined) {
       this.recrawlWasted.inc(cost.wasted);

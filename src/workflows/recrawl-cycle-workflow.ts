@@ -61,8 +61,9 @@ export async function recrawlCycleWorkflow(input: RecrawlCycleInput): Promise<Re
     settings: input.settings,
   });
   const planned = plan.planned;
+  const slaShort = (plan.sla?.shortfalls ?? []).reduce((sum, shortfall) => sum + shortfall.unplannedUrls, 0);
   setCurrentDetails(
-    `**planned** ${planned.total} visits (recrawl ${planned.recrawl}, re-estimation ${planned.reestimation}, verification ${planned.verification}, tombstones ${planned.tombstone}) of ${plan.candidates} candidates, discovery ${plan.budget.discovery}; cheap signals: ${plan.cheapSignals?.changed ?? 0} changed, ${plan.cheapSignals?.unchanged ?? 0} unchanged; crawl ${crawlId}`,
+    `**planned** ${planned.total} visits (${planned.sla === undefined ? '' : `SLA ${planned.sla}${slaShort > 0 ? `, **${slaShort} SLA URLs over budget**` : ''}, `}recrawl ${planned.recrawl}, re-estimation ${planned.reestimation}, verification ${planned.verification}, tombstones ${planned.tombstone}) of ${plan.candidates} candidates, discovery ${plan.budget.discovery}; cheap signals: ${plan.cheapSignals?.changed ?? 0} changed, ${plan.cheapSignals?.unchanged ?? 0} unchanged; crawl ${crawlId}`,
   );
 
   let crawl: CrawlSummary | undefined;

@@ -25,6 +25,8 @@ export interface LiveFreshnessOptions {
   minHostDelayMs: number;
   /** Crawl workflow tick (`--tick-interval-ms`) of the cycles. Default 200. */
   tickIntervalMs?: number;
+  /** Runs after the discovery crawl, before the Schedule is created (e.g. `crawler sla set`). */
+  beforeSchedule?: () => Promise<void>;
   log?: (line: string) => void;
 }
 
@@ -59,6 +61,7 @@ export async function runLiveFreshness(options: LiveFreshnessOptions): Promise<L
   const scored = new Set(freshness.pages.map((page) => `${page.host}${page.path}`));
   const pagesFetched = new Set(web.log().filter((entry) => entry.status === 200 && scored.has(`${entry.host}${entry.path}`)).map((entry) => `${entry.host}${entry.path}`)).size;
   say(`discovery crawl: ${pagesFetched} pages in ${discoverySeconds.toFixed(1)} s`);
+  await options.beforeSchedule?.();
 
   await crawler([
     'schedule', 'create', '--id', scheduleId, '--every', `${options.everySeconds}s`, '--budget', String(options.budget),

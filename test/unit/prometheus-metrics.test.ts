@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FrontierTickResult, RecrawlCycleSummary } from '../../src/contracts/activities.js';
+import type { StalenessReport } from '../../src/contracts/status.js';
 import { PrometheusCrawlMetrics } from '../../src/workers/prometheus-metrics.js';
 
 const line = (text: string, prefix: string): string | undefined => text.split('\n').find((candidate) => candidate.startsWith(prefix));
@@ -108,5 +109,30 @@ describe('PrometheusCrawlMetrics', () => {
     expect(line(text, 'crawler_transfer_bytes_total{direction="received",result="failed"}')).toBe('crawler_transfer_bytes_total{direction="received",result="failed"} 30000');
     expect(line(text, 'crawler_transfer_bytes_total{direction="sent",result="ok"}')).toBe('crawler_transfer_bytes_total{direction="sent",result="ok"} 300');
     expect(text).not.toContain('127.0.0.1');
+  });
+
+  it('serves staleness per SLA (by id, with its promise) and per tier, read at most every 30 s once there is something to read', async () => {
+    const metrics = new PrometheusCrawlMetrics();
+    let reads = 0;
+    let report: StalenessReport = { atMs: 0, bySla: [], byTier: [], tiersSampled: false };
+    metrics.provideStaleness(async () => {
+      reads += 1;
+      return report;
+    });
+    expect(await metrics.registry.metrics()).not.toContain('crawler_staleness_seconds{');
+    report = {
+      atMs: 0,
+      bySla: [{ slaId: 3, prefix: 'https://shop.example/prices/', maxStalenessMs: 3_600_000, urls: 10, neverFetched: 0, p50Ms: 600_000, p95Ms: 3_000_000, maxMs: 3_700_000, breaching: 1 }],
+      byTier: [{ tier: 2, urls: 100, neverFetched: 5, p50Ms: 86_400_000, p95Ms: 172_800_000, maxMs: 259_200_000 }],
+      tiersSampled: false,
+    };
+    // The empty read is not kept: this scrape reads again.
+    const text = await metrics.registry.metrics();
+    expect(line(text, 'crawler_staleness_seconds{scope="sla",name="3",stat="p95"}')).toBe('crawler_staleness_seconds{scope="sla",name="3",stat="p95"} 3000');
+    expect(line(text, 'crawler_staleness_seconds{scope="sla",name="3",stat="limit"}')).toBe('crawler_staleness_seconds{scope="sla",name="3",stat="limit"} 3600');
+    expect(line(text, 'crawler_staleness_seconds{scope="tier",name="2",stat="max"}')).toBe('crawler_staleness_seconds{scope="tier",name="2",stat="max"} 259200');
+    expect(text).not.toContain('shop.example');
+    await metrics.registry.metrics();
+    expect(reads).toBe(2);
   });
 });

@@ -1,12 +1,18 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import type { RecrawlSettings } from '../../contracts/activities.js';
+import type { PlanRecrawlResult, RecrawlCycleSummary, RecrawlSettings } from '../../contracts/activities.js';
+import type { CrawlCostReport, StalenessReport } from '../../contracts/status.js';
+import type { SlaShortfall } from '../../domain/recrawl/index.js';
+import { stalenessReport } from '../../storage/postgres/freshness-repository.js';
+import { latestRecrawlCycleOf } from '../../storage/postgres/recrawl-repository.js';
+import { describeCostReport } from '../cost-lines.js';
+import { describeShortfalls, describeStaleness } from '../freshness-lines.js';
 import { CRAWL_CONFIG_INTEGER_RANGES, CrawlConfigError, resolveCrawlConfig, type CrawlConfig } from '../../config/crawl-config.js';
 import type { RecrawlCycleInput } from '../../workflows/recrawl-cycle-workflow.js';
 import { DEFAULT_TASK_QUEUE, recrawlWorkflowId } from '../../contracts/messages.js';
 import { changeFieldsOption, costModelOption, dataDirOption, defaultDataDir, integerOption, MAX_TIMER_MS, parseCommandArgs, proxyOption } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { flagOfConfigField } from '../config-flags.js';
-import { connectClient } from '../client.js';
+import { connectClient, connectDatabase } from '../client.js';
 import { connectServices, temporalUiLink } from '../services.js';
 
 export const scheduleUsage = `usage: crawler schedule create --every DURATION --budget N [--id ID] [--overlap skip|buffer-one]
@@ -127,7 +133,7 @@ export async function scheduleCommand(argv: string[]): Promise<number> {
   const id = values.id ?? DEFAULT_SCHEDULE_ID;
 
   const dataDir = defaultDataDir(values['data-dir']);
-  const endpoints = await connectServices({ dataDir, start: false, need: ['temporal'] });
+  const endpoints = await connectServices({ dataDir, start: false, need: action === 'describe' ? ['temporal', 'postgres'] : ['temporal'] });
   const client = await connectClient(endpoints);
   const say = (line: string): void => void process.stdout.write(`${line}\n`);
   try {
@@ -169,6 +175,7 @@ export async function scheduleCommand(argv: string[]): Promise<number> {
       case 'describe': {
         const description = await handle.describe();
         const last = description.info.recentActions.at(-1);
+        const freshness = await freshnessOf(endpoints, id);
         const summary = {
           id,
           paused: description.state.paused,
@@ -180,6 +187,9 @@ export async function scheduleCommand(argv: string[]): Promise<number> {
           running: description.info.runningActions.map((running) => running.workflow.workflowId),
           nextActionTimes: description.info.nextActionTimes.map((time) => time.toISOString()),
           lastCycle: last ? { workflowId: last.action.workflow.workflowId, takenAt: last.takenAt.toISOString() } : null,
+          // The last cycle that planned: the SLAs its budget could not keep, and what it cost.
+          lastPlanned: freshness.cycle,
+          staleness: freshness.staleness,
           args: description.action.args,
         };
         if (values.json) say(JSON.stringify(summary));
@@ -191,6 +201,14 @@ export async function scheduleCommand(argv: string[]): Promise<number> {
               `  cycles started ${summary.actions}, skipped for overlap ${summary.skippedForOverlap}, running ${summary.running.join(', ') || 'none'}`,
               `  next ${summary.nextActionTimes[0] ?? '-'}`,
               `  last ${summary.lastCycle ? `${summary.lastCycle.workflowId} at ${summary.lastCycle.takenAt}${lastLink ? ` (${lastLink})` : ''}` : '-'}`,
+              ...(freshness.cycle === null
+                ? []
+                : [
+                    `  last planned cycle ${freshness.cycle.crawlId}: ${freshness.cycle.planned} visits${freshness.cycle.slaPlanned === null ? '' : `, ${freshness.cycle.slaPlanned} for SLAs`}${freshness.cycle.slaShortfalls.length === 0 ? (freshness.cycle.slaPlanned === null ? '' : ', every due SLA URL planned') : ''}`,
+                    ...describeShortfalls(freshness.cycle.slaShortfalls, '    '),
+                    ...(freshness.cycle.cost === null ? [] : describeCostReport(freshness.cycle.cost, '    ')),
+                  ]),
+              ...(freshness.staleness.bySla.length + freshness.staleness.byTier.length > 0 ? ['  staleness now (now - last successful fetch):', ...describeStaleness(freshness.staleness, '    ')] : []),
             ].join('\n'),
           );
         }
@@ -219,6 +237,31 @@ export async function scheduleCommand(argv: string[]): Promise<number> {
     throw error;
   } finally {
     await client.connection.close();
+  }
+}
+
+/** What Postgres says of a Schedule's cycles: the last one planned, and staleness now. */
+async function freshnessOf(
+  endpoints: Awaited<ReturnType<typeof connectServices>>,
+  scheduleId: string,
+): Promise<{
+  cycle: { crawlId: string; planned: number; slaPlanned: number | null; slaShortfalls: SlaShortfall[]; cost: CrawlCostReport | null } | null;
+  staleness: StalenessReport;
+}> {
+  const pool = await connectDatabase(endpoints);
+  try {
+    const [cycle, staleness] = await Promise.all([latestRecrawlCycleOf(pool, scheduleId), stalenessReport(pool, Date.now())]);
+    const plan = cycle?.plan as unknown as PlanRecrawlResult | undefined;
+    const summary = cycle?.summary as unknown as RecrawlCycleSummary | null | undefined;
+    return {
+      cycle:
+        cycle === undefined || plan === undefined
+          ? null
+          : { crawlId: cycle.crawlId, planned: plan.planned.total, slaPlanned: plan.sla?.planned ?? null, slaShortfalls: plan.sla?.shortfalls ?? [], cost: summary?.cost ?? null },
+      staleness,
+    };
+  } finally {
+    await pool.end();
   }
 }
 

@@ -13,12 +13,16 @@ import { connectClient, connectDatabase } from '../client.js';
 import { connectServices, temporalUiLink } from '../services.js';
 import { crawlCostReport } from '../../services/costs/crawl-cost-report.js';
 import { describeCostReport } from '../cost-lines.js';
+import { describeStaleness } from '../freshness-lines.js';
+import { stalenessReport } from '../../storage/postgres/freshness-repository.js';
 
 export const statusUsage = `usage: crawler status [--crawl ID | --host HOST] [--json] [--data-dir DIR]
 
-Without options: recent crawls. With --crawl: the frontier by tier, in flight, admission and
-backpressure, errors by type (live from the running workflow, else from Postgres), the URLs found
-and pages fetched by how they were found (links, sitemaps, feeds, redirects, seeds), the seen test
+Without options: recent crawls, and staleness (now - last successful fetch: p50, p95, max) per
+freshness SLA against its promise and per value tier (as JSON: \`crawler sla list --json\`). With
+--crawl: the frontier by tier, in flight, admission and backpressure, errors by type (live from the
+running workflow, else from Postgres), the URLs found and pages fetched by how they were found
+(links, sitemaps, feeds, redirects, seeds), the seen test
 (Bloom negatives, positives confirmed in Postgres, false positives), refused URLs by reason and
 the hosts with demoted or dropped URLs (crawler traps), and what the crawl cost under its cost
 model: bytes on the wire (failed requests' too) or successful requests, cost per detected change,
@@ -99,13 +103,16 @@ export async function statusCommand(argv: string[]): Promise<number> {
     }
     const crawls = await listCrawls(pool, 20);
     const rows = await Promise.all(crawls.map(async (crawl) => ({ crawl, counts: await frontierCounts(pool, crawl.id) })));
+    const staleness = await stalenessReport(pool, Date.now());
+    const freshnessLines = staleness.bySla.length + staleness.byTier.length > 0 ? ['freshness (now - last successful fetch):', ...describeStaleness(staleness)] : [];
     print(
       rows.map(({ crawl, counts }) => ({ crawlId: crawl.id, state: crawl.state, createdAt: crawl.createdAt, counts })),
-      rows.length === 0
-        ? 'no crawls yet: start one with `crawler crawl URL`'
-        : rows
-            .map(({ crawl, counts }) => `${crawl.id.padEnd(28)} ${crawl.state.padEnd(9)} fetched ${String(counts.fetched).padStart(6)}  queued ${String(counts.queued).padStart(6)}  in flight ${String(counts.inFlight).padStart(4)}  ${crawl.createdAt.toISOString()}`)
-            .join('\n'),
+      [
+        ...(rows.length === 0
+          ? ['no crawls yet: start one with `crawler crawl URL`']
+          : rows.map(({ crawl, counts }) => `${crawl.id.padEnd(28)} ${crawl.state.padEnd(9)} fetched ${String(counts.fetched).padStart(6)}  queued ${String(counts.queued).padStart(6)}  in flight ${String(counts.inFlight).padStart(4)}  ${crawl.createdAt.toISOString()}`)),
+        ...freshnessLines,
+      ].join('\n'),
     );
     return 0;
   } finally {

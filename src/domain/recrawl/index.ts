@@ -23,6 +23,7 @@ export { visitCost, DEFAULT_COST_OPTIONS, type CostOptions, type VisitCostInput 
 export { amountOf, costUnitOf, defaultCostModel, validateCostModel, COST_MODEL_KINDS, type CostModel, type CostModelKind, type RequestTotals } from './cost-model.js';
 export { validatorHonourRate, notModifiedBytesOf, DEFAULT_HOST_VALIDATOR_OPTIONS, type HostValidatorRecord, type HostValidatorOptions } from './host-validators.js';
 export { pageTypeOfPath } from './page-type.js';
+export { planSlaVisits, slaDueHorizonMs, isSlaDue, quantile, type FreshnessSla, type SlaUrl, type SlaShortfall, type SlaPlan, type StalenessFigures } from './sla.js';
 export { DEFAULT_VALUE_TIERS, TOMBSTONE_RECHECK_DAYS, START_INTERVAL_DAYS, isTombstoneStatus, type ValueTier } from './policy-constants.js';
 export { recrawlPriority, type RecrawlCandidate } from './priority.js';
 export {

@@ -149,6 +149,13 @@ export async function setAllottedNextFetches(db: Queryable, entries: readonly { 
   return result.rowCount ?? 0;
 }
 
+/** The records of the given URLs, in no particular order (the URLs an SLA needs visited). */
+export async function recrawlUrlRows(db: Queryable, fingerprints: readonly string[]): Promise<RecrawlUrlRow[]> {
+  if (fingerprints.length === 0) return [];
+  const result = await db.query<UrlRow>(`SELECT ${URL_COLUMNS} FROM urls WHERE fingerprint = ANY($1::bytea[])`, [fingerprints.map(fingerprintToBytes)]);
+  return result.rows.map(toRow);
+}
+
 /** 404/410 tombstones whose long recheck interval has passed, longest overdue first. */
 export async function dueTombstones(db: Queryable, nowMs: number, limit: number): Promise<RecrawlUrlRow[]> {
   if (limit <= 0) return [];
@@ -214,6 +221,13 @@ export async function getRecrawlCycle(db: Queryable, crawlId: string): Promise<R
     summary: row.summary,
     finishedAt: row.finished_at,
   };
+}
+
+/** The latest cycle a Schedule started that has planned, with its summary once it finished. */
+export async function latestRecrawlCycleOf(db: Queryable, scheduleId: string): Promise<RecrawlCycleRecord | undefined> {
+  const result = await db.query<{ crawl_id: string }>('SELECT crawl_id FROM recrawl_cycles WHERE schedule_id = $1 ORDER BY planned_at DESC LIMIT 1', [scheduleId]);
+  const crawlId = result.rows[0]?.crawl_id;
+  return crawlId === undefined ? undefined : getRecrawlCycle(db, crawlId);
 }
 
 export async function insertRecrawlCycle(
