@@ -206,11 +206,6 @@ export class HttpClient {
     }
   }
 
-  /** Whether requests go through proxies. */
-  get proxied(): boolean {
-    return this.proxies.length > 0;
-  }
-
   /**
    * GETs `request.url` (our User-Agent, Accept, Accept-Encoding: gzip, deflate, br) and streams the
    * decoded body into the sink `sinkFor(head)` returns, with the wire and decoded limits enforced
@@ -426,7 +421,7 @@ interface Route {
  * Whether a failure before the request reached the target belongs to the proxy: every transport
  * failure does (connecting to the proxy, its CONNECT answered with anything but 2xx, its name, its
  * TLS), except a TLS failure once the tunnel to the target stood, which is the target's certificate
- * or handshake, and a body limit or decoding error, which needs a response.
+ * or handshake, and the guard's own refusal.
  */
 function isProxyStage(failure: HttpFetchError, request: ResolvedFetchRequest, startedAtMs: number): boolean {
   if (failure.code === 'private-network-refused' || failure.code === 'proxy-failed') return false;

@@ -25,15 +25,18 @@ export async function foldHostCosts(db: Queryable, crawlId: string): Promise<num
     `WITH fold AS (INSERT INTO host_cost_folds (crawl_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING crawl_id),
      requests AS (
        SELECT u.host, f.outcome, f.sent_bytes + f.received_bytes AS transfer,
-              (f.request_headers ? 'if-none-match' OR f.request_headers ? 'if-modified-since') AS conditional,
-              f.outcome = 'ok' AND f.raw_hash = (SELECT p.raw_hash FROM fetches p
-                                                  WHERE p.fingerprint = f.fingerprint AND p.generation < f.generation AND p.raw_hash IS NOT NULL
-                                                  ORDER BY p.generation DESC LIMIT 1) AS same_bytes
+              COALESCE(f.request_headers ? 'if-none-match' OR f.request_headers ? 'if-modified-since', false) AS conditional,
+              -- The previous copy is looked up only for a conditional 2xx: the one question it answers.
+              CASE WHEN f.outcome = 'ok' AND (f.request_headers ? 'if-none-match' OR f.request_headers ? 'if-modified-since')
+                   THEN f.raw_hash = (SELECT p.raw_hash FROM fetches p
+                                      WHERE p.fingerprint = f.fingerprint AND p.generation < f.generation AND p.raw_hash IS NOT NULL
+                                      ORDER BY p.generation DESC LIMIT 1)
+                   ELSE false END AS same_bytes
        FROM fetches f JOIN urls u ON u.fingerprint = f.fingerprint
        WHERE f.crawl_id = $1 AND f.outcome IN ('ok', 'not-modified') AND f.sent_bytes IS NOT NULL AND EXISTS (SELECT 1 FROM fold)),
      per_host AS (
        SELECT host,
-              count(*) FILTER (WHERE conditional AND (outcome = 'not-modified' OR same_bytes)) AS conditional_unchanged,
+              count(*) FILTER (WHERE conditional AND (outcome = 'not-modified' OR COALESCE(same_bytes, false))) AS conditional_unchanged,
               count(*) FILTER (WHERE conditional AND outcome = 'not-modified') AS conditional_not_modified,
               count(*) FILTER (WHERE outcome = 'not-modified') AS not_modified_requests,
               COALESCE(sum(transfer) FILTER (WHERE outcome = 'not-modified'), 0) AS not_modified_transfer_bytes,
