@@ -137,26 +137,46 @@ export async function temporalAnswers(address: string, namespace: string, connec
   }
 }
 
+/** How long a namespace registered a moment ago may take to reach the service that answers for it. */
+export const NAMESPACE_PROPAGATION_WAIT_MS = 30_000;
+
 /**
  * Registers missing custom search attributes through the operator service (an external server
  * gets no --search-attribute flags). Idempotent: existing ones are left alone. Returns the names added.
+ * A namespace registered just before (Temporal's auto-setup, a test cluster) is read from each
+ * service's namespace cache, refreshed every few seconds: NOT_FOUND is asked again for up to
+ * `namespaceWaitMs` before it is an error.
  */
 export async function ensureSearchAttributes(
   address: string,
   namespace: string,
   searchAttributes: Readonly<Record<string, SearchAttributeKind>>,
+  namespaceWaitMs = NAMESPACE_PROPAGATION_WAIT_MS,
 ): Promise<string[]> {
   const connection = await Connection.connect({ address, connectTimeout: 5_000 });
+  const deadline = Date.now() + namespaceWaitMs;
   try {
-    const existing = await connection.operatorService.listSearchAttributes({ namespace });
-    const known = new Set([...Object.keys(existing.customAttributes ?? {}), ...Object.keys(existing.systemAttributes ?? {})]);
-    const missing = Object.entries(searchAttributes).filter(([name]) => !known.has(name));
-    if (missing.length === 0) return [];
-    await connection.operatorService.addSearchAttributes({
-      namespace,
-      searchAttributes: Object.fromEntries(missing.map(([name, kind]) => [name, indexedValueType[kind]])),
-    });
-    return missing.map(([name]) => name);
+    for (;;) {
+      try {
+        const existing = await connection.operatorService.listSearchAttributes({ namespace });
+        const known = new Set([...Object.keys(existing.customAttributes ?? {}), ...Object.keys(existing.systemAttributes ?? {})]);
+        const missing = Object.entries(searchAttributes).filter(([name]) => !known.has(name));
+        if (missing.length === 0) return [];
+        await connection.operatorService.addSearchAttributes({
+          namespace,
+          searchAttributes: Object.fromEntries(missing.map(([name, kind]) => [name, indexedValueType[kind]])),
+        });
+        return missing.map(([name]) => name);
+      } catch (error) {
+        if ((error as { code?: number }).code !== grpcNotFound || Date.now() >= deadline) {
+          if ((error as { code?: number }).code === grpcNotFound) {
+            throw new Error(`Temporal at ${address} has no namespace '${namespace}' (still not found after ${namespaceWaitMs} ms): register it, or set TEMPORAL_NAMESPACE to one that exists`, { cause: error });
+          }
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
   } finally {
     await connection.close();
   }
