@@ -2,10 +2,8 @@ import { createHash } from 'node:crypto';
 import type { RobotsCacheEntry } from '../../domain/robots/index.js';
 import { packKeyOf } from '../object-store/body-key.js';
 import { PREFLIGHT_COLUMNS_SQL, preflightOfColumns, type PreflightColumns } from './fetch-preflight.js';
-import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
-import { inTransaction, type Pool, type PoolClient } from './pool.js';
-
-type Queryable = Pool | PoolClient;
+import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
+import { inTransaction, type Pool } from './pool.js';
 
 export interface FetchRecord {
   fingerprint: string;

@@ -6,15 +6,11 @@
 import type { HostWorkItem } from '../../contracts/activities.js';
 import { chooseTierCounts, TIER_COUNT } from '../../domain/frontier/index.js';
 import { addCrawlCounters, counterShardOf, SUMMED_COUNTERS_SQL } from './crawl-counters.js';
-import { isPool, type Pool, type PoolClient } from './pool.js';
+import { isPool, type Pool } from './pool.js';
 import type { StatementPart } from './statement-composition.js';
 import type { FetchPreflight } from './fetch-repository.js';
 import { PREFLIGHT_COLUMNS_SQL, preflightOfColumns, type PreflightColumns } from './fetch-preflight.js';
-
-type Queryable = Pool | PoolClient;
-
-export const fingerprintToBytes = (hex: string): Buffer => Buffer.from(hex, 'hex');
-export const fingerprintFromBytes = (bytes: Buffer): string => bytes.toString('hex');
+import { fingerprintFromBytes, fingerprintToBytes, oncePerFingerprintInKeyOrder, type Queryable } from './sql-codec.js';
 
 export interface NewFrontierEntry {
   fingerprint: string;
@@ -59,7 +55,7 @@ export type UrlIdentity = Pick<NewFrontierEntry, 'fingerprint' | 'url' | 'canoni
  */
 export async function recordUrlIdentities(db: Queryable, identities: readonly UrlIdentity[]): Promise<void> {
   if (identities.length === 0) return;
-  const unique = [...new Map(identities.map((identity) => [identity.fingerprint, identity])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
+  const unique = oncePerFingerprintInKeyOrder(identities);
   await db.query(
     `INSERT INTO urls (fingerprint, url, canonicalization_version, host, origin)
      SELECT v.fingerprint, v.url, v.canonicalization_version, v.host, v.origin
@@ -141,7 +137,7 @@ export interface InlinkBump {
  */
 export async function addInlinks(db: Queryable, crawlId: string, bumps: readonly InlinkBump[]): Promise<void> {
   if (bumps.length === 0) return;
-  const unique = [...new Map(bumps.map((bump) => [bump.fingerprint, bump])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
+  const unique = oncePerFingerprintInKeyOrder(bumps);
   await db.query(
     `UPDATE frontier f SET inlinks = f.inlinks + v.inlinks,
        priority = CASE WHEN (f.state = 'queued') IS TRUE AND f.demotion IS NULL AND v.priority > f.priority THEN v.priority ELSE f.priority END,
@@ -173,7 +169,7 @@ export async function insertFrontierEntries(
   entries: readonly NewFrontierEntry[],
   options: { room: number; includeFetched: boolean },
 ): Promise<string[]> {
-  const unique = [...new Map(entries.map((entry) => [entry.fingerprint, entry])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
+  const unique = oncePerFingerprintInKeyOrder(entries);
   if (unique.length === 0 || options.room <= 0) return [];
   const inserted = await db.query<{ fingerprint: Buffer }>(
     `INSERT INTO frontier (crawl_id, fingerprint, url, host, origin, depth, priority, tier, purpose,

@@ -4,11 +4,9 @@
  * test's counters, and the URLs it refused with the reason. Multi-row upserts lock rows in key
  * order, so concurrent registrations of one crawl never deadlock on each other.
  */
-import { DISCOVERY_ROOM_SQL, fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
-import type { Pool, PoolClient } from './pool.js';
+import { DISCOVERY_ROOM_SQL } from './frontier-repository.js';
+import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
 import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './shared-figures.js';
-
-type Queryable = Pool | PoolClient;
 
 /** The refusal code of a URL beyond the crawl's maxDepth. */
 export const DEPTH_REFUSAL = 'depth';
