@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { RobotsCacheEntry } from '../../domain/robots/index.js';
 import { packKeyOf } from '../object-store/body-key.js';
-import { PREFLIGHT_COLUMNS_SQL, preflightOfColumns, type PreflightColumns } from './fetch-preflight.js';
+import { PREFLIGHT_COLUMNS_SQL, preflightOfColumns, type PreflightColumns, type UrlPreflight } from './fetch-preflight.js';
 import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
 import { inTransaction, type Pool } from './pool.js';
 
@@ -303,19 +302,10 @@ export function packRetentionLockKey(packKey: string): string {
   return bodyRetentionLockKey(createHash('sha256').update(`pack:${packKey}`).digest('hex'));
 }
 
-export interface UrlValidators {
-  etag: string | null;
-  lastModified: string | null;
-}
-
-/** What a fetch reads before its request. */
-export interface FetchPreflight {
+/** What a fetch reads before its request: the URL's preflight and, when it was already done, its record. */
+export interface FetchPreflight extends UrlPreflight {
   /** This fetch's record when it was already done (a redelivered activity answers from it). */
   recorded?: FetchRecord;
-  /** The origin's robots.txt entry, shared by every worker. */
-  robots?: RobotsCacheEntry;
-  /** The URL's validators, for a conditional request. */
-  validators: UrlValidators;
 }
 
 /** An earlier record of this fetch, the origin's robots entry and the URL's validators, in one statement. */

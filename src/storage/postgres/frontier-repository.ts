@@ -8,8 +8,7 @@ import { chooseTierCounts, TIER_COUNT } from '../../domain/frontier/index.js';
 import { addCrawlCounters, counterShardOf, SUMMED_COUNTERS_SQL } from './crawl-counters.js';
 import { isPool, type Pool } from './pool.js';
 import type { StatementPart } from './statement-composition.js';
-import type { FetchPreflight } from './fetch-repository.js';
-import { PREFLIGHT_COLUMNS_SQL, preflightOfColumns, type PreflightColumns } from './fetch-preflight.js';
+import { PREFLIGHT_COLUMNS_SQL, preflightOfColumns, type PreflightColumns, type UrlPreflight } from './fetch-preflight.js';
 import { fingerprintFromBytes, fingerprintToBytes, oncePerFingerprintInKeyOrder, type Queryable } from './sql-codec.js';
 
 export interface NewFrontierEntry {
@@ -373,7 +372,7 @@ export interface ClaimHostWorkInput {
  * `preflights` is undefined when the claim returned what an earlier one under its token took:
  * those URLs may have fetch records already, and readFetchPreflights reads them.
  */
-export async function claimHostWorkToFetch(pool: Pool, input: ClaimHostWorkInput): Promise<{ items: HostWorkItem[]; preflights: FetchPreflight[] | undefined }> {
+export async function claimHostWorkToFetch(pool: Pool, input: ClaimHostWorkInput): Promise<{ items: HostWorkItem[]; preflights: UrlPreflight[] | undefined }> {
   const { rows, earlier } = await claimRows<ClaimRow & PreflightColumns>(pool, input, CLAIM_READY_TO_FETCH_SQL);
   return {
     items: rows.map(toWorkItem),
