@@ -16,7 +16,8 @@ import {
   publishCrawlControl,
   type CrawlRecordState,
 } from '../storage/postgres/crawl-repository.js';
-import { countStaleLinkPages, idleHostsWithWork } from '../storage/postgres/frontier-repository.js';
+import { idleHostsWithWork } from '../storage/postgres/frontier-claims.js';
+import { countStaleLinkPages } from '../storage/postgres/frontier-depths.js';
 import { crawlHostCounts, hostStartQueue } from '../storage/postgres/host-repository.js';
 import { crawlWaits } from '../storage/postgres/crawl-waits-repository.js';
 import { DEPTH_REFUSAL, DISCOVERY_BUDGET_REFUSAL, standingRefusalCount, standingRefusals } from '../storage/postgres/url-scope-repository.js';

@@ -6,7 +6,7 @@ import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { listingClaim, listingEntryDigest, listingReadingAsOf, type ListingReading } from '../../src/domain/recrawl/index.js';
 import { pageSignalsOf, SIGNAL_COLUMNS, type SignalColumns } from '../../src/storage/postgres/cheap-signal-repository.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
-import { registerFrontierEntries } from '../../src/storage/postgres/frontier-repository.js';
+import { registerFrontierEntries } from '../../src/storage/postgres/frontier-registration.js';
 import { fingerprintToBytes } from '../../src/storage/postgres/sql-codec.js';
 import { saveListingReading } from '../../src/storage/postgres/listing-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';

@@ -5,7 +5,7 @@ import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
 import { bodyRetentionLockKey, getFetch, recordFetchedBody } from '../../src/storage/postgres/fetch-repository.js';
-import { registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-registration.js';
 import { fingerprintToBytes } from '../../src/storage/postgres/sql-codec.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { waitForLockWaiters } from '../support/lock-waiters.js';

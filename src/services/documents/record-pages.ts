@@ -14,7 +14,7 @@ import type { ParseDocumentResult } from '../../contracts/activities.js';
 import type { ActivityDeps } from '../deps.js';
 import { loadComparisonEvidence, recordVisit } from './change-detection.js';
 import { registerLinksOfPages, type PageLinkRegistrations, type RegistrationResult } from '../frontier/link-registration.js';
-import { lowerFrontierDepthsTo } from '../../storage/postgres/frontier-repository.js';
+import { lowerFrontierDepthsTo } from '../../storage/postgres/frontier-depths.js';
 import { recordListingReading } from './listing-reading.js';
 import { clusterNearDuplicatesOf } from './near-duplicates.js';
 import { canonicalRegistrations, settleCanonicalHints, type HintingPage } from './canonical-hints.js';

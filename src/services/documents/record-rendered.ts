@@ -7,7 +7,7 @@
  */
 import type { RenderBudget } from '../../domain/render/index.js';
 import { recordDocument } from '../../storage/postgres/document-repository.js';
-import { lowerFrontierDepthsTo } from '../../storage/postgres/frontier-repository.js';
+import { lowerFrontierDepthsTo } from '../../storage/postgres/frontier-depths.js';
 import { inTransaction } from '../../storage/postgres/pool.js';
 import { addRouteRenders, finishRender, recordSubresources, type RenderKey, type RenderResultRow, type RenderTaskRow, type SubresourceRow } from '../../storage/postgres/render-repository.js';
 import type { ActivityDeps } from '../deps.js';

@@ -36,17 +36,16 @@ import {
 } from '../../domain/url/index.js';
 import { addCrawlCounters, counterShardOf } from '../../storage/postgres/crawl-counters.js';
 import { recordLinks, type LinkEdge } from '../../storage/postgres/document-repository.js';
+import { lowerFrontierDepthsTo, type DepthLowering } from '../../storage/postgres/frontier-depths.js';
 import {
   addInlinks,
   insertFrontierEntries,
-  lowerFrontierDepthsTo,
   recordUrlIdentities,
-  type DepthLowering,
   type DiscoverySource,
   type InlinkBump,
   type NewFrontierEntry,
   type UrlIdentity,
-} from '../../storage/postgres/frontier-repository.js';
+} from '../../storage/postgres/frontier-registration.js';
 import type { PoolClient } from '../../storage/postgres/pool.js';
 import {
   DEPTH_REFUSAL,

@@ -1,4 +1,4 @@
-import { countSettlement, settleFrontierEntriesPart, type FrontierSettlement } from './frontier-repository.js';
+import { countSettlement, settleFrontierEntriesPart, type FrontierSettlement } from './frontier-settlement.js';
 import { fingerprintToBytes, type Queryable } from './sql-codec.js';
 import { type PoolClient } from './pool.js';
 import { lockedEvidenceOf, lockUrlEvidencesPart, type EvidenceRow, type LockedUrlEvidence } from './observation-repository.js';

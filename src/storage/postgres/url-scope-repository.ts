@@ -4,7 +4,7 @@
  * test's counters, and the URLs it refused with the reason. Multi-row upserts lock rows in key
  * order, so concurrent registrations of one crawl never deadlock on each other.
  */
-import { DISCOVERY_ROOM_SQL } from './frontier-repository.js';
+import { DISCOVERY_ROOM_SQL } from './frontier-registration.js';
 import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
 import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './shared-figures.js';
 
