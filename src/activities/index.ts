@@ -14,7 +14,7 @@ import { createRecrawlActivities } from './recrawl-activities.js';
 import { createRobotsActivities, createRobotsRefresher } from './robots-activity.js';
 import { createSignalSweepActivities } from './signal-sweep-activities.js';
 import { BodyPacker } from '../storage/object-store/body-packer.js';
-import { storedBodyKeys } from '../storage/postgres/fetch-repository.js';
+import { storedBodyKeys } from '../storage/postgres/body-repository.js';
 import { instrumentFetcher, instrumentFrontierTick, instrumentRecrawlFinish, instrumentRobotsRefresher } from '../services/metrics/instrument.js';
 import { readRejectionCounts } from '../storage/postgres/url-scope-repository.js';
 import { createRenderActivities } from './render-activity.js';
