@@ -16,7 +16,7 @@ import { createSignalSweepActivities } from './signal-sweep-activities.js';
 import { BodyPacker } from '../storage/object-store/body-packer.js';
 import { storedBodyKeys } from '../storage/postgres/body-repository.js';
 import { instrumentFetcher, instrumentFrontierTick, instrumentRecrawlFinish, instrumentRobotsRefresher } from '../services/metrics/instrument.js';
-import { readRejectionCounts } from '../storage/postgres/url-scope-repository.js';
+import { readRejectionCounts } from '../storage/postgres/rejection-repository.js';
 import { createRenderActivities } from './render-activity.js';
 import { createRenderService } from '../services/rendering/render-service.js';
 import { RenderVerdictCache } from '../services/rendering/render-decisions.js';

@@ -47,9 +47,8 @@ import {
   type UrlIdentity,
 } from '../../storage/postgres/frontier-registration.js';
 import type { PoolClient } from '../../storage/postgres/pool.js';
+import { DEPTH_REFUSAL, DISCOVERY_BUDGET_REFUSAL, recordRejections, type Rejection } from '../../storage/postgres/rejection-repository.js';
 import {
-  DEPTH_REFUSAL,
-  DISCOVERY_BUDGET_REFUSAL,
   addGrowthStats,
   addSeenStats,
   depthContentKey,
@@ -57,9 +56,7 @@ import {
   pathStatKey,
   readRegistrationFacts,
   recordContentGrowth,
-  recordRejections,
   type HostGrowth,
-  type Rejection,
   type RegistrationFacts,
 } from '../../storage/postgres/url-scope-repository.js';
 import type { CrawlContext } from './crawl-context.js';
