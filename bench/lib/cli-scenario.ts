@@ -190,6 +190,7 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
               userAgent: DEFAULT_USER_AGENT,
               logFile: join(logDir, `${label}.log`),
               timeoutMs: options.timeoutMs,
+              ...(shape.seedHostsOnly === true ? { extraArgs: ['--scope', 'same-host'] } : {}),
               ...(options.profile && !cold ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${join(logDir, `${label}-profile`)}`] } : {}),
             });
             const cpuAfter = await servicesCpu(options.dataDir);
@@ -231,6 +232,7 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
                 productToken: PRODUCT_TOKEN,
                 timeoutMs: options.timeoutMs,
                 persistStorage: persistent,
+                ...(shape.seedHostsOnly === true ? { sameHostname: true } : {}),
               },
               join(logDir, `crawlee-storage-${label}`),
               [],

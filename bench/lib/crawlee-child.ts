@@ -21,6 +21,8 @@ export interface CrawleeChildOptions {
   timeoutMs: number;
   /** Crawlee's default persistent storage (request queue and datasets on disk) instead of memory. Default false. */
   persistStorage?: boolean;
+  /** Enqueue only links to the page's own host (Crawlee's 'same-hostname'), not every link ('all', the default). */
+  sameHostname?: boolean;
 }
 
 export interface CrawleeChildResult {
@@ -77,7 +79,7 @@ const crawlerOptions: ConstructorParameters<typeof CheerioCrawler>[0] = {
   ],
   async requestHandler({ enqueueLinks }) {
     handled += 1;
-    await enqueueLinks({ strategy: 'all' });
+    await enqueueLinks({ strategy: options.sameHostname === true ? 'same-hostname' : 'all' });
   },
   failedRequestHandler() {
     failed += 1;

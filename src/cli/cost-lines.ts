@@ -1,5 +1,5 @@
 // A crawl's cost report (CrawlCostReport) as lines for `crawler status` and `crawler schedule describe`.
-import type { CostFigures, CrawlCostReport } from '../contracts/status.js';
+import type { CostFigures, CrawlCostReport, RenderingCostFigures } from '../contracts/status.js';
 
 /** 1234567 bytes as "1.23 MB" (decimal units, as bandwidth is billed). */
 export function formatBytes(bytes: number): string {
@@ -33,6 +33,14 @@ function figuresLine(figures: CostFigures): string {
   return `${formatBytes(figures.transferBytes)} in ${figures.requests} requests${failed}${amount}; ${perChange}; ${figures.wasted} wasted (no change)`;
 }
 
+function renderingLine(figures: RenderingCostFigures): string {
+  const amount = figures.amount === null ? '' : `, amount ${formatAmount(figures.amount)}`;
+  return (
+    `${figures.renders} renders, ${figures.browserCpuSeconds.toFixed(1)} s of browser CPU; subresources ${formatBytes(figures.subresourceBytes)} in ${figures.subresourceRequests} requests` +
+    `${amount}, ${figures.cachedSubresources} served from the cache`
+  );
+}
+
 /** The report's lines, each indented for a status block. */
 export function describeCostReport(report: CrawlCostReport, indent = '  '): string[] {
   return [
@@ -41,5 +49,6 @@ export function describeCostReport(report: CrawlCostReport, indent = '  '): stri
       (row) => `${indent}  host ${row.key}: ${figuresLine(row)}${row.validatorsHonoured === undefined || row.validatorsHonoured === null ? '' : `; validators honoured ${Math.round(row.validatorsHonoured * 100)}%`}`,
     ),
     ...report.byPageType.map((row) => `${indent}  page type ${row.key}: ${figuresLine(row)}`),
+    ...(report.rendering === undefined ? [] : [`${indent}  rendering: ${renderingLine(report.rendering)}`]),
   ];
 }

@@ -213,6 +213,27 @@ export interface CrawlCostReport {
   totals: CostFigures;
   byHost: CostBreakdownRow[];
   byPageType: CostBreakdownRow[];
+  /** What rendering cost, apart from the page requests above; absent when the crawl rendered nothing. */
+  rendering?: RenderingCostFigures;
+}
+
+/**
+ * A crawl's renders, priced apart from its page requests: the browser's CPU, and the requests its
+ * subresources sent to the network (those served from the shared cache or refused by the gate
+ * sent none). Subresource bytes are response bodies as received, without headers.
+ */
+export interface RenderingCostFigures {
+  /** Renders that ran (rendered, partial, failed or dead-lettered; not those deferred or pending). */
+  renders: number;
+  browserCpuSeconds: number;
+  /** Subresource requests sent to the network, and how many of them succeeded (2xx or 304). */
+  subresourceRequests: number;
+  successfulSubresourceRequests: number;
+  subresourceBytes: number;
+  /** Subresources served from the shared cache: requests a render did not send. */
+  cachedSubresources: number;
+  /** The subresource requests priced by the crawl's model; null without a price. */
+  amount: number | null;
 }
 
 /** Staleness (now - last successful fetch) of one SLA's URLs. */

@@ -56,6 +56,7 @@ describe('the render decision on a mixed web', () => {
     }
     const precision = truePositives / (truePositives + falsePositives);
     const recall = truePositives / (truePositives + falseNegatives);
+    console.log(`[mixed web] rendered ${truePositives + falsePositives}, needed ${truePositives + falseNegatives}: precision ${precision.toFixed(3)}, recall ${recall.toFixed(3)}`);
     expect(wrong).toEqual([]);
     expect(precision).toBeGreaterThanOrEqual(0.95);
     expect(recall).toBeGreaterThanOrEqual(0.95);

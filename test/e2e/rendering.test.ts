@@ -9,6 +9,8 @@ import { urlFingerprint } from '../../src/domain/url/index.js';
 import { livePidsMentioning } from '../../src/browser/index.js';
 import { DEFAULT_RENDER_CONFIG } from '../../src/config/render-config.js';
 import { exportWarc } from '../../src/export/warc-export.js';
+import { crawlCostReport } from '../../src/services/costs/crawl-cost-report.js';
+import { describeCostReport } from '../../src/cli/cost-lines.js';
 import { readWarcRecords, warcField } from '../../src/export/warc-reader.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -228,6 +230,29 @@ describe('rendering pages built by JavaScript', () => {
     const vue = records.find((record) => warcField(record, 'WARC-Type') === 'response' && warcField(record, 'WARC-Target-URI') === `${web.origin(SPA)}/vue.js`)!;
     expect(vue.block.subarray(vue.block.length - VUE_GLOBAL_BUILD.length).equals(VUE_GLOBAL_BUILD)).toBe(true);
     expect(records.some((record) => warcField(record, 'WARC-Type') === 'request' && warcField(record, 'WARC-Target-URI') === `${web.origin(SLOW)}/d1.json`)).toBe(true);
+  });
+
+  it("prices rendering apart from the page requests: renders, browser CPU, the subresources' requests and what the cache saved", async () => {
+    const report = await crawlCostReport(harness.pool, crawlId, { costModel: { kind: 'direct-bytes', price: 2 }, listingPages: [] });
+    const rendering = report.rendering!;
+    const ran = await harness.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM renders WHERE crawl_id = $1 AND state IN ('rendered', 'partial', 'failed', 'dead')`, [crawlId]);
+    expect(rendering.renders).toBe(ran.rows[0]!.n);
+    expect(rendering.browserCpuSeconds).toBeGreaterThan(0);
+    // Every subresource the web served to us was a request of a render; the page fetches are the report's totals.
+    const pages = await harness.pool.query<{ url: string }>('SELECT url FROM frontier WHERE crawl_id = $1', [crawlId]);
+    const pageKeys = new Set(pages.rows.map((row) => `${new URL(row.url).hostname} ${new URL(row.url).pathname}`));
+    const served = [SPA, SLOW, CDN].flatMap((host) => web.requestsTo(host)).filter((entry) => entry.path !== '/robots.txt' && !pageKeys.has(`${entry.host} ${entry.path}`));
+    const sent = await harness.pool.query<{ url: string }>(
+      `SELECT url FROM render_subresources WHERE crawl_id = $1 AND outcome IN ('fetched', 'revalidated', 'redirect', 'failed') ORDER BY url`,
+      [crawlId],
+    );
+    expect(sent.rows.map((row) => new URL(row.url).pathname).sort()).toEqual(served.map((entry) => entry.path).sort());
+    expect(rendering.subresourceRequests).toBe(served.length);
+    expect(rendering.subresourceBytes).toBeGreaterThanOrEqual(VUE_GLOBAL_BUILD.length);
+    // vue.js and app.js were fetched by the first render of the application and served from the cache to the two after it.
+    expect(rendering.cachedSubresources).toBeGreaterThanOrEqual(4);
+    expect(rendering.amount).toBeCloseTo((2 * rendering.subresourceBytes) / 1e9, 12);
+    expect(describeCostReport(report).some((line) => /rendering: \d+ renders, [\d.]+ s of browser CPU; subresources .+ in \d+ requests, amount .+, \d+ served from the cache/.test(line))).toBe(true);
   });
 
   it('leaves no browser process behind once the worker stopped', async () => {

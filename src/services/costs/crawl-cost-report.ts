@@ -5,9 +5,9 @@
  * summaries show it; a cycle's summary keeps it in Postgres (recrawl_cycles.summary).
  */
 import type { CrawlConfig } from '../../config/crawl-config.js';
-import type { CostBreakdownRow, CostFigures, CrawlCostReport } from '../../contracts/status.js';
+import type { CostBreakdownRow, CostFigures, CrawlCostReport, RenderingCostFigures } from '../../contracts/status.js';
 import { amountOf, costUnitOf, defaultCostModel, pageTypeOfPath, type CostModel } from '../../domain/recrawl/index.js';
-import { crawlCostRows, hostValidatorRecords, type RequestGroupFigures } from '../../storage/postgres/cost-repository.js';
+import { crawlCostRows, hostValidatorRecords, renderingCostRow, type RenderingCostRow, type RequestGroupFigures } from '../../storage/postgres/cost-repository.js';
 import type { Pool } from '../../storage/postgres/pool.js';
 
 /** Hosts and page types a report lists. */
@@ -21,7 +21,7 @@ export function costModelOf(config: Pick<CrawlConfig, 'costModel' | 'proxy'>): C
 export async function crawlCostReport(pool: Pool, crawlId: string, config: Pick<CrawlConfig, 'costModel' | 'proxy' | 'listingPages'>, top = DEFAULT_COST_REPORT_TOP): Promise<CrawlCostReport> {
   const model = costModelOf(config);
   const rankBy = costUnitOf(model) === 'requests' ? 'requests' : 'bytes';
-  const rows = await crawlCostRows(pool, crawlId, { listingPrefixes: config.listingPages ?? [], topHosts: top, rankBy });
+  const [rows, rendering] = await Promise.all([crawlCostRows(pool, crawlId, { listingPrefixes: config.listingPages ?? [], topHosts: top, rankBy }), renderingCostRow(pool, crawlId)]);
   const validators = await hostValidatorRecords(pool, rows.byHost.map((row) => row.host));
   const byPageType = new Map<string, RequestGroupFigures>();
   for (const group of rows.byPathGroup) {
@@ -46,6 +46,20 @@ export async function crawlCostReport(pool: Pool, crawlId: string, config: Pick<
       .map(([key, figures]) => ({ key, ...costFiguresOf(model, figures) }))
       .sort((a, b) => rank(a, b) || (a.key < b.key ? -1 : 1))
       .slice(0, top),
+    ...(rendering.renders === 0 && rendering.subresourceRequests === 0 ? {} : { rendering: renderingCostOf(model, rendering) }),
+  };
+}
+
+/** Rendering priced apart: its subresource requests under the crawl's model, its browser CPU as measured. */
+export function renderingCostOf(model: CostModel, row: RenderingCostRow): RenderingCostFigures {
+  return {
+    renders: row.renders,
+    browserCpuSeconds: row.cpuMs / 1000,
+    subresourceRequests: row.subresourceRequests,
+    successfulSubresourceRequests: row.successfulSubresourceRequests,
+    subresourceBytes: row.subresourceBytes,
+    cachedSubresources: row.cachedSubresources,
+    amount: amountOf(model, { transferBytes: row.subresourceBytes, successfulRequests: row.successfulSubresourceRequests }),
   };
 }
 

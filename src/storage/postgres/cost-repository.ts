@@ -186,3 +186,37 @@ function figuresOf(row: FigureRow | undefined): RequestGroupFigures {
     wasted: requests - changes - baselines,
   };
 }
+
+export interface RenderingCostRow {
+  renders: number;
+  cpuMs: number;
+  subresourceRequests: number;
+  successfulSubresourceRequests: number;
+  subresourceBytes: number;
+  cachedSubresources: number;
+}
+
+/** A crawl's renders that ran and what their browsers sent to the network (render_subresources: migration 0028). */
+export async function renderingCostRow(db: Queryable, crawlId: string): Promise<RenderingCostRow> {
+  const { rows } = await db.query<{ renders: string; cpu_ms: string; requests: string; successful: string; bytes: string; cached: string }>(
+    `SELECT
+       (SELECT count(*) FROM renders WHERE crawl_id = $1 AND state IN ('rendered', 'partial', 'failed', 'dead'))::bigint AS renders,
+       (SELECT COALESCE(sum(cpu_ms), 0) FROM renders WHERE crawl_id = $1)::bigint AS cpu_ms,
+       count(*) FILTER (WHERE s.outcome IN ('fetched', 'revalidated', 'redirect', 'failed'))::bigint AS requests,
+       count(*) FILTER (WHERE s.outcome IN ('fetched', 'revalidated'))::bigint AS successful,
+       -- A 304's recorded bytes are the cached body's, which did not travel again.
+       COALESCE(sum(s.bytes) FILTER (WHERE s.outcome IN ('fetched', 'redirect', 'failed')), 0)::bigint AS bytes,
+       count(*) FILTER (WHERE s.outcome = 'cached')::bigint AS cached
+     FROM render_subresources s WHERE s.crawl_id = $1`,
+    [crawlId],
+  );
+  const row = rows[0];
+  return {
+    renders: Number(row?.renders ?? 0),
+    cpuMs: Number(row?.cpu_ms ?? 0),
+    subresourceRequests: Number(row?.requests ?? 0),
+    successfulSubresourceRequests: Number(row?.successful ?? 0),
+    subresourceBytes: Number(row?.bytes ?? 0),
+    cachedSubresources: Number(row?.cached ?? 0),
+  };
+}
