@@ -9,7 +9,7 @@ import { normalizeTextForHash, simhash64, tokenize } from '../../src/domain/cont
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { clusterNearDuplicatesOf, type NearDuplicateOutcome, type ParsedIdentity } from '../../src/services/documents/near-duplicates.js';
 import { recordDocument } from '../../src/storage/postgres/document-repository.js';
-import { recordUrlIdentities } from '../../src/storage/postgres/frontier-repository.js';
+import { recordUrlIdentities } from '../../src/storage/postgres/frontier-registration.js';
 import { migrate } from '../../src/storage/postgres/migrate.js';
 import { createPool, inTransaction } from '../../src/storage/postgres/pool.js';
 import { identityDocument } from '../../test/support/identity-document.js';

@@ -16,10 +16,11 @@ import {
   publishCrawlControl,
   type CrawlRecordState,
 } from '../storage/postgres/crawl-repository.js';
-import { countStaleLinkPages, idleHostsWithWork } from '../storage/postgres/frontier-repository.js';
+import { idleHostsWithWork } from '../storage/postgres/frontier-claims.js';
+import { countStaleLinkPages } from '../storage/postgres/frontier-depths.js';
 import { crawlHostCounts, hostStartQueue } from '../storage/postgres/host-repository.js';
 import { crawlWaits } from '../storage/postgres/crawl-waits-repository.js';
-import { DEPTH_REFUSAL, DISCOVERY_BUDGET_REFUSAL, standingRefusalCount, standingRefusals } from '../storage/postgres/url-scope-repository.js';
+import { DEPTH_REFUSAL, DISCOVERY_BUDGET_REFUSAL, standingRefusalCount, standingRefusals } from '../storage/postgres/rejection-repository.js';
 import { foldHostCosts } from '../storage/postgres/cost-repository.js';
 import { refreshPlannerStatistics } from '../storage/postgres/planner-statistics.js';
 import type {

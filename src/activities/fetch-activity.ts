@@ -37,7 +37,7 @@ import {
   type FetchPreflight,
   type FetchRecord,
 } from '../storage/postgres/fetch-repository.js';
-import { getFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { getFrontierEntry } from '../storage/postgres/frontier-registration.js';
 import { getRobotsEntry } from '../storage/postgres/robots-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import { recordStorageFailure, recordStorageRecovered } from '../storage/postgres/crawl-waits-repository.js';

@@ -30,7 +30,7 @@ import {
   type HostPolitenessState,
 } from '../domain/politeness/index.js';
 import { readFetchPreflights, recordFetchedBody, type FetchedBodyRecords, type FetchPreflight } from '../storage/postgres/fetch-repository.js';
-import { claimHostWork, claimHostWorkToFetch, type ClaimHostWorkInput } from '../storage/postgres/frontier-repository.js';
+import { claimHostWork, claimHostWorkToFetch, type ClaimHostWorkInput } from '../storage/postgres/frontier-claims.js';
 import { releaseHost } from '../storage/postgres/host-repository.js';
 import type {
   BurstClaim,

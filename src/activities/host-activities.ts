@@ -5,7 +5,9 @@
 import { Context } from '@temporalio/activity';
 import { FAILURE_POLICIES, POISON_ATTEMPT_LIMIT, countsTowardPoison, type FetchFailureType } from '../domain/failures/index.js';
 import { inTransaction } from '../storage/postgres/pool.js';
-import { claimHostWork as claimFromFrontier, frontierDepthOf, settleFrontierEntry, type FrontierState } from '../storage/postgres/frontier-repository.js';
+import { claimHostWork as claimFromFrontier } from '../storage/postgres/frontier-claims.js';
+import { frontierDepthOf } from '../storage/postgres/frontier-depths.js';
+import { settleFrontierEntry, type FrontierState } from '../storage/postgres/frontier-settlement.js';
 import { releaseHost, startHostRun } from '../storage/postgres/host-repository.js';
 import { DEFERRED_OUTCOME_PREFIX } from '../storage/postgres/crawl-repository.js';
 import { attemptsSinceLastSuccess, moveToDeadLetters, recordAttempt } from '../storage/postgres/attempt-repository.js';

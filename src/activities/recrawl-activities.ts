@@ -29,7 +29,7 @@ import {
   type RecrawlCandidate,
 } from '../domain/recrawl/index.js';
 import { createCrawl, markCrawlFinished } from '../storage/postgres/crawl-repository.js';
-import { registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-registration.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import {
   dueTombstones,

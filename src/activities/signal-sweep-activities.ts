@@ -7,7 +7,7 @@
 import type { CrawlConfig } from '../config/crawl-config.js';
 import { canonicalizeUrl, compileQueryPolicies, tryCanonicalizeUrl, urlFingerprint } from '../domain/url/index.js';
 import { createCrawl, getCrawl, markCrawlFinished } from '../storage/postgres/crawl-repository.js';
-import { registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-repository.js';
+import { registerFrontierEntries, type NewFrontierEntry } from '../storage/postgres/frontier-registration.js';
 import { listingPagesToReread, listingSweepFigures } from '../storage/postgres/listing-repository.js';
 import { inTransaction } from '../storage/postgres/pool.js';
 import {

@@ -30,7 +30,7 @@
 import { isPackKey, PACK_PREFIX, packKeyOf, sha256OfStandaloneKey, STANDALONE_BODY_PREFIX } from './object-store/body-key.js';
 import type { BodyStore, GzippedBody } from './object-store/body-store.js';
 import type { PinnedPacks } from './object-store/pinned-packs.js';
-import { bodyRetentionLockKey, moveBodyRecords, packRetentionLockKey } from './postgres/fetch-repository.js';
+import { bodyRetentionLockKey, moveBodyRecords, packRetentionLockKey } from './postgres/body-repository.js';
 import { inTransaction, type Pool, type PoolClient } from './postgres/pool.js';
 
 export interface PruneBodiesOptions {

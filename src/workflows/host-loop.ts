@@ -40,7 +40,7 @@ import type { FetchedResult } from '../contracts/fetch-followup.js';
 import { parseInputOf } from '../contracts/fetch-followup.js';
 import { afterFailedParse, afterFetch, decideAfterFailure, deferredOutcome, noteRobotsRules, pushDefined, robotsPatienceEndsAtMs, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
 import type { HostStatus, HostWaitReason } from '../contracts/status.js';
-import { HostWaitReporter, hostWaitReason } from './host-wait-report.js';
+import { HostWaitReporter, hostWaitReason, type HostWait } from './host-wait-report.js';
 
 export type { FetchedItem, FollowUp } from './host-outcomes.js';
 
@@ -73,17 +73,6 @@ export const RENDER_WAIT_CLAIM_MS = 10_000;
 /** A run's history is large: continue as new between requests (well under the server's limits). */
 const MAX_HISTORY_EVENTS = 8000;
 const MAX_SIGNALS_PER_RUN = 4000;
-
-/** What the loop waits for; every wait also ends when a burst hands back bodies to parse. */
-export type HostWait =
-  /** Nothing of this run in flight (before continue-as-new). */
-  | 'quiet'
-  /** The queue is empty: in-flight work finished, a URL requeued, or a wake. */
-  | 'idle-or-requeue'
-  /** A signal, or the timeout. */
-  | 'change'
-  /** A signal, or a request of the host finished (every slot was taken). */
-  | 'change-or-outcome';
 
 /** One step of the back queue. `flush`: carried bodies the workflow parses on their own first. */
 export type HostStep =

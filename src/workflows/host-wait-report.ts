@@ -9,7 +9,17 @@ import type { HostWaitReport } from '../contracts/activities.js';
 import type { HostWaitReason } from '../contracts/status.js';
 import type { HostPolitenessState } from '../domain/politeness/index.js';
 import { describeHostWaitReason } from '../contracts/describe-waits.js';
-import type { HostWait } from './host-loop.js';
+
+/** What the loop waits for; every wait also ends when a burst hands back bodies to parse. */
+export type HostWait =
+  /** Nothing of this run in flight (before continue-as-new). */
+  | 'quiet'
+  /** The queue is empty: in-flight work finished, a URL requeued, or a wake. */
+  | 'idle-or-requeue'
+  /** A signal, or the timeout. */
+  | 'change'
+  /** A signal, or a request of the host finished (every slot was taken). */
+  | 'change-or-outcome';
 
 /** Waits shorter than this are the host's ordinary pace: not reported. */
 export const REPORTED_WAIT_MIN_MS = 10_000;

@@ -8,7 +8,7 @@ import { bodyKeyFor, isPackKey, packKeyOf } from '../../src/storage/object-store
 import { BodyPacker, type BodyPackerOptions, type PackStore } from '../../src/storage/object-store/body-packer.js';
 import { BodyStore } from '../../src/storage/object-store/body-store.js';
 import { PinnedPacks } from '../../src/storage/object-store/pinned-packs.js';
-import { recordBody, storedBodyKeys } from '../../src/storage/postgres/fetch-repository.js';
+import { recordBody, storedBodyKeys } from '../../src/storage/postgres/body-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { freshBucket } from '../support/stack-context.js';
 

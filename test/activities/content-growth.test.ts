@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
-import { registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-registration.js';
 import { inTransaction } from '../../src/storage/postgres/pool.js';
 import { depthContentKey, readRegistrationFacts, recordContentGrowth } from '../../src/storage/postgres/url-scope-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';

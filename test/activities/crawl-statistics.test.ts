@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
-import { LOWER_FRONTIER_DEPTHS_SQL, fingerprintToBytes, registerFrontierEntries } from '../../src/storage/postgres/frontier-repository.js';
+import { LOWER_FRONTIER_DEPTHS_SQL } from '../../src/storage/postgres/frontier-depths.js';
+import { registerFrontierEntries } from '../../src/storage/postgres/frontier-registration.js';
+import { fingerprintToBytes } from '../../src/storage/postgres/sql-codec.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { frontierEntry } from '../support/frontier-entry.js';
 

@@ -8,7 +8,7 @@ import { describeCrawlWaits } from '../../src/contracts/describe-waits.js';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
 import { crawlWaits, recordHostWait, recordStorageFailure, recordStorageRecovered } from '../../src/storage/postgres/crawl-waits-repository.js';
-import { registerFrontierEntries } from '../../src/storage/postgres/frontier-repository.js';
+import { registerFrontierEntries } from '../../src/storage/postgres/frontier-registration.js';
 import { markHostsActive, markHostsInactive, startHostRun } from '../../src/storage/postgres/host-repository.js';
 import { activitiesOf, createHarness, type Harness } from '../support/crawler-harness.js';
 import { frontierEntry } from '../support/frontier-entry.js';

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { canonicalizeUrl, urlFingerprint } from '../../src/domain/url/index.js';
 import { dueSlaUrls, deleteSla, deleteTierRule, listSlas, setSla, setTierRule, stalenessReport } from '../../src/storage/postgres/freshness-repository.js';
-import { fingerprintToBytes, recordUrlIdentities } from '../../src/storage/postgres/frontier-repository.js';
+import { recordUrlIdentities } from '../../src/storage/postgres/frontier-registration.js';
+import { fingerprintToBytes } from '../../src/storage/postgres/sql-codec.js';
 import { activitiesOf, createHarness, type Harness } from '../support/crawler-harness.js';
 
 const SECOND = 1000;

@@ -8,7 +8,7 @@ import type { FrontierTickInput, FrontierTickResult } from '../../src/contracts/
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
-import { registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-registration.js';
 import { activitiesOf, createHarness, type Harness } from '../support/crawler-harness.js';
 
 const HOST = '127.71.3.1';

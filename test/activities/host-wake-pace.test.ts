@@ -8,7 +8,7 @@ import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { hostWorkflowId } from '../../src/contracts/messages.js';
 import { DEFAULT_HOST_WAKE_ROOM_OPTIONS } from '../../src/domain/frontier/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
-import { registerFrontierEntries } from '../../src/storage/postgres/frontier-repository.js';
+import { registerFrontierEntries } from '../../src/storage/postgres/frontier-registration.js';
 import { hostStartQueue, markHostsActive, markHostsInactive, startHostRun } from '../../src/storage/postgres/host-repository.js';
 import { activitiesOf, createHarness, type Harness } from '../support/crawler-harness.js';
 import { frontierEntry } from '../support/frontier-entry.js';

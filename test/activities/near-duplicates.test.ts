@@ -6,7 +6,7 @@ import { LOOKUP_LIMITS, clusterNearDuplicates, type ParsedIdentity } from '../..
 import { seededRandom } from '../../src/domain/random.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { recordDocument } from '../../src/storage/postgres/document-repository.js';
-import { recordUrlIdentities } from '../../src/storage/postgres/frontier-repository.js';
+import { recordUrlIdentities } from '../../src/storage/postgres/frontier-registration.js';
 import { inTransaction, type Pool } from '../../src/storage/postgres/pool.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { identityDocument } from '../support/identity-document.js';

@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
-import { bodyRetentionLockKey, getFetch, recordFetchedBody } from '../../src/storage/postgres/fetch-repository.js';
-import { fingerprintToBytes, registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { bodyRetentionLockKey } from '../../src/storage/postgres/body-repository.js';
+import { getFetch, recordFetchedBody } from '../../src/storage/postgres/fetch-repository.js';
+import { registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-registration.js';
+import { fingerprintToBytes } from '../../src/storage/postgres/sql-codec.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { waitForLockWaiters } from '../support/lock-waiters.js';
 

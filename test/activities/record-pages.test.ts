@@ -11,7 +11,8 @@ import { recordAnalyzedPages } from '../../src/services/documents/record-pages.j
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
-import { fingerprintToBytes, registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-registration.js';
+import { fingerprintToBytes } from '../../src/storage/postgres/sql-codec.js';
 import { migrate } from '../../src/storage/postgres/migrate.js';
 import { createPool, type Pool } from '../../src/storage/postgres/pool.js';
 import { freshDatabase } from '../support/stack-context.js';

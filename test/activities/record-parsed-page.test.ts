@@ -7,7 +7,9 @@ import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
 import { recordParsedPages, type DocumentRecord } from '../../src/storage/postgres/document-repository.js';
-import { fingerprintToBytes, registerFrontierEntries, type FrontierSettlement, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-registration.js';
+import type { FrontierSettlement } from '../../src/storage/postgres/frontier-settlement.js';
+import { fingerprintToBytes } from '../../src/storage/postgres/sql-codec.js';
 import { inTransaction, type PoolClient } from '../../src/storage/postgres/pool.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 

@@ -5,7 +5,8 @@ import { loadComparisonEvidence, recordVisit } from '../../src/services/document
 import { changeKey } from '../../src/domain/recrawl/index.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { recordFetch } from '../../src/storage/postgres/fetch-repository.js';
-import { fingerprintToBytes, recordUrlIdentities } from '../../src/storage/postgres/frontier-repository.js';
+import { recordUrlIdentities } from '../../src/storage/postgres/frontier-registration.js';
+import { fingerprintToBytes } from '../../src/storage/postgres/sql-codec.js';
 import { hostChangeRatesOf, insertObservation, lockUrlEvidence, recentObservationsOf, type ObservationRow } from '../../src/storage/postgres/observation-repository.js';
 import { inTransaction } from '../../src/storage/postgres/pool.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';

@@ -9,7 +9,8 @@ import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
 import { migrate } from '../../src/storage/postgres/migrate.js';
 import { createPool, inTransaction, type Pool } from '../../src/storage/postgres/pool.js';
 import { FIGURE_ORDER, holdRows } from '../../src/storage/postgres/shared-figures.js';
-import { addGrowthStats, addSeenStats, readSeenStats, recordRejections } from '../../src/storage/postgres/url-scope-repository.js';
+import { recordRejections } from '../../src/storage/postgres/rejection-repository.js';
+import { addGrowthStats, addSeenStats, readSeenStats } from '../../src/storage/postgres/url-scope-repository.js';
 import { freshDatabase } from '../support/stack-context.js';
 
 const crawlId = "figures'); DROP TABLE crawls; --";

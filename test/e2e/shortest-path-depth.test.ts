@@ -8,7 +8,8 @@ import { priorityOfDiscovery } from '../../src/services/frontier/link-registrati
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { urlFingerprint } from '../../src/domain/url/index.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
-import { lowerFrontierDepths, registerFrontierEntries, takeStaleLinkPage, type NewFrontierEntry } from '../../src/storage/postgres/frontier-repository.js';
+import { lowerFrontierDepths, takeStaleLinkPage } from '../../src/storage/postgres/frontier-depths.js';
+import { registerFrontierEntries, type NewFrontierEntry } from '../../src/storage/postgres/frontier-registration.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { renderHtmlPage, startTestWeb, type PageSpec, type TestWeb, type WebSpec } from '../support/test-web/index.js';
 

@@ -14,7 +14,7 @@ import { readWarcRecords, splitHttpBlock, warcField, type ParsedWarcRecord } fro
 import { pruneBodies } from '../../src/storage/body-retention.js';
 import { bodyKeyFor, packKeyOf } from '../../src/storage/object-store/body-key.js';
 import { BodyPacker } from '../../src/storage/object-store/body-packer.js';
-import { recordBody, storedBodyKeys } from '../../src/storage/postgres/fetch-repository.js';
+import { recordBody, storedBodyKeys } from '../../src/storage/postgres/body-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { generateWeb, startTestWeb, type RequestLogEntry, type TestWeb } from '../support/test-web/index.js';
 

@@ -5,12 +5,12 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it, vi } from 'vitest';
 import type { FetchBurstInput, FetchBurstResult, FetchUrlInput, FetchUrlResult } from '../../src/contracts/activities.js';
-import type { ClaimHostWorkInput } from '../../src/storage/postgres/frontier-repository.js';
+import type { ClaimHostWorkInput } from '../../src/storage/postgres/frontier-claims.js';
 import { burstActivitiesFetchingWith, burstItemOf } from '../support/burst-items.js';
 import { DEFAULT_FETCH_BURST_LIMITS, DEFAULT_HOST_POLITENESS_POLICY, initialHostPolitenessState } from '../../src/domain/politeness/index.js';
 
 const claims = vi.hoisted(() => [] as { freshToken: boolean | undefined; claimToken: string }[]);
-vi.mock('../../src/storage/postgres/frontier-repository.js', async (original) => {
+vi.mock('../../src/storage/postgres/frontier-claims.js', async (original) => {
   const claimed = async (_pool: unknown, input: ClaimHostWorkInput) => {
     claims.push({ freshToken: input.freshToken, claimToken: input.claimToken });
     return { items: [], released: false };

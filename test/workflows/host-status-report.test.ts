@@ -8,7 +8,7 @@ import { describeHostStatus, hostStatusReport } from '../../src/cli/host-status.
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import { hostWorkflowId } from '../../src/contracts/messages.js';
 import { createCrawl } from '../../src/storage/postgres/crawl-repository.js';
-import { registerFrontierEntries } from '../../src/storage/postgres/frontier-repository.js';
+import { registerFrontierEntries } from '../../src/storage/postgres/frontier-registration.js';
 import { markHostsActive } from '../../src/storage/postgres/host-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { frontierEntry } from '../support/frontier-entry.js';

@@ -44,6 +44,34 @@ type AnalyzedDocument = Pick<
   'title' | 'language' | 'canonicalHint' | 'metaRobots' | 'xRobotsTag' | 'noindex' | 'nofollow' | 'charset' | 'textLength' | 'normalizedHash' | 'simhashSigned' | 'minhash' | 'linksFound'
 >;
 
+/**
+ * The page's document row: what its analysis decided, under one parser version (the HTTP parse's,
+ * or the rendered DOM's), with what registering its links did and the extras of that parse.
+ */
+export function documentRecordOf(page: AnalyzedPage, parserVersion: number, linksRegistered: number, extracted: Record<string, unknown>): DocumentRecord {
+  return {
+    fingerprint: page.fingerprint,
+    generation: page.input.generation,
+    parserVersion,
+    crawlId: page.crawlId,
+    title: page.title,
+    language: page.language,
+    canonicalHint: page.canonicalHint,
+    metaRobots: page.metaRobots,
+    xRobotsTag: page.xRobotsTag,
+    noindex: page.noindex,
+    nofollow: page.nofollow,
+    charset: page.charset,
+    textLength: page.textLength,
+    normalizedHash: page.normalizedHash,
+    simhashSigned: page.simhashSigned,
+    minhash: page.minhash,
+    linksFound: page.linksFound,
+    linksRegistered,
+    extracted,
+  };
+}
+
 /** A page ready to record. */
 export interface AnalyzedPage extends AnalyzedDocument {
   input: ParseDocumentInput;

@@ -14,11 +14,11 @@ import type { ParseDocumentResult } from '../../contracts/activities.js';
 import type { ActivityDeps } from '../deps.js';
 import { loadComparisonEvidence, recordVisit } from './change-detection.js';
 import { registerLinksOfPages, type PageLinkRegistrations, type RegistrationResult } from '../frontier/link-registration.js';
-import { lowerFrontierDepthsTo } from '../../storage/postgres/frontier-repository.js';
+import { lowerFrontierDepthsTo } from '../../storage/postgres/frontier-depths.js';
 import { recordListingReading } from './listing-reading.js';
 import { clusterNearDuplicatesOf } from './near-duplicates.js';
 import { canonicalRegistrations, settleCanonicalHints, type HintingPage } from './canonical-hints.js';
-import { PARSER_VERSION, type AnalyzedPage } from './page-analysis.js';
+import { PARSER_VERSION, documentRecordOf, type AnalyzedPage } from './page-analysis.js';
 import { markRenderPending, reserveRenders, type RenderTaskRow } from '../../storage/postgres/render-repository.js';
 import { renderConfigOf } from '../../config/render-config.js';
 import type { RenderWanted } from '../../contracts/activities.js';
@@ -98,31 +98,11 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
       const records = await recordParsedPages(
         client,
         pages.map((page, i) => ({
-          document: {
-            fingerprint: page.fingerprint,
-            generation: page.input.generation,
-            parserVersion: PARSER_VERSION,
-            crawlId: page.crawlId,
-            title: page.title,
-            language: page.language,
-            canonicalHint: page.canonicalHint,
-            metaRobots: page.metaRobots,
-            xRobotsTag: page.xRobotsTag,
-            noindex: page.noindex,
-            nofollow: page.nofollow,
-            charset: page.charset,
-            textLength: page.textLength,
-            normalizedHash: page.normalizedHash,
-            simhashSigned: page.simhashSigned,
-            minhash: page.minhash,
-            linksFound: page.linksFound,
-            linksRegistered: registrations[i]!.registered,
-            extracted: {
-              charsetSource: page.charsetSource,
-              ...(page.changeFields ? { changeFields: page.changeFields } : {}),
-              ...(listings[i] ? { listing: listings[i] } : {}),
-            },
-          },
+          document: documentRecordOf(page, PARSER_VERSION, registrations[i]!.registered, {
+            charsetSource: page.charsetSource,
+            ...(page.changeFields ? { changeFields: page.changeFields } : {}),
+            ...(listings[i] ? { listing: listings[i] } : {}),
+          }),
           // A page waiting for renders stays in flight ('fetched', where its fetch left it).
           settlement: { crawlId: page.crawlId, fingerprint: page.fingerprint, generation: page.input.generation, state: renders[i]!.length > 0 ? 'fetched' : 'done', outcome: 'ok' } as const,
         })),

@@ -7,13 +7,13 @@
  */
 import type { RenderBudget } from '../../domain/render/index.js';
 import { recordDocument } from '../../storage/postgres/document-repository.js';
-import { lowerFrontierDepthsTo } from '../../storage/postgres/frontier-repository.js';
+import { lowerFrontierDepthsTo } from '../../storage/postgres/frontier-depths.js';
 import { inTransaction } from '../../storage/postgres/pool.js';
 import { addRouteRenders, finishRender, recordSubresources, type RenderKey, type RenderResultRow, type RenderTaskRow, type SubresourceRow } from '../../storage/postgres/render-repository.js';
 import type { ActivityDeps } from '../deps.js';
 import { registerLinksOfPages } from '../frontier/link-registration.js';
 import { clusterNearDuplicatesOf } from './near-duplicates.js';
-import { PARSER_VERSION, type AnalyzedPage } from './page-analysis.js';
+import { PARSER_VERSION, documentRecordOf, type AnalyzedPage } from './page-analysis.js';
 
 /**
  * The parser version a rendered DOM's document is kept under: the browser and the parser together
@@ -54,27 +54,7 @@ export async function recordRenderedPage(deps: ActivityDeps, input: RenderedReco
     await recordSubresources(client, key, input.subresources);
     if (key.routeKey === '') {
       // The page's own render: its document beside the HTTP one, and its near duplicates by the rendered text.
-      await recordDocument(client, {
-        fingerprint: page.fingerprint,
-        generation: page.input.generation,
-        parserVersion: RENDERED_PARSER_VERSION,
-        crawlId: page.crawlId,
-        title: page.title,
-        language: page.language,
-        canonicalHint: page.canonicalHint,
-        metaRobots: page.metaRobots,
-        xRobotsTag: page.xRobotsTag,
-        noindex: page.noindex,
-        nofollow: page.nofollow,
-        charset: page.charset,
-        textLength: page.textLength,
-        normalizedHash: page.normalizedHash,
-        simhashSigned: page.simhashSigned,
-        minhash: page.minhash,
-        linksFound: page.linksFound,
-        linksRegistered,
-        extracted: { rendered: { domBodyKey: input.result.domBodyKey, ended: input.result.ended } },
-      });
+      await recordDocument(client, documentRecordOf(page, RENDERED_PARSER_VERSION, linksRegistered, { rendered: { domBodyKey: input.result.domBodyKey, ended: input.result.ended } }));
       await clusterNearDuplicatesOf(client, [{ fingerprint: page.fingerprint, generation: page.input.generation, parserVersion: RENDERED_PARSER_VERSION, simhash: page.simhash, minhash: page.minhash }]);
     }
     const routesPending = await addRouteRenders(client, input.routes, input.budget);

@@ -12,7 +12,7 @@
  * not finish while parsed pages are marked.
  */
 import { followedLinkTargets } from '../../storage/postgres/document-repository.js';
-import { takeStaleLinkPage } from '../../storage/postgres/frontier-repository.js';
+import { takeStaleLinkPage } from '../../storage/postgres/frontier-depths.js';
 import { inTransaction, type Pool, type PoolClient } from '../../storage/postgres/pool.js';
 import type { CrawlContext } from './crawl-context.js';
 import { registerDiscoveredUrls } from './link-registration.js';

@@ -36,21 +36,19 @@ import {
 } from '../../domain/url/index.js';
 import { addCrawlCounters, counterShardOf } from '../../storage/postgres/crawl-counters.js';
 import { recordLinks, type LinkEdge } from '../../storage/postgres/document-repository.js';
+import { lowerFrontierDepthsTo, type DepthLowering } from '../../storage/postgres/frontier-depths.js';
 import {
   addInlinks,
   insertFrontierEntries,
-  lowerFrontierDepthsTo,
   recordUrlIdentities,
-  type DepthLowering,
   type DiscoverySource,
   type InlinkBump,
   type NewFrontierEntry,
   type UrlIdentity,
-} from '../../storage/postgres/frontier-repository.js';
+} from '../../storage/postgres/frontier-registration.js';
 import type { PoolClient } from '../../storage/postgres/pool.js';
+import { DEPTH_REFUSAL, DISCOVERY_BUDGET_REFUSAL, recordRejections, type Rejection } from '../../storage/postgres/rejection-repository.js';
 import {
-  DEPTH_REFUSAL,
-  DISCOVERY_BUDGET_REFUSAL,
   addGrowthStats,
   addSeenStats,
   depthContentKey,
@@ -58,9 +56,7 @@ import {
   pathStatKey,
   readRegistrationFacts,
   recordContentGrowth,
-  recordRejections,
   type HostGrowth,
-  type Rejection,
   type RegistrationFacts,
 } from '../../storage/postgres/url-scope-repository.js';
 import type { CrawlContext } from './crawl-context.js';

@@ -9,7 +9,7 @@ import { compileQueryPolicies, redactUserinfo, tryCanonicalizeUrl, urlFingerprin
 import { addSeedHosts, createCrawl } from '../../storage/postgres/crawl-repository.js';
 import { markHostsPaced } from '../../storage/postgres/subresource-repository.js';
 import { renderConfigOf } from '../../config/render-config.js';
-import { registerFrontierEntries, type NewFrontierEntry } from '../../storage/postgres/frontier-repository.js';
+import { registerFrontierEntries, type NewFrontierEntry } from '../../storage/postgres/frontier-registration.js';
 import { inTransaction, type Pool } from '../../storage/postgres/pool.js';
 import { priorityOfDiscovery } from './link-registration.js';
 

@@ -9,7 +9,7 @@
 import { sitemapDiscoveryModeOf } from '../../config/crawl-config.js';
 import type { RobotsCacheEntry } from '../../domain/robots/index.js';
 import { tryCanonicalizeUrl, urlFingerprint } from '../../domain/url/index.js';
-import { registerFrontierEntries, type NewFrontierEntry } from '../../storage/postgres/frontier-repository.js';
+import { registerFrontierEntries, type NewFrontierEntry } from '../../storage/postgres/frontier-registration.js';
 import { inTransaction, type Pool } from '../../storage/postgres/pool.js';
 import { upsertSitemaps, type SitemapRecordInput } from '../../storage/postgres/sitemap-repository.js';
 import type { CrawlContext } from './crawl-context.js';

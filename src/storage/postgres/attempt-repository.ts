@@ -1,8 +1,6 @@
-import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
+import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
 import { addCrawlCounters } from './crawl-counters.js';
-import { inTransaction, isPool, type Pool, type PoolClient } from './pool.js';
-
-type Queryable = Pool | PoolClient;
+import { inTransaction, isPool } from './pool.js';
 
 export type Stage = 'fetch' | 'parse' | 'render';
 

@@ -3,11 +3,8 @@
  * verdicts, and the cluster an obeyed hint makes (near_duplicates, as the near-duplicate
  * clustering keeps them: membership, never deletion).
  */
-import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
-import type { Pool, PoolClient } from './pool.js';
+import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
 import { FIGURE_ORDER, holdRows, type RowStatement } from './shared-figures.js';
-
-type Queryable = Pool | PoolClient;
 
 /** One URL's side of a hint, from its latest document and fetch. */
 export interface CanonicalEndFacts {

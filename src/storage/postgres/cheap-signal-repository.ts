@@ -4,9 +4,7 @@
  * per source checked against our own visits.
  */
 import type { PageSignals, SignalSource, SignalTrustRecord } from '../../domain/recrawl/index.js';
-import type { Pool, PoolClient } from './pool.js';
-
-type Queryable = Pool | PoolClient;
+import type { Queryable } from './sql-codec.js';
 
 /** The columns {@link pageSignalsOf} reads, for a SELECT list on `urls`. */
 export const SIGNAL_COLUMNS =

@@ -3,11 +3,9 @@
  * each URL's latest document, looked up by key (never a scan), and cluster membership.
  */
 import type { MinhashBandKey, SimhashBlockKey } from '../../domain/content/index.js';
-import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
-import type { Pool, PoolClient } from './pool.js';
+import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
+import type { PoolClient } from './pool.js';
 import { FIGURE_ORDER, holdRows, type RowStatement } from './shared-figures.js';
-
-type Queryable = Pool | PoolClient;
 
 /** Advisory lock classes: one lock per index key, so two near-duplicates indexed at once meet. */
 const SIMHASH_LOCK_CLASS = 1_397_000;

@@ -4,9 +4,7 @@
  * detected change and its wasted fetches. Migration 0027 says what each column holds.
  */
 import type { HostValidatorRecord } from '../../domain/recrawl/index.js';
-import type { Pool, PoolClient } from './pool.js';
-
-type Queryable = Pool | PoolClient;
+import type { Queryable } from './sql-codec.js';
 
 /** Older crawls' figures are multiplied by this at each fold: a host that changed its ways is seen to within a few crawls. */
 export const HOST_COST_DECAY = 0.9;

@@ -1,7 +1,5 @@
-import { type Pool, type PoolClient } from './pool.js';
 import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './shared-figures.js';
-
-type Queryable = Pool | PoolClient;
+import type { Queryable } from './sql-codec.js';
 
 /** Shards per crawl for counters that every parse and settlement bumps. */
 export const COUNTER_SHARDS = 16;

@@ -2,9 +2,8 @@ import type { CrawlConfig } from '../../config/crawl-config.js';
 import type { DiscoveryReport, FrontierCounts } from '../../contracts/status.js';
 import { TIER_COUNT } from '../../domain/frontier/index.js';
 import { SUMMED_COUNTERS_SQL } from './crawl-counters.js';
-import { inTransaction, type Pool, type PoolClient } from './pool.js';
-
-type Queryable = Pool | PoolClient;
+import { inTransaction, type Pool } from './pool.js';
+import type { Queryable } from './sql-codec.js';
 
 export type CrawlRecordState = 'running' | 'paused' | 'stopping' | 'finished' | 'stopped';
 

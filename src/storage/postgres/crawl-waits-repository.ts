@@ -5,9 +5,7 @@
  */
 import type { CrawlWaits, HostWaitGroup, HostWaitReason, StorageHealth } from '../../contracts/status.js';
 import { wokenNotBegun } from './host-repository.js';
-import type { Pool, PoolClient } from './pool.js';
-
-type Queryable = Pool | PoolClient;
+import type { Queryable } from './sql-codec.js';
 
 /** Longest error text kept: an error may quote a whole response. */
 const MAX_ERROR_CHARS = 500;

@@ -1,10 +1,9 @@
-import { countSettlement, fingerprintToBytes, settleFrontierEntriesPart, type FrontierSettlement } from './frontier-repository.js';
-import { type Pool, type PoolClient } from './pool.js';
+import { countSettlement, settleFrontierEntriesPart, type FrontierSettlement } from './frontier-settlement.js';
+import { fingerprintToBytes, type Queryable } from './sql-codec.js';
+import { type PoolClient } from './pool.js';
 import { lockedEvidenceOf, lockUrlEvidencesPart, type EvidenceRow, type LockedUrlEvidence } from './observation-repository.js';
 import { FIGURE_ORDER, holdRows, type RowStatement } from './shared-figures.js';
 import { composeStatement, type StatementPart } from './statement-composition.js';
-
-type Queryable = Pool | PoolClient;
 
 export interface DocumentRecord {
   fingerprint: string;

@@ -3,10 +3,7 @@
  * capture holds the payload a refetch or a 304 stands for. Both walk the fetches primary key
  * (fingerprint, generation): a handful of rows per URL.
  */
-import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
-import { type Pool, type PoolClient } from './pool.js';
-
-type Queryable = Pool | PoolClient;
+import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
 
 /** An earlier capture as a revisit record names it. */
 export interface CaptureReference {

@@ -5,7 +5,19 @@
  * robots_cache row as `r` and the URL's row as `u`.
  */
 import type { RobotsCacheEntry } from '../../domain/robots/index.js';
-import type { FetchPreflight } from './fetch-repository.js';
+
+export interface UrlValidators {
+  etag: string | null;
+  lastModified: string | null;
+}
+
+/** What a fetch reads about its URL before the request; FetchPreflight (fetch-repository.ts) adds its earlier record. */
+export interface UrlPreflight {
+  /** The origin's robots.txt entry, shared by every worker. */
+  robots?: RobotsCacheEntry;
+  /** The URL's validators, for a conditional request. */
+  validators: UrlValidators;
+}
 
 export const PREFLIGHT_COLUMNS_SQL = 'r.entry AS robots_entry, u.etag AS url_etag, u.last_modified AS url_last_modified';
 
@@ -15,7 +27,7 @@ export interface PreflightColumns {
   url_last_modified: string | null;
 }
 
-export function preflightOfColumns(row: PreflightColumns): Omit<FetchPreflight, 'recorded'> {
+export function preflightOfColumns(row: PreflightColumns): UrlPreflight {
   return {
     ...(row.robots_entry === null ? {} : { robots: row.robots_entry }),
     validators: { etag: row.url_etag, lastModified: row.url_last_modified },

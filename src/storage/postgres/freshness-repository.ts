@@ -5,10 +5,9 @@
  */
 import type { StalenessReport } from '../../contracts/status.js';
 import type { FreshnessSla, SlaUrl, StalenessFigures } from '../../domain/recrawl/index.js';
-import { fingerprintFromBytes } from './frontier-repository.js';
-import { inTransaction, type Pool, type PoolClient } from './pool.js';
+import { fingerprintFromBytes, type Queryable } from './sql-codec.js';
+import { inTransaction, type Pool } from './pool.js';
 
-type Queryable = Pool | PoolClient;
 
 export interface StoredSla extends FreshnessSla {
   tier: number | null;

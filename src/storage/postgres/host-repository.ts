@@ -1,8 +1,7 @@
 import type { HostRecord } from '../../contracts/activities.js';
 import { addCrawlCounters } from './crawl-counters.js';
-import { inTransaction, isPool, type Pool, type PoolClient } from './pool.js';
-
-type Queryable = Pool | PoolClient;
+import { inTransaction, isPool } from './pool.js';
+import type { Queryable } from './sql-codec.js';
 
 interface HostRow {
   politeness: unknown;

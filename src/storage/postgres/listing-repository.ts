@@ -4,10 +4,7 @@
  * digest current at the item's own visit is kept by the visit, saveUrlEvidence). Writes are in
  * key order and safe to repeat: a reading already kept, or older than both, changes nothing.
  */
-import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
-import type { Pool, PoolClient } from './pool.js';
-
-type Queryable = Pool | PoolClient;
+import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
 
 export interface ListingEntryDigest {
   /** Fingerprint of the item's canonical URL. */

@@ -5,7 +5,7 @@
  */
 import type { ChangeObservation, PageSignals, UrlChangeEvidence, VersionDateHeaders } from '../../domain/recrawl/index.js';
 import { pageSignalsOf, SIGNAL_COLUMNS, type SignalColumns } from './cheap-signal-repository.js';
-import { fingerprintToBytes } from './frontier-repository.js';
+import { fingerprintToBytes } from './sql-codec.js';
 import type { PoolClient } from './pool.js';
 import { FIGURE_ORDER, holdRows, type RowStatement } from './shared-figures.js';
 import type { StatementPart } from './statement-composition.js';

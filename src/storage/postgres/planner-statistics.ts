@@ -1,4 +1,4 @@
-import type { Pool } from './pool.js';
+import type pg from 'pg';
 
 /**
  * When a connection may plan each prepared statement once, and the statistics that make it safe.
@@ -35,7 +35,7 @@ export const DEFAULT_PLAN_ONCE_AT_ROWS = 1_000;
  * asked about, like a first crawl's, keep the statistics of their empty start). ANALYZE samples
  * a bounded number of rows a table, so it costs about the same on a large database.
  */
-export async function refreshPlannerStatistics(pool: Pool): Promise<void> {
+export async function refreshPlannerStatistics(pool: pg.Pool): Promise<void> {
   const tables = await pool.query<{ name: string }>(
     'SELECT quote_ident(relname) AS name FROM pg_stat_user_tables WHERE schemaname = current_schema() ORDER BY relname',
   );

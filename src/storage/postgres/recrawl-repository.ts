@@ -4,10 +4,7 @@
  */
 import type { PageSignals } from '../../domain/recrawl/index.js';
 import { pageSignalsOf, SIGNAL_COLUMNS, type SignalColumns } from './cheap-signal-repository.js';
-import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
-import type { Pool, PoolClient } from './pool.js';
-
-type Queryable = Pool | PoolClient;
+import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
 
 /** The URL record's facts a cycle plans with. */
 export interface RecrawlUrlRow {

@@ -4,11 +4,9 @@
  * nothing twice.
  */
 import { nextRenderVerdict, renderBudgetVerdict, type RenderBudget, type RenderVerdict, type SampleComparison } from '../../domain/render/index.js';
-import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
+import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
 import { inTransaction, type Pool, type PoolClient } from './pool.js';
 import { addCrawlCounters } from './crawl-counters.js';
-
-type Queryable = Pool | PoolClient;
 
 /** A page the parse decided to render (or a hash route of one): its row in `renders`. */
 export interface RenderTaskRow {

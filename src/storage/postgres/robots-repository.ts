@@ -1,7 +1,5 @@
 import type { RobotsCacheEntry } from '../../domain/robots/index.js';
-import { type Pool, type PoolClient } from './pool.js';
-
-type Queryable = Pool | PoolClient;
+import type { Queryable } from './sql-codec.js';
 
 /** robots.txt per origin, shared by every worker (docs/design.md, "robots.txt"). */
 export async function getRobotsEntry(db: Queryable, origin: string): Promise<RobotsCacheEntry | undefined> {

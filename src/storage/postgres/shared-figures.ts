@@ -1,10 +1,8 @@
 import { inlineParameters } from './inline-parameters.js';
 import type pg from 'pg';
+import type { Queryable } from './sql-codec.js';
 
-type Pool = pg.Pool;
 type PoolClient = pg.PoolClient;
-
-type Queryable = Pool | PoolClient;
 
 /**
  * The hot rows many transactions bump (per-crawl counters and figures), in the one order every

@@ -2,10 +2,7 @@
  * Sitemaps in Postgres (migration 0008): the sitemaps known and who declared them, what each
  * reading found, and the lastmod windows they give URL records. Every write is safe to repeat.
  */
-import { fingerprintFromBytes, fingerprintToBytes } from './frontier-repository.js';
-import type { Pool, PoolClient } from './pool.js';
-
-type Queryable = Pool | PoolClient;
+import { fingerprintFromBytes, fingerprintToBytes, oncePerFingerprintInKeyOrder, type Queryable } from './sql-codec.js';
 
 export interface DeclaredSitemap {
   url: string;
@@ -47,7 +44,7 @@ export interface SitemapRecordInput {
 /** Records sitemaps, merging who declared them; sorted so concurrent writers lock in one order. */
 export async function upsertSitemaps(db: Queryable, sitemaps: readonly SitemapRecordInput[]): Promise<void> {
   if (sitemaps.length === 0) return;
-  const unique = [...new Map(sitemaps.map((s) => [s.fingerprint, s])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
+  const unique = oncePerFingerprintInKeyOrder(sitemaps);
   await db.query(
     `INSERT INTO sitemaps (fingerprint, url, declared_by, parent)
      SELECT e.fingerprint, e.url, string_to_array(e.declared_by, ' '), e.parent
@@ -122,7 +119,7 @@ export interface ListedUrl {
  */
 export async function applySitemapLastmods(db: Queryable, readAtMs: number, listed: readonly ListedUrl[], onOurClock = false): Promise<number> {
   if (listed.length === 0) return 0;
-  const unique = [...new Map(listed.map((entry) => [entry.fingerprint, entry])).values()].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
+  const unique = oncePerFingerprintInKeyOrder(listed);
   const result = await db.query<{ known: number }>(
     `WITH listed AS (
        SELECT * FROM unnest($2::bytea[], $3::float8[], $4::float8[]) AS e(fingerprint, from_ms, to_ms)),

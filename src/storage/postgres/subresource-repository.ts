@@ -2,9 +2,7 @@
  * The subresource cache renders share (subresource_cache, migration 0024) and the pacing ledger of
  * hosts renders reach as other origins (host_pacing). Bodies live in the object store; rows here.
  */
-import type { Pool, PoolClient } from './pool.js';
-
-type Queryable = Pool | PoolClient;
+import type { Queryable } from './sql-codec.js';
 
 export interface CachedSubresource {
   url: string;
