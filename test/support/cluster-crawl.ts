@@ -100,7 +100,8 @@ export async function runClusterCrawl(options: ClusterCrawlOptions): Promise<Clu
       ['--data-dir', options.dataDir],
     );
     const child = spawn(command!, args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
-    child.stderr!.pipe(createWriteStream(path.join(options.dir, `worker-${index}.log`)));
+    // Private like every file of the stack's data folder (test/e2e/stack-secrets.test.ts walks it): a worker's log may name its services.
+    child.stderr!.pipe(createWriteStream(path.join(options.dir, `worker-${index}.log`), { mode: 0o600 }));
     workers.push(child);
     return child;
   };
@@ -128,7 +129,7 @@ export async function runClusterCrawl(options: ClusterCrawlOptions): Promise<Clu
     log(`${options.workers} workers polling after ${((Date.now() - setupStartedAtMs) / 1000).toFixed(1)} s`);
 
     const seedsFile = path.join(options.dir, 'seeds.txt');
-    writeFileSync(seedsFile, `${options.generated.seeds(options.web.port).join('\n')}\n`);
+    writeFileSync(seedsFile, `${options.generated.seeds(options.web.port).join('\n')}\n`, { mode: 0o600 });
     const startedAtMs = Date.now();
     const cpuBefore = options.temporalCpuSeconds();
     const crawl = spawn(
