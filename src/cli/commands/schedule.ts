@@ -1,4 +1,4 @@
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleHandle } from '@temporalio/client';
 import type { PlanRecrawlResult, RecrawlCycleSummary, RecrawlSettings } from '../../contracts/activities.js';
 import type { CrawlCostReport, StalenessReport } from '../../contracts/status.js';
 import type { SlaShortfall } from '../../domain/recrawl/index.js';
@@ -138,82 +138,18 @@ export async function scheduleCommand(argv: string[]): Promise<number> {
   const say = (line: string): void => void process.stdout.write(`${line}\n`);
   try {
     if (createInput) {
-      await create(client, createInput);
-      const description = await client.schedule.getHandle(createInput.id).describe();
-      const next = description.info.nextActionTimes[0];
-      const link = endpoints.temporal.uiUrl ? `${endpoints.temporal.uiUrl}/namespaces/${encodeURIComponent(endpoints.temporal.namespace)}/schedules/${encodeURIComponent(createInput.id)}` : undefined;
-      say(
-        `schedule ${createInput.id} created: every ${values.every}, budget ${createInput.settings.budget} visits per cycle, overlap ${createInput.overlap}` +
-          `${createInput.paused ? ', paused' : next ? `; next cycle at ${next.toISOString()}` : ''}${link ? `\n  Temporal UI: ${link}` : ''}`,
-      );
+      await createAndDescribe(client, endpoints, createInput, values.every, say);
       return 0;
     }
     if (action === 'list') {
-      const rows = [];
-      for await (const schedule of client.schedule.list()) {
-        rows.push({
-          id: schedule.scheduleId,
-          workflowType: schedule.action?.workflowType ?? null,
-          paused: schedule.state.paused,
-          note: schedule.state.note ?? null,
-          nextActionTimes: schedule.info.nextActionTimes.map((time) => time.toISOString()),
-          recentActions: schedule.info.recentActions.map((recent) => ({ takenAt: recent.takenAt.toISOString(), workflowId: recent.action.workflow.workflowId })),
-        });
-      }
-      if (values.json) say(JSON.stringify(rows));
-      else if (rows.length === 0) say('no schedules');
-      else {
-        for (const row of rows) {
-          say(`${row.id}  ${row.workflowType ?? '-'}  ${row.paused ? 'PAUSED' : 'active'}  next ${row.nextActionTimes[0] ?? '-'}  last ${row.recentActions.at(-1)?.workflowId ?? '-'}`);
-        }
-      }
+      await listSchedules(client, values.json === true, say);
       return 0;
     }
-
     const handle = client.schedule.getHandle(id);
     switch (action) {
-      case 'describe': {
-        const description = await handle.describe();
-        const last = description.info.recentActions.at(-1);
-        const freshness = await freshnessOf(endpoints, id);
-        const summary = {
-          id,
-          paused: description.state.paused,
-          note: description.state.note ?? null,
-          overlap: description.policies.overlap,
-          intervals: description.spec.intervals?.map((interval) => interval.every) ?? [],
-          actions: description.info.numActionsTaken,
-          skippedForOverlap: description.info.numActionsSkippedOverlap,
-          running: description.info.runningActions.map((running) => running.workflow.workflowId),
-          nextActionTimes: description.info.nextActionTimes.map((time) => time.toISOString()),
-          lastCycle: last ? { workflowId: last.action.workflow.workflowId, takenAt: last.takenAt.toISOString() } : null,
-          // The last cycle that planned: the SLAs its budget could not keep, and what it cost.
-          lastPlanned: freshness.cycle,
-          staleness: freshness.staleness,
-          args: description.action.args,
-        };
-        if (values.json) say(JSON.stringify(summary));
-        else {
-          const lastLink = last ? temporalUiLink(endpoints, last.action.workflow.workflowId) : undefined;
-          say(
-            [
-              `schedule ${id}: ${summary.paused ? 'PAUSED' : 'active'}${summary.note ? ` (${summary.note})` : ''}, every ${summary.intervals.map((ms) => `${ms} ms`).join(', ')}, overlap ${summary.overlap}`,
-              `  cycles started ${summary.actions}, skipped for overlap ${summary.skippedForOverlap}, running ${summary.running.join(', ') || 'none'}`,
-              `  next ${summary.nextActionTimes[0] ?? '-'}`,
-              `  last ${summary.lastCycle ? `${summary.lastCycle.workflowId} at ${summary.lastCycle.takenAt}${lastLink ? ` (${lastLink})` : ''}` : '-'}`,
-              ...(freshness.cycle === null
-                ? []
-                : [
-                    `  last planned cycle ${freshness.cycle.crawlId}: ${freshness.cycle.planned} visits${freshness.cycle.slaPlanned === null ? '' : `, ${freshness.cycle.slaPlanned} for SLAs`}${freshness.cycle.slaShortfalls.length === 0 ? (freshness.cycle.slaPlanned === null ? '' : ', every due SLA URL planned') : ''}`,
-                    ...describeShortfalls(freshness.cycle.slaShortfalls, '    '),
-                    ...(freshness.cycle.cost === null ? [] : describeCostReport(freshness.cycle.cost, '    ')),
-                  ]),
-              ...(freshness.staleness.bySla.length + freshness.staleness.byTier.length > 0 ? ['  staleness now (now - last successful fetch):', ...describeStaleness(freshness.staleness, '    ')] : []),
-            ].join('\n'),
-          );
-        }
+      case 'describe':
+        await describeSchedule(handle, endpoints, id, values.json === true, say);
         return 0;
-      }
       case 'pause':
         await handle.pause(values.note ?? 'paused from the crawler CLI');
         break;
@@ -240,9 +176,88 @@ export async function scheduleCommand(argv: string[]): Promise<number> {
   }
 }
 
+type Endpoints = Awaited<ReturnType<typeof connectServices>>;
+type Say = (line: string) => void;
+
+async function createAndDescribe(client: Client, endpoints: Endpoints, createInput: CreateInput, every: string | undefined, say: Say): Promise<void> {
+  await create(client, createInput);
+  const description = await client.schedule.getHandle(createInput.id).describe();
+  const next = description.info.nextActionTimes[0];
+  const link = endpoints.temporal.uiUrl ? `${endpoints.temporal.uiUrl}/namespaces/${encodeURIComponent(endpoints.temporal.namespace)}/schedules/${encodeURIComponent(createInput.id)}` : undefined;
+  say(
+    `schedule ${createInput.id} created: every ${every}, budget ${createInput.settings.budget} visits per cycle, overlap ${createInput.overlap}` +
+      `${createInput.paused ? ', paused' : next ? `; next cycle at ${next.toISOString()}` : ''}${link ? `\n  Temporal UI: ${link}` : ''}`,
+  );
+}
+
+async function listSchedules(client: Client, json: boolean, say: Say): Promise<void> {
+  const rows = [];
+  for await (const schedule of client.schedule.list()) {
+    rows.push({
+      id: schedule.scheduleId,
+      workflowType: schedule.action?.workflowType ?? null,
+      paused: schedule.state.paused,
+      note: schedule.state.note ?? null,
+      nextActionTimes: schedule.info.nextActionTimes.map((time) => time.toISOString()),
+      recentActions: schedule.info.recentActions.map((recent) => ({ takenAt: recent.takenAt.toISOString(), workflowId: recent.action.workflow.workflowId })),
+    });
+  }
+  if (json) say(JSON.stringify(rows));
+  else if (rows.length === 0) say('no schedules');
+  else {
+    for (const row of rows) {
+      say(`${row.id}  ${row.workflowType ?? '-'}  ${row.paused ? 'PAUSED' : 'active'}  next ${row.nextActionTimes[0] ?? '-'}  last ${row.recentActions.at(-1)?.workflowId ?? '-'}`);
+    }
+  }
+}
+
+async function describeSchedule(handle: ScheduleHandle, endpoints: Endpoints, id: string, json: boolean, say: Say): Promise<void> {
+  const description = await handle.describe();
+  const last = description.info.recentActions.at(-1);
+  const freshness = await freshnessOf(endpoints, id);
+  const summary = {
+    id,
+    paused: description.state.paused,
+    note: description.state.note ?? null,
+    overlap: description.policies.overlap,
+    intervals: description.spec.intervals?.map((interval) => interval.every) ?? [],
+    actions: description.info.numActionsTaken,
+    skippedForOverlap: description.info.numActionsSkippedOverlap,
+    running: description.info.runningActions.map((running) => running.workflow.workflowId),
+    nextActionTimes: description.info.nextActionTimes.map((time) => time.toISOString()),
+    lastCycle: last ? { workflowId: last.action.workflow.workflowId, takenAt: last.takenAt.toISOString() } : null,
+    // The last cycle that planned: the SLAs its budget could not keep, and what it cost.
+    lastPlanned: freshness.cycle,
+    staleness: freshness.staleness,
+    args: description.action.args,
+  };
+  if (json) {
+    say(JSON.stringify(summary));
+    return;
+  }
+  const lastLink = last ? temporalUiLink(endpoints, last.action.workflow.workflowId) : undefined;
+  const cycle = freshness.cycle;
+  say(
+    [
+      `schedule ${id}: ${summary.paused ? 'PAUSED' : 'active'}${summary.note ? ` (${summary.note})` : ''}, every ${summary.intervals.map((ms) => `${ms} ms`).join(', ')}, overlap ${summary.overlap}`,
+      `  cycles started ${summary.actions}, skipped for overlap ${summary.skippedForOverlap}, running ${summary.running.join(', ') || 'none'}`,
+      `  next ${summary.nextActionTimes[0] ?? '-'}`,
+      `  last ${summary.lastCycle ? `${summary.lastCycle.workflowId} at ${summary.lastCycle.takenAt}${lastLink ? ` (${lastLink})` : ''}` : '-'}`,
+      ...(cycle === null
+        ? []
+        : [
+            `  last planned cycle ${cycle.crawlId}: ${cycle.planned} visits${cycle.slaPlanned === null ? '' : `, ${cycle.slaPlanned} for SLAs`}${cycle.slaShortfalls.length === 0 ? (cycle.slaPlanned === null ? '' : ', every due SLA URL planned') : ''}`,
+            ...describeShortfalls(cycle.slaShortfalls, '    '),
+            ...(cycle.cost === null ? [] : describeCostReport(cycle.cost, '    ')),
+          ]),
+      ...(freshness.staleness.bySla.length + freshness.staleness.byTier.length > 0 ? ['  staleness now (now - last successful fetch):', ...describeStaleness(freshness.staleness, '    ')] : []),
+    ].join('\n'),
+  );
+}
+
 /** What Postgres says of a Schedule's cycles: the last one planned, and staleness now. */
 async function freshnessOf(
-  endpoints: Awaited<ReturnType<typeof connectServices>>,
+  endpoints: Endpoints,
   scheduleId: string,
 ): Promise<{
   cycle: { crawlId: string; planned: number; slaPlanned: number | null; slaShortfalls: SlaShortfall[]; cost: CrawlCostReport | null } | null;
