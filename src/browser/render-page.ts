@@ -85,7 +85,6 @@ export async function renderPage(browser: Browser, url: string, handler: Request
     });
     const page = await context.newPage();
     const traffic = new RequestTraffic();
-    let mainDocumentAnswered = false;
     let crash: BrowserError | undefined;
     const crashed = new Promise<never>((_, reject) => {
       page.once('crash', () => reject((crash = new BrowserError('browser-crashed', `the page's renderer crashed while rendering ${url}`))));
@@ -97,26 +96,7 @@ export async function renderPage(browser: Browser, url: string, handler: Request
     context.on('page', (opened) => {
       if (opened !== page) void opened.close().catch(() => undefined);
     });
-    await context.routeWebSocket(/.*/, (socket) => socket.close({ code: 1008, reason: 'refused by the crawler' }));
-    await context.route('**/*', async (route: Route, request: Request) => {
-      const main = !mainDocumentAnswered && isMainFrameNavigation(request, page);
-      if (main) mainDocumentAnswered = true;
-      else if (isMainFrameNavigation(request, page)) {
-        // The page navigating itself away: the render is of this page.
-        await route.abort('blockedbyclient').catch(() => undefined);
-        return;
-      }
-      traffic.opened();
-      try {
-        const answer = await handler({ url: request.url(), method: request.method(), resourceType: request.resourceType(), isMainDocument: main }, aborts.signal);
-        if (answer.kind === 'fulfil') await route.fulfill({ status: answer.status, headers: answer.headers, body: answer.body });
-        else await route.abort(answer.errorCode);
-      } catch {
-        await route.abort('failed').catch(() => undefined);
-      } finally {
-        traffic.closed();
-      }
-    });
+    await routeEveryRequest(context, page, handler, traffic, aborts.signal);
 
     let ended: RenderEnd = 'quiet';
     let domContentLoadedMs: number | undefined;
@@ -150,6 +130,34 @@ export async function renderPage(browser: Browser, url: string, handler: Request
     aborts.abort();
     if (context) await Promise.race([context.close().catch(() => undefined), sleep(3000)]);
   }
+}
+
+/**
+ * Every request of the context through `handler`, websockets refused; the main frame's first
+ * navigation is the main document, any later one (the page navigating itself away) is refused.
+ */
+async function routeEveryRequest(context: BrowserContext, page: Page, handler: RequestHandler, traffic: RequestTraffic, signal: AbortSignal): Promise<void> {
+  let mainDocumentAnswered = false;
+  await context.routeWebSocket(/.*/, (socket) => socket.close({ code: 1008, reason: 'refused by the crawler' }));
+  await context.route('**/*', async (route: Route, request: Request) => {
+    const main = !mainDocumentAnswered && isMainFrameNavigation(request, page);
+    if (main) mainDocumentAnswered = true;
+    else if (isMainFrameNavigation(request, page)) {
+      // The page navigating itself away: the render is of this page.
+      await route.abort('blockedbyclient').catch(() => undefined);
+      return;
+    }
+    traffic.opened();
+    try {
+      const answer = await handler({ url: request.url(), method: request.method(), resourceType: request.resourceType(), isMainDocument: main }, signal);
+      if (answer.kind === 'fulfil') await route.fulfill({ status: answer.status, headers: answer.headers, body: answer.body });
+      else await route.abort(answer.errorCode);
+    } catch {
+      await route.abort('failed').catch(() => undefined);
+    } finally {
+      traffic.closed();
+    }
+  });
 }
 
 function isMainFrameNavigation(request: Request, page: Page): boolean {

@@ -1,14 +1,6 @@
 // The local stack the project starts itself: Temporal dev server, Postgres, MinIO.
-export {
-  defaultDataDir,
-  ensureStack,
-  stackStatus,
-  stopStack,
-  type ServiceStatus,
-  type StackEndpoints,
-  type StackOptions,
-  type StackStatus,
-} from './stack.js';
+export { ensureStack, stopStack, type StackEndpoints, type StackOptions } from './stack.js';
+export { defaultDataDir, stackStatus, type ServiceStatus, type StackStatus } from './stack-status.js';
 export { StackError, type StackErrorCode, type StackService } from './stack-error.js';
 export { ensurePostgresRole, type PostgresRoleOptions, type PostgresRoleOutcome } from './postgres-role.js';
 export { defaultSearchAttributes, type SearchAttributeKind } from './temporal-dev-server.js';

@@ -21,6 +21,7 @@ import { isProcessAlive, readPidFile, removePidFile, stopProcess, tailFile } fro
 import { StackError, type StackService } from './stack-error.js';
 import { withStackLock } from './stack-lock.js';
 import { readStackState, writeStackState, type StackState } from './stack-state.js';
+import { STACK_HOST, defaultDataDir } from './stack-status.js';
 import { postgresRunAs } from './system-user.js';
 import {
   defaultSearchAttributes,
@@ -35,8 +36,6 @@ import {
 import { requirePostgresBinDir, requireTool } from './tool-paths.js';
 import { describeError, waitUntil, type WaitOutcome } from './wait-until.js';
 import { redactCredentials } from '../domain/url/index.js';
-
-export const defaultDataDir = '.crawler-data';
 
 export interface StackOptions {
   /** Everything the stack keeps lives under it. Default: '.crawler-data', resolved against the current folder. */
@@ -84,21 +83,7 @@ export interface StackEndpoints {
   };
 }
 
-export interface ServiceStatus {
-  state: 'running' | 'stopped' | 'external';
-  endpoint?: string;
-  pid?: number;
-  logFile?: string;
-  uiUrl?: string;
-}
-
-export interface StackStatus {
-  temporal: ServiceStatus;
-  postgres: ServiceStatus;
-  s3: ServiceStatus;
-}
-
-const host = '127.0.0.1';
+const host = STACK_HOST;
 
 interface Context {
   dataDir: string;
@@ -427,43 +412,4 @@ async function stopRecorded(
     if (result !== 'not-running') log(`${name} (pid ${pid}) ${result}`);
   }
   if (pidFile !== undefined) removePidFile(pidFile);
-}
-
-/** What runs for this data folder, and which services the environment points elsewhere. */
-export async function stackStatus(options: Pick<StackOptions, 'dataDir' | 'env'> = {}): Promise<StackStatus> {
-  const dataDir = resolve(options.dataDir ?? defaultDataDir);
-  const external = externalServicesFromEnv(options.env ?? process.env);
-  const state = readStackState(dataDir);
-
-  const temporal: ServiceStatus = external.temporal
-    ? { state: 'external', endpoint: external.temporal.address }
-    : managedStatus(state.temporal?.pid, 'temporal', state.temporal && {
-        endpoint: `${host}:${state.temporal.port}`,
-        logFile: state.temporal.logFile,
-        uiUrl: `http://${host}:${state.temporal.uiPort}`,
-      });
-
-  const postgresDir = join(dataDir, 'postgres');
-  const postgresPort = configuredPostgresPort(postgresDir) ?? state.postgres?.port;
-  const postgres: ServiceStatus = external.postgres
-    ? { state: 'external', endpoint: redactCredentials(external.postgres.url) }
-    : managedStatus(readPidFile(postgresPaths(postgresDir).pidFile), 'postgres', postgresPort === undefined ? undefined : {
-        endpoint: redactCredentials(postgresUrl(postgresPort, postgresDatabase, state.postgresPassword)),
-        logFile: postgresPaths(postgresDir).logFile,
-      });
-
-  const s3: ServiceStatus = external.s3
-    ? { state: 'external', endpoint: `${external.s3.useSSL ? 'https' : 'http'}://${external.s3.endPoint}:${external.s3.port}` }
-    : managedStatus(state.minio?.pid, 'minio', state.minio && {
-        endpoint: `http://${host}:${state.minio.port}`,
-        logFile: state.minio.logFile,
-        uiUrl: `http://${host}:${state.minio.consolePort}`,
-      });
-
-  return { temporal, postgres, s3 };
-}
-
-function managedStatus(pid: number | undefined, program: string, known: Omit<ServiceStatus, 'state' | 'pid'> | undefined): ServiceStatus {
-  if (pid !== undefined && isProcessAlive(pid, program)) return { state: 'running', pid, ...known };
-  return { state: 'stopped', ...known };
 }

@@ -9,7 +9,7 @@ import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { jsonLogLine, textLogLine, type LogFormat } from './log-format.js';
 import { digestSlowTaskWarnings } from './slow-task-digest.js';
-import { PrometheusCrawlMetrics, startMetricsServer } from './prometheus-metrics.js';
+import { PrometheusCrawlMetrics, startMetricsServer, type MetricsServer } from './prometheus-metrics.js';
 import { findFreePorts } from '../stack/free-port.js';
 import { WorkerStartError } from './worker-start-error.js';
 import { createActivities, type CrawlerActivities } from '../activities/index.js';
@@ -235,18 +235,7 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   const htmlParsing = new HtmlParsePool(options.htmlParsing);
   const stopping = createWorkerStopping();
   const renderSlots = options.renderSlots ?? 0;
-  let browsers: BrowserPool | undefined;
-  if (renderSlots > 0) {
-    const chromium = findChromium();
-    if (!chromium.found) throw new Error(`--render-slots ${renderSlots}: ${chromium.reason}`);
-    browsers = new BrowserPool({
-      executablePath: chromium.executablePath,
-      slots: renderSlots,
-      profileRoot: path.join(options.dataDir, 'browsers'),
-      ...(options.maxPagesPerBrowser === undefined ? {} : { maxPagesPerBrowser: options.maxPagesPerBrowser }),
-      ...(options.renderPageHeapMiB === undefined ? {} : { pageHeapMiB: options.renderPageHeapMiB }),
-    });
-  }
+  const browsers = renderSlots > 0 ? startBrowsers(options, renderSlots) : undefined;
   const created = createActivities({
     pool,
     bodies,
@@ -263,56 +252,13 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
   });
   const activities = options.wrapActivities ? options.wrapActivities(created) : created;
 
-  const role = options.role ?? 'all';
-  const worker = await workerWithSandboxCallTimeout(options.sandboxCallTimeoutMs).create({
-    connection: nativeConnection,
-    namespace: options.temporal.namespace,
-    taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
-    identity,
-    shutdownGraceTime: '10s',
-    ...(role === 'activities'
-      ? {}
-      : { workflowBundle: await loadWorkflowBundle(path.join(options.dataDir, 'cache')), maxCachedWorkflows: options.maxCachedWorkflows ?? 1000 }),
-    ...(role === 'workflows'
-      ? // Host workflows run their claims and wait reports as local activities, in the worker that runs them.
-        { activities: { claimHostWork: activities.claimHostWork, reportHostWait: activities.reportHostWait }, enableNonLocalActivities: false }
-      : { activities: role === 'all' ? withLocalBursts(activities) : activities, maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? DEFAULT_MAX_CONCURRENT_ACTIVITIES }),
-    // A host's first burst runs as a local activity and holds its workflow task open meanwhile
-    // (LOCAL_BURST: its 5 URLs and their parses): the SDK's defaults (40 tasks, 100 local activities)
-    // would let only that many hosts fetch at once.
-    ...(role === 'all' ? { maxConcurrentWorkflowTaskExecutions: MAX_OPEN_WORKFLOW_TASKS, maxConcurrentLocalActivityExecutions: MAX_OPEN_WORKFLOW_TASKS } : {}),
-  });
+  const worker = await createMainWorker(options, nativeConnection, identity, activities);
 
   // Renders go to their own task queue, taken only by workers with browser slots: one render per slot.
   const render: RenderPart | undefined =
-    browsers === undefined
-      ? undefined
-      : {
-          browsers,
-          worker: await Worker.create({
-            connection: nativeConnection,
-            namespace: options.temporal.namespace,
-            taskQueue: renderTaskQueueOf(options.taskQueue ?? DEFAULT_TASK_QUEUE),
-            identity,
-            shutdownGraceTime: '10s',
-            activities: { renderPage: activities.renderPage },
-            maxConcurrentActivityTaskExecutions: renderSlots,
-          }),
-        };
+    browsers === undefined ? undefined : { browsers, worker: await createRenderWorker(options, nativeConnection, identity, activities, renderSlots) };
 
-  const metricsServer =
-    metrics === undefined
-      ? undefined
-      : await startMetricsServer({
-          port: options.metricsPort!,
-          ...(options.metricsHost === undefined ? {} : { host: options.metricsHost }),
-          ...(options.metricsBearerToken === undefined ? {} : { bearerToken: options.metricsBearerToken }),
-          ...(options.warn === undefined ? {} : { warn: options.warn }),
-          metrics,
-          ...(sdkMetricsAddress === undefined ? {} : { sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics` }),
-        }).catch((error: unknown) => {
-          throw new WorkerStartError('METRICS_LISTEN_FAILED', `metrics could not listen on ${options.metricsHost ?? '127.0.0.1'}:${options.metricsPort}: ${(error as Error).message}. Give a free --metrics-port (0 picks one).`, { cause: error });
-        });
+  const metricsServer = metrics === undefined ? undefined : await serveMetrics(options, metrics, sdkMetricsAddress);
 
   let closed = false;
   const close = async (): Promise<void> => {
@@ -349,4 +295,64 @@ export async function createCrawlerWorker(options: CrawlerWorkerOptions): Promis
       if (render?.worker.getState() === 'RUNNING') render.worker.shutdown();
     },
   };
+}
+
+function startBrowsers(options: CrawlerWorkerOptions, renderSlots: number): BrowserPool {
+  const chromium = findChromium();
+  if (!chromium.found) throw new Error(`--render-slots ${renderSlots}: ${chromium.reason}`);
+  return new BrowserPool({
+    executablePath: chromium.executablePath,
+    slots: renderSlots,
+    profileRoot: path.join(options.dataDir, 'browsers'),
+    ...(options.maxPagesPerBrowser === undefined ? {} : { maxPagesPerBrowser: options.maxPagesPerBrowser }),
+    ...(options.renderPageHeapMiB === undefined ? {} : { pageHeapMiB: options.renderPageHeapMiB }),
+  });
+}
+
+/** The worker of the crawl's task queue: workflows, activities or both, by role. */
+async function createMainWorker(options: CrawlerWorkerOptions, nativeConnection: NativeConnection, identity: string, activities: CrawlerActivities): Promise<Worker> {
+  const role = options.role ?? 'all';
+  return workerWithSandboxCallTimeout(options.sandboxCallTimeoutMs).create({
+    connection: nativeConnection,
+    namespace: options.temporal.namespace,
+    taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+    identity,
+    shutdownGraceTime: '10s',
+    ...(role === 'activities'
+      ? {}
+      : { workflowBundle: await loadWorkflowBundle(path.join(options.dataDir, 'cache')), maxCachedWorkflows: options.maxCachedWorkflows ?? 1000 }),
+    ...(role === 'workflows'
+      ? // Host workflows run their claims and wait reports as local activities, in the worker that runs them.
+        { activities: { claimHostWork: activities.claimHostWork, reportHostWait: activities.reportHostWait }, enableNonLocalActivities: false }
+      : { activities: role === 'all' ? withLocalBursts(activities) : activities, maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? DEFAULT_MAX_CONCURRENT_ACTIVITIES }),
+    // A host's first burst runs as a local activity and holds its workflow task open meanwhile
+    // (LOCAL_BURST: its 5 URLs and their parses): the SDK's defaults (40 tasks, 100 local activities)
+    // would let only that many hosts fetch at once.
+    ...(role === 'all' ? { maxConcurrentWorkflowTaskExecutions: MAX_OPEN_WORKFLOW_TASKS, maxConcurrentLocalActivityExecutions: MAX_OPEN_WORKFLOW_TASKS } : {}),
+  });
+}
+
+async function createRenderWorker(options: CrawlerWorkerOptions, nativeConnection: NativeConnection, identity: string, activities: CrawlerActivities, renderSlots: number): Promise<Worker> {
+  return Worker.create({
+    connection: nativeConnection,
+    namespace: options.temporal.namespace,
+    taskQueue: renderTaskQueueOf(options.taskQueue ?? DEFAULT_TASK_QUEUE),
+    identity,
+    shutdownGraceTime: '10s',
+    activities: { renderPage: activities.renderPage },
+    maxConcurrentActivityTaskExecutions: renderSlots,
+  });
+}
+
+async function serveMetrics(options: CrawlerWorkerOptions, metrics: PrometheusCrawlMetrics, sdkMetricsAddress: string | undefined): Promise<MetricsServer> {
+  return startMetricsServer({
+    port: options.metricsPort!,
+    ...(options.metricsHost === undefined ? {} : { host: options.metricsHost }),
+    ...(options.metricsBearerToken === undefined ? {} : { bearerToken: options.metricsBearerToken }),
+    ...(options.warn === undefined ? {} : { warn: options.warn }),
+    metrics,
+    ...(sdkMetricsAddress === undefined ? {} : { sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics` }),
+  }).catch((error: unknown) => {
+    throw new WorkerStartError('METRICS_LISTEN_FAILED', `metrics could not listen on ${options.metricsHost ?? '127.0.0.1'}:${options.metricsPort}: ${(error as Error).message}. Give a free --metrics-port (0 picks one).`, { cause: error });
+  });
 }

@@ -19,11 +19,12 @@ import { trainRenderVerdict, type RenderTaskRow } from '../../storage/postgres/r
 import { ledgerJoin } from '../../storage/postgres/subresource-repository.js';
 import type { RenderPageInput, RenderPageResult, RenderWanted } from '../../contracts/activities.js';
 import type { ActivityDeps } from '../deps.js';
-import type { CrawlContextCache } from '../frontier/crawl-context.js';
+import type { CrawlContext, CrawlContextCache } from '../frontier/crawl-context.js';
+import type { CrawlConfig } from '../../config/crawl-config.js';
 import { analyzePage } from '../documents/page-analysis.js';
 import { recordRenderedPage } from '../documents/record-rendered.js';
 import { HostTurnPacer, LedgerPacer, type RequestPacer } from './request-pacers.js';
-import { createSubresourceGate, type GateRobotsRefresher } from './subresource-gate.js';
+import { createSubresourceGate, type GateRobotsRefresher, type SubresourceGate } from './subresource-gate.js';
 import type { RenderVerdictCache } from './render-decisions.js';
 import type { PacedHosts } from './paced-hosts.js';
 
@@ -77,7 +78,7 @@ export function createRenderService(deps: ActivityDeps, parts: RenderServicePart
     const { task } = input;
     const startedAtMs = deps.now();
     deps.metrics?.renderQueueWaited?.(Math.max(0, startedAtMs - input.scheduledAtMs));
-    const hostTurn = new HostTurnPacer(input.politeness, input.policy, { now: deps.now, sleepMs: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), until: runtime.signal });
+    const hostTurn = new HostTurnPacer(input.politeness, input.policy, { now: deps.now, sleepMs: sleepMs, until: runtime.signal });
     const fail = (type: RenderFailureType, message: string): RenderFailedError => {
       deps.metrics?.renderEnded?.(task.reason, type, 0, 0);
       return new RenderFailedError(type, message, hostTurn.politeness, hostTurn.requestsStarted);
@@ -89,149 +90,173 @@ export function createRenderService(deps: ActivityDeps, parts: RenderServicePart
       // The crawl ends without its renders: no browser, no request (finishCrawl ends the render's row).
       return { state: 'skipped', politeness: input.politeness, requestsStarted: 0, routes: [], summary: `skipped: the crawl is ${crawlState}`, cpuMs: 0, peakPssBytes: 0, linksFound: 0, linksRegistered: 0, textLength: 0, subresources: {} };
     }
-    const config = context.record.config;
-    const render = renderConfigOf(config);
     let lease: BrowserLease;
     try {
       lease = await parts.browsers.acquire();
     } catch (error) {
       throw fail('BrowserUnavailable', error instanceof Error ? error.message : String(error));
     }
-    const ledgerPolicy = { ...DEFAULT_HOST_POLITENESS_POLICY, ...hostPolicyOverridesOf(task.politeness), minDelayMs: task.minHostDelayMs };
-    const ledgerPacerFor = (host: string): RequestPacer =>
-      new LedgerPacer(deps.pool, host, ledgerPolicy, { now: deps.now, sleepMs: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), until: runtime.signal });
-    const ends = new AbortController();
-    const onCancel = (): void => ends.abort();
-    runtime.signal.addEventListener('abort', onCancel, { once: true });
-    const gate = createSubresourceGate(
-      { ...deps, refreshRobots: parts.refreshRobots },
-      {
-        crawlId: task.crawlId,
-        config,
-        page: { url: task.url, finalUrl: task.finalUrl, bodyKey: task.bodyKey, contentType: task.contentType },
-        hostTurn,
-        ...(parts.pacedHosts ? { pacedHosts: parts.pacedHosts, pageHostDelayMs: task.minHostDelayMs } : {}),
-        ledgerPacerFor: (host) => joinedLedgerPacer(host, ledgerPacerFor),
-        callId: runtime.callId,
-        signal: ends.signal,
-      },
-    );
-    const beats = setInterval(runtime.heartbeat, HEARTBEAT_EVERY_MS);
-    let rendered: RenderedPage;
-    let cost: { cpuMs: number; peakPssBytes: number };
-    let replace = false;
-    try {
-      const measured = await measuredRender(lease.process, () =>
-        renderPage(lease.process.browser, task.finalUrl + task.routeKey, gate.handler, { userAgent: config.userAgent, navigationTimeoutMs: render.navigationTimeoutMs, settleMs: render.settleMs }, ends.signal),
-      );
-      cost = measured.cost;
-      if (measured.outcome.status === 'rejected') {
-        const error = measured.outcome.reason as unknown;
-        replace = true;
-        deps.metrics?.renderEnded?.(task.reason, error instanceof BrowserError && error.code === 'render-timeout' ? 'RenderTimeout' : 'RenderCrashed', cost.cpuMs, cost.peakPssBytes);
-        if (error instanceof BrowserError && error.code === 'render-timeout') throw new RenderFailedError('RenderTimeout', error.message, hostTurn.politeness, hostTurn.requestsStarted);
-        throw new RenderFailedError('RenderCrashed', error instanceof Error ? error.message : String(error), hostTurn.politeness, hostTurn.requestsStarted);
-      }
-      rendered = measured.outcome.value;
-    } finally {
-      clearInterval(beats);
-      ends.abort();
-      runtime.signal.removeEventListener('abort', onCancel);
-      await lease.release({ replace: replace || !lease.process.alive });
-    }
+    const drawn = await drawInBrowser(deps, parts, { task, runtime, config: context.record.config, lease, hostTurn });
+    return recordRender(deps, parts, { task, context, drawn, hostTurn, startedAtMs });
+  };
+}
 
-    // The DOM, stored as its own object beside the HTTP body.
-    const dom = Buffer.from(rendered.html, 'utf8');
-    const domSha256 = createHash('sha256').update(dom).digest('hex');
-    const domBodyKey = await deps.bodies.putRenderObjectIfAbsent('renders', domSha256, gzipSync(dom));
-    const renderedUrl = task.finalUrl;
-    const page = await analyzePage(
-      deps,
-      context,
-      {
-        crawlId: task.crawlId,
-        fingerprint: task.fingerprint,
-        generation: task.generation,
-        url: task.url,
-        finalUrl: renderedUrl,
-        depth: task.depth,
-        bodyKey: domBodyKey,
-        contentType: 'text/html; charset=utf-8',
-        ...(task.fetchedAtMs === undefined ? {} : { fetchedAtMs: task.fetchedAtMs }),
-        ...(task.xRobotsTag === undefined ? {} : { xRobotsTag: task.xRobotsTag }),
-      },
-      { heldBody: dom },
+const sleepMs = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface DrawnPage {
+  rendered: RenderedPage;
+  cost: { cpuMs: number; peakPssBytes: number };
+  gate: SubresourceGate;
+}
+
+/** The page drawn by the leased browser, every request of it through the gate; the lease given back (replaced after a failure). */
+async function drawInBrowser(
+  deps: ActivityDeps,
+  parts: RenderServiceParts,
+  { task, runtime, config, lease, hostTurn }: { task: RenderPageInput['task']; runtime: RenderRuntime; config: CrawlConfig; lease: BrowserLease; hostTurn: HostTurnPacer },
+): Promise<DrawnPage> {
+  const render = renderConfigOf(config);
+  const ledgerPolicy = { ...DEFAULT_HOST_POLITENESS_POLICY, ...hostPolicyOverridesOf(task.politeness), minDelayMs: task.minHostDelayMs };
+  const ledgerPacerFor = (host: string): RequestPacer => new LedgerPacer(deps.pool, host, ledgerPolicy, { now: deps.now, sleepMs, until: runtime.signal });
+  const ends = new AbortController();
+  const onCancel = (): void => ends.abort();
+  runtime.signal.addEventListener('abort', onCancel, { once: true });
+  const gate = createSubresourceGate(
+    { ...deps, refreshRobots: parts.refreshRobots },
+    {
+      crawlId: task.crawlId,
+      config,
+      page: { url: task.url, finalUrl: task.finalUrl, bodyKey: task.bodyKey, contentType: task.contentType },
+      hostTurn,
+      ...(parts.pacedHosts ? { pacedHosts: parts.pacedHosts, pageHostDelayMs: task.minHostDelayMs } : {}),
+      ledgerPacerFor: (host) => joinedLedgerPacer(deps, host, ledgerPacerFor),
+      callId: runtime.callId,
+      signal: ends.signal,
+    },
+  );
+  const beats = setInterval(runtime.heartbeat, HEARTBEAT_EVERY_MS);
+  let replace = false;
+  try {
+    const measured = await measuredRender(lease.process, () =>
+      renderPage(lease.process.browser, task.finalUrl + task.routeKey, gate.handler, { userAgent: config.userAgent, navigationTimeoutMs: render.navigationTimeoutMs, settleMs: render.settleMs }, ends.signal),
     );
-    const state: RenderPageResult['state'] = rendered.ended === 'quiet' ? 'rendered' : 'partial';
-    const comparison: SampleComparison | undefined = task.sampleBothWays ? compareRenderSample(httpYieldOf(gate.mainDocument, task, config.userAgent), { links: page.links.map((link) => link.absoluteUrl), textLength: page.textLength }) : undefined;
-    // An allowlisted application's hash routes, found in what it drew.
-    const rules = { allow: render.allow, deny: render.deny };
-    const routeKeys = renderRuleFor(rules, task.finalUrl) === 'allow' ? hashRoutesOf(extractHrefs(rendered.html, task.finalUrl, config.userAgent), task.finalUrl, task.routeKey) : [];
-    const host = new URL(task.url).hostname;
-    const pathTemplate = pathTemplateOf(task.finalUrl);
-    const routes: RenderTaskRow[] = routeKeys.map((routeKey) => ({ crawlId: task.crawlId, fingerprint: task.fingerprint, generation: task.generation, routeKey, host, url: task.url, pathTemplate, reason: 'hash-route', sampleBothWays: false }));
-    const subresources = gate.rows;
-    const byOutcome: Record<string, number> = {};
-    for (const row of subresources) byOutcome[row.outcome] = (byOutcome[row.outcome] ?? 0) + 1;
-    const recorded = await recordRenderedPage(deps, {
-      key: { crawlId: task.crawlId, fingerprint: task.fingerprint, generation: task.generation, routeKey: task.routeKey },
-      page,
-      result: {
-        state,
-        ended: rendered.ended,
-        attempts: 1,
-        domBodyKey,
-        domSha256,
-        domBytes: dom.length,
-        cpuMs: cost.cpuMs,
-        peakPssBytes: cost.peakPssBytes,
-        durationMs: deps.now() - startedAtMs,
-        textLength: page.textLength,
-        linksFound: page.linksFound,
-        subresources: subresources.length,
-        ...(comparison ? { comparison } : {}),
-        startedAtMs,
-      },
-      subresources,
-      routes,
-      budget: render.budget,
-    });
-    if (comparison !== undefined && recorded.recorded) parts.verdicts.remember(host, pathTemplate, await trainRenderVerdict(deps.pool, host, pathTemplate, comparison));
-    deps.metrics?.renderEnded?.(task.reason, state, cost.cpuMs, cost.peakPssBytes);
-    const routesWanted: RenderWanted[] = recorded.routesPending.map((routeKey) => ({ routeKey, reason: 'hash-route', sampleBothWays: false }));
-    const outcomes = Object.entries(byOutcome)
-      .map(([outcome, n]) => `${n} ${outcome}`)
-      .join(', ');
-    return {
+    const cost = measured.cost;
+    if (measured.outcome.status === 'rejected') {
+      const error = measured.outcome.reason as unknown;
+      replace = true;
+      const type: RenderFailureType = error instanceof BrowserError && error.code === 'render-timeout' ? 'RenderTimeout' : 'RenderCrashed';
+      deps.metrics?.renderEnded?.(task.reason, type, cost.cpuMs, cost.peakPssBytes);
+      throw new RenderFailedError(type, error instanceof Error ? error.message : String(error), hostTurn.politeness, hostTurn.requestsStarted);
+    }
+    return { rendered: measured.outcome.value, cost, gate };
+  } finally {
+    clearInterval(beats);
+    ends.abort();
+    runtime.signal.removeEventListener('abort', onCancel);
+    await lease.release({ replace: replace || !lease.process.alive });
+  }
+}
+
+/**
+ * The drawn page recorded: its DOM stored as its own object beside the HTTP body, analyzed like an
+ * HTTP page, recorded with its browser requests and the hash routes it drew; a page sampled both
+ * ways trains its template's verdict.
+ */
+async function recordRender(
+  deps: ActivityDeps,
+  parts: RenderServiceParts,
+  { task, context, drawn, hostTurn, startedAtMs }: { task: RenderPageInput['task']; context: CrawlContext; drawn: DrawnPage; hostTurn: HostTurnPacer; startedAtMs: number },
+): Promise<RenderPageResult> {
+  const { rendered, cost, gate } = drawn;
+  const config = context.record.config;
+  const render = renderConfigOf(config);
+  const dom = Buffer.from(rendered.html, 'utf8');
+  const domSha256 = createHash('sha256').update(dom).digest('hex');
+  const domBodyKey = await deps.bodies.putRenderObjectIfAbsent('renders', domSha256, gzipSync(dom));
+  const page = await analyzePage(
+    deps,
+    context,
+    {
+      crawlId: task.crawlId,
+      fingerprint: task.fingerprint,
+      generation: task.generation,
+      url: task.url,
+      finalUrl: task.finalUrl,
+      depth: task.depth,
+      bodyKey: domBodyKey,
+      contentType: 'text/html; charset=utf-8',
+      ...(task.fetchedAtMs === undefined ? {} : { fetchedAtMs: task.fetchedAtMs }),
+      ...(task.xRobotsTag === undefined ? {} : { xRobotsTag: task.xRobotsTag }),
+    },
+    { heldBody: dom },
+  );
+  const state: RenderPageResult['state'] = rendered.ended === 'quiet' ? 'rendered' : 'partial';
+  const comparison: SampleComparison | undefined = task.sampleBothWays ? compareRenderSample(httpYieldOf(gate.mainDocument, task, config.userAgent), { links: page.links.map((link) => link.absoluteUrl), textLength: page.textLength }) : undefined;
+  // An allowlisted application's hash routes, found in what it drew.
+  const routeKeys = renderRuleFor({ allow: render.allow, deny: render.deny }, task.finalUrl) === 'allow' ? hashRoutesOf(extractHrefs(rendered.html, task.finalUrl, config.userAgent), task.finalUrl, task.routeKey) : [];
+  const host = new URL(task.url).hostname;
+  const pathTemplate = pathTemplateOf(task.finalUrl);
+  const routes: RenderTaskRow[] = routeKeys.map((routeKey) => ({ crawlId: task.crawlId, fingerprint: task.fingerprint, generation: task.generation, routeKey, host, url: task.url, pathTemplate, reason: 'hash-route', sampleBothWays: false }));
+  const subresources = gate.rows;
+  const byOutcome: Record<string, number> = {};
+  for (const row of subresources) byOutcome[row.outcome] = (byOutcome[row.outcome] ?? 0) + 1;
+  const recorded = await recordRenderedPage(deps, {
+    key: { crawlId: task.crawlId, fingerprint: task.fingerprint, generation: task.generation, routeKey: task.routeKey },
+    page,
+    result: {
       state,
-      politeness: hostTurn.politeness,
-      requestsStarted: hostTurn.requestsStarted,
-      routes: routesWanted,
-      summary: `${state} (${rendered.ended}) in ${rendered.totalMs} ms, ${cost.cpuMs} ms browser CPU; ${page.linksFound} links (${recorded.linksRegistered} new), ${page.textLength} chars; requests: ${outcomes || 'none'}${comparison ? `; sampled both ways: ${comparison}` : ''}`,
+      ended: rendered.ended,
+      attempts: 1,
+      domBodyKey,
+      domSha256,
+      domBytes: dom.length,
       cpuMs: cost.cpuMs,
       peakPssBytes: cost.peakPssBytes,
-      linksFound: page.linksFound,
-      linksRegistered: recorded.linksRegistered,
+      durationMs: deps.now() - startedAtMs,
       textLength: page.textLength,
-      subresources: byOutcome,
-    };
+      linksFound: page.linksFound,
+      subresources: subresources.length,
+      ...(comparison ? { comparison } : {}),
+      startedAtMs,
+    },
+    subresources,
+    routes,
+    budget: render.budget,
+  });
+  if (comparison !== undefined && recorded.recorded) parts.verdicts.remember(host, pathTemplate, await trainRenderVerdict(deps.pool, host, pathTemplate, comparison));
+  deps.metrics?.renderEnded?.(task.reason, state, cost.cpuMs, cost.peakPssBytes);
+  const outcomes = Object.entries(byOutcome)
+    .map(([outcome, n]) => `${n} ${outcome}`)
+    .join(', ');
+  return {
+    state,
+    politeness: hostTurn.politeness,
+    requestsStarted: hostTurn.requestsStarted,
+    routes: recorded.routesPending.map((routeKey): RenderWanted => ({ routeKey, reason: 'hash-route', sampleBothWays: false })),
+    summary: `${state} (${rendered.ended}) in ${rendered.totalMs} ms, ${cost.cpuMs} ms browser CPU; ${page.linksFound} links (${recorded.linksRegistered} new), ${page.textLength} chars; requests: ${outcomes || 'none'}${comparison ? `; sampled both ways: ${comparison}` : ''}`,
+    cpuMs: cost.cpuMs,
+    peakPssBytes: cost.peakPssBytes,
+    linksFound: page.linksFound,
+    linksRegistered: recorded.linksRegistered,
+    textLength: page.textLength,
+    subresources: byOutcome,
+  };
+}
 
-    function joinedLedgerPacer(ledgerHost: string, make: (host: string) => RequestPacer): RequestPacer {
-      const pacer = make(ledgerHost);
-      return {
-        raiseCrawlDelay: (crawlDelayMs) => pacer.raiseCrawlDelay?.(crawlDelayMs),
-        run: async (send) => {
-          const joined = await ledgerJoin(deps.pool, ledgerHost);
-          if (joined === undefined) return { refused: 'politeness-refused', reason: `${ledgerHost} is not in the pacing ledger` };
-          // A host joined the ledger recently: every fetch of it under way must see the ledger first.
-          const settleUntilMs = joined.sinceMs + (joined.fetchedNow ? LEDGER_JOIN_SETTLE_MS : LEDGER_JOIN_IDLE_SETTLE_MS);
-          const waitMs = settleUntilMs - deps.now();
-          if (waitMs > MAX_SUBRESOURCE_WAIT_MS) return { refused: 'politeness-refused', reason: `${ledgerHost} joined the pacing ledger less than ${LEDGER_JOIN_SETTLE_MS} ms ago` };
-          if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-          return pacer.run(send);
-        },
-      };
-    }
+/** A ledger host's pacer that first waits until every fetch of a host that joined the ledger recently has seen it. */
+function joinedLedgerPacer(deps: ActivityDeps, ledgerHost: string, make: (host: string) => RequestPacer): RequestPacer {
+  const pacer = make(ledgerHost);
+  return {
+    raiseCrawlDelay: (crawlDelayMs) => pacer.raiseCrawlDelay?.(crawlDelayMs),
+    run: async (send) => {
+      const joined = await ledgerJoin(deps.pool, ledgerHost);
+      if (joined === undefined) return { refused: 'politeness-refused', reason: `${ledgerHost} is not in the pacing ledger` };
+      const settleUntilMs = joined.sinceMs + (joined.fetchedNow ? LEDGER_JOIN_SETTLE_MS : LEDGER_JOIN_IDLE_SETTLE_MS);
+      const waitMs = settleUntilMs - deps.now();
+      if (waitMs > MAX_SUBRESOURCE_WAIT_MS) return { refused: 'politeness-refused', reason: `${ledgerHost} joined the pacing ledger less than ${LEDGER_JOIN_SETTLE_MS} ms ago` };
+      if (waitMs > 0) await sleepMs(waitMs);
+      return pacer.run(send);
+    },
   };
 }
 

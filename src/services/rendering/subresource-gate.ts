@@ -20,6 +20,7 @@ import {
   subresourceCacheDecision,
   subresourceTypeOf,
   type SubresourcePolicy,
+  type SubresourceType,
 } from '../../domain/render/index.js';
 import { isRobotsFresh, productTokenOf, robotsVerdictFor, type RobotsCacheEntry } from '../../domain/robots/index.js';
 import { canonicalizeUrl } from '../../domain/url/index.js';
@@ -81,147 +82,183 @@ interface Received {
 }
 
 export function createSubresourceGate(deps: Deps, input: SubresourceGateInput): SubresourceGate {
-  const render = renderConfigOf(input.config);
-  const policy: SubresourcePolicy = { blockedTypes: DEFAULT_BLOCKED_SUBRESOURCE_TYPES, allowedOrigins: render.allowOrigins };
-  const token = productTokenOf(input.config.userAgent);
-  const pageHost = new URL(input.page.finalUrl).hostname;
-  const rows: SubresourceRow[] = [];
-  const robotsByOrigin = new Map<string, Promise<RobotsCacheEntry | undefined>>();
-  const ledgers = new Map<string, RequestPacer>();
-  let mainDocument: Buffer | undefined;
-  let refreshes = 0;
+  return new GatedRequests(deps, input);
+}
 
-  const paced = input.pacedHosts;
-  // The page's host in its turn, and in the ledger's too when another crawl's renders reach it as an origin.
-  const pagePacer: RequestPacer =
-    paced === undefined
-      ? input.hostTurn
-      : {
-          run: (send) => input.hostTurn.run(() => paced.run(pageHost, input.pageHostDelayMs ?? 0, send, (sent) => (sent.outcome.kind === 'not-sent' ? undefined : sent.outcome.finishedAtMs))),
-          raiseCrawlDelay: (crawlDelayMs) => input.hostTurn.raiseCrawlDelay(crawlDelayMs),
-        };
-  const pacerFor = (host: string): RequestPacer => {
-    if (host === pageHost) return pagePacer;
-    let pacer = ledgers.get(host);
-    if (!pacer) ledgers.set(host, (pacer = input.ledgerPacerFor(host)));
+/** What one hop of a request came to: an answer for the browser, or a redirect to gate next. */
+type HopResult = { answer: BrowserAnswer } | { redirectTo: string };
+
+class GatedRequests implements SubresourceGate {
+  readonly rows: SubresourceRow[] = [];
+  mainDocument: Buffer | undefined;
+  readonly handler: RequestHandler = (request) => this.answer(request);
+  private readonly policy: SubresourcePolicy;
+  private readonly token: string;
+  private readonly pageHost: string;
+  private readonly pagePacer: RequestPacer;
+  private readonly robotsByOrigin = new Map<string, Promise<RobotsCacheEntry | undefined>>();
+  private readonly ledgers = new Map<string, RequestPacer>();
+  private refreshes = 0;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly input: SubresourceGateInput,
+  ) {
+    const render = renderConfigOf(input.config);
+    this.policy = { blockedTypes: DEFAULT_BLOCKED_SUBRESOURCE_TYPES, allowedOrigins: render.allowOrigins };
+    this.token = productTokenOf(input.config.userAgent);
+    this.pageHost = new URL(input.page.finalUrl).hostname;
+    const paced = input.pacedHosts;
+    const pageHost = this.pageHost;
+    // The page's host in its turn, and in the ledger's too when another crawl's renders reach it as an origin.
+    this.pagePacer =
+      paced === undefined
+        ? input.hostTurn
+        : {
+            run: (send) => input.hostTurn.run(() => paced.run(pageHost, input.pageHostDelayMs ?? 0, send, (sent) => (sent.outcome.kind === 'not-sent' ? undefined : sent.outcome.finishedAtMs))),
+            raiseCrawlDelay: (crawlDelayMs) => input.hostTurn.raiseCrawlDelay(crawlDelayMs),
+          };
+  }
+
+  private pacerFor(host: string): RequestPacer {
+    if (host === this.pageHost) return this.pagePacer;
+    let pacer = this.ledgers.get(host);
+    if (!pacer) this.ledgers.set(host, (pacer = this.input.ledgerPacerFor(host)));
     return pacer;
-  };
+  }
 
-  const record = (row: Omit<SubresourceRow, 'seq'>): void => {
-    rows.push({ seq: rows.length + 1, ...row });
-    deps.metrics?.renderSubresource?.(row.outcome);
-  };
+  private record(row: Omit<SubresourceRow, 'seq'>): void {
+    this.rows.push({ seq: this.rows.length + 1, ...row });
+    this.deps.metrics?.renderSubresource?.(row.outcome);
+  }
 
-  async function handler(request: BrowserRequest): Promise<BrowserAnswer> {
-    const requestedAtMs = deps.now();
+  private async answer(request: BrowserRequest): Promise<BrowserAnswer> {
     const type = subresourceTypeOf(request.resourceType);
     if (request.isMainDocument) {
-      mainDocument ??= await deps.bodies.getBody(input.page.bodyKey);
-      record({ method: request.method, url: request.url, resourceType: type, outcome: 'stored-page', status: 200, bytes: mainDocument.length, bodyKey: input.page.bodyKey, requestedAtMs });
-      return { kind: 'fulfil', status: 200, headers: { 'content-type': input.page.contentType ?? 'text/html' }, body: mainDocument };
+      const requestedAtMs = this.deps.now();
+      this.mainDocument ??= await this.deps.bodies.getBody(this.input.page.bodyKey);
+      this.record({ method: request.method, url: request.url, resourceType: type, outcome: 'stored-page', status: 200, bytes: this.mainDocument.length, bodyKey: this.input.page.bodyKey, requestedAtMs });
+      return { kind: 'fulfil', status: 200, headers: { 'content-type': this.input.page.contentType ?? 'text/html' }, body: this.mainDocument };
     }
     let url = request.url;
     for (let hop = 0; hop <= MAX_SUBRESOURCE_REDIRECTS; hop += 1) {
-      const startedAtMs = deps.now();
-      const row = (fields: Omit<SubresourceRow, 'seq' | 'method' | 'url' | 'resourceType' | 'requestedAtMs'>): void =>
-        record({ method: request.method, url, resourceType: type, requestedAtMs: startedAtMs, ...fields });
-      const verdict = classifySubresource({ url, method: request.method, type, isMainDocument: false }, input.page.finalUrl, policy);
-      if (verdict.kind !== 'allowed') {
-        row({ outcome: verdict.kind });
-        return { kind: 'abort', errorCode: 'blockedbyclient' };
-      }
-      let pathAndQuery: string;
-      try {
-        pathAndQuery = canonicalizeUrl(url).pathAndQuery;
-      } catch {
-        row({ outcome: 'blocked-scheme' });
-        return { kind: 'abort', errorCode: 'blockedbyclient' };
-      }
-      const pacer = pacerFor(verdict.host);
-      const rules = await robotsOf(verdict.origin, pacer);
-      if (rules === undefined || rules.policy.kind === 'disallow-all') {
-        row({ outcome: rules === undefined || rules.unreachableSinceMs !== undefined ? 'robots-unreachable' : 'robots-disallowed' });
-        return { kind: 'abort', errorCode: 'accessdenied' };
-      }
-      if (!robotsVerdictFor(rules, token, pathAndQuery).allowed) {
-        row({ outcome: 'robots-disallowed' });
-        return { kind: 'abort', errorCode: 'accessdenied' };
-      }
-      const cached = await readCachedSubresource(deps.pool, url).catch(() => undefined);
-      if (cached && isSubresourceFresh(cached, deps.now())) {
-        const body = await deps.bodies.getBody(cached.bodyKey).catch(() => undefined);
-        if (body !== undefined) {
-          await touchCachedSubresource(deps.pool, url).catch(() => undefined);
-          row({ outcome: 'cached', status: cached.status, bytes: body.length, bodyKey: cached.bodyKey, ...(cached.contentType ? { contentType: cached.contentType } : {}), durationMs: deps.now() - startedAtMs });
-          return fulfil({ status: cached.status, headers: cached.headers, body });
-        }
-      }
-      const conditional: Record<string, string> = {};
-      if (cached?.etag) conditional['if-none-match'] = cached.etag;
-      if (cached?.lastModified) conditional['if-modified-since'] = cached.lastModified;
-      const sent = await pacer.run(() => fetchOnce(url, conditional, request));
-      if (isRefusal(sent)) {
-        row({ outcome: sent.refused });
-        return { kind: 'abort', errorCode: 'blockedbyclient' };
-      }
-      if (sent.kind === 'failed') {
-        row({ outcome: 'failed', durationMs: deps.now() - startedAtMs });
-        return { kind: 'abort', errorCode: 'failed' };
-      }
-      const response = sent.response;
-      const durationMs = deps.now() - startedAtMs;
-      if (response.status === 304 && cached) {
-        const body = await deps.bodies.getBody(cached.bodyKey);
-        const fresh = subresourceCacheDecision({ status: cached.status, ...cacheFactsOf(response.headers) }, deps.now());
-        await touchCachedSubresource(deps.pool, url, fresh.storable ? fresh.freshUntilMs : undefined).catch(() => undefined);
-        row({ outcome: 'revalidated', status: 304, bytes: body.length, bodyKey: cached.bodyKey, durationMs });
-        return fulfil({ status: cached.status, headers: cached.headers, body });
-      }
-      if ([301, 302, 303, 307, 308].includes(response.status) && response.headers['location']) {
-        let next: string;
-        try {
-          next = new URL(response.headers['location'], url).href;
-        } catch {
-          row({ outcome: 'failed', status: response.status, durationMs });
-          return { kind: 'abort', errorCode: 'failed' };
-        }
-        row({ outcome: 'redirect', status: response.status, bytes: response.body.length, durationMs });
-        url = next;
-        continue;
-      }
-      const stored = await storeInCache(url, response).catch(() => undefined);
-      row({ outcome: 'fetched', status: response.status, bytes: response.body.length, ...(stored ? { bodyKey: stored } : {}), ...(response.headers['content-type'] ? { contentType: response.headers['content-type'] } : {}), durationMs });
-      return fulfil({ status: response.status, headers: passedHeaders(response.headers), body: response.body });
+      const result = await this.hop(request, type, url);
+      if ('answer' in result) return result.answer;
+      url = result.redirectTo;
     }
-    record({ method: request.method, url, resourceType: type, requestedAtMs: deps.now(), outcome: 'failed' });
+    this.record({ method: request.method, url, resourceType: type, requestedAtMs: this.deps.now(), outcome: 'failed' });
     return { kind: 'abort', errorCode: 'failed' };
   }
 
+  /** One URL of a request: classified, checked against robots.txt, answered from the cache or fetched in its host's turn. */
+  private async hop(request: BrowserRequest, type: SubresourceType, url: string): Promise<HopResult> {
+    const startedAtMs = this.deps.now();
+    const row = (fields: Omit<SubresourceRow, 'seq' | 'method' | 'url' | 'resourceType' | 'requestedAtMs'>): void =>
+      this.record({ method: request.method, url, resourceType: type, requestedAtMs: startedAtMs, ...fields });
+    const abort = (errorCode: Extract<BrowserAnswer, { kind: 'abort' }>['errorCode']): HopResult => ({ answer: { kind: 'abort', errorCode } });
+    const verdict = classifySubresource({ url, method: request.method, type, isMainDocument: false }, this.input.page.finalUrl, this.policy);
+    if (verdict.kind !== 'allowed') {
+      row({ outcome: verdict.kind });
+      return abort('blockedbyclient');
+    }
+    let pathAndQuery: string;
+    try {
+      pathAndQuery = canonicalizeUrl(url).pathAndQuery;
+    } catch {
+      row({ outcome: 'blocked-scheme' });
+      return abort('blockedbyclient');
+    }
+    const pacer = this.pacerFor(verdict.host);
+    const rules = await this.robotsOf(verdict.origin, pacer);
+    if (rules === undefined || rules.policy.kind === 'disallow-all') {
+      row({ outcome: rules === undefined || rules.unreachableSinceMs !== undefined ? 'robots-unreachable' : 'robots-disallowed' });
+      return abort('accessdenied');
+    }
+    if (!robotsVerdictFor(rules, this.token, pathAndQuery).allowed) {
+      row({ outcome: 'robots-disallowed' });
+      return abort('accessdenied');
+    }
+    const cached = await readCachedSubresource(this.deps.pool, url).catch(() => undefined);
+    if (cached && isSubresourceFresh(cached, this.deps.now())) {
+      const body = await this.deps.bodies.getBody(cached.bodyKey).catch(() => undefined);
+      if (body !== undefined) {
+        await touchCachedSubresource(this.deps.pool, url).catch(() => undefined);
+        row({ outcome: 'cached', status: cached.status, bytes: body.length, bodyKey: cached.bodyKey, ...(cached.contentType ? { contentType: cached.contentType } : {}), durationMs: this.deps.now() - startedAtMs });
+        return { answer: fulfil({ status: cached.status, headers: cached.headers, body }) };
+      }
+    }
+    const conditional: Record<string, string> = {};
+    if (cached?.etag) conditional['if-none-match'] = cached.etag;
+    if (cached?.lastModified) conditional['if-modified-since'] = cached.lastModified;
+    const sent = await pacer.run(() => this.fetchOnce(url, conditional, request));
+    if (isRefusal(sent)) {
+      row({ outcome: sent.refused });
+      return abort('blockedbyclient');
+    }
+    if (sent.kind === 'failed') {
+      row({ outcome: 'failed', durationMs: this.deps.now() - startedAtMs });
+      return abort('failed');
+    }
+    return this.received(url, sent.response, cached, startedAtMs, row);
+  }
+
+  /** A response to one hop: a 304 answered from the cache, a redirect to follow, or a body passed on (and cached when it may be). */
+  private async received(
+    url: string,
+    response: Received,
+    cached: CachedSubresource | undefined,
+    startedAtMs: number,
+    row: (fields: Omit<SubresourceRow, 'seq' | 'method' | 'url' | 'resourceType' | 'requestedAtMs'>) => void,
+  ): Promise<HopResult> {
+    const durationMs = this.deps.now() - startedAtMs;
+    if (response.status === 304 && cached) {
+      const body = await this.deps.bodies.getBody(cached.bodyKey);
+      const fresh = subresourceCacheDecision({ status: cached.status, ...cacheFactsOf(response.headers) }, this.deps.now());
+      await touchCachedSubresource(this.deps.pool, url, fresh.storable ? fresh.freshUntilMs : undefined).catch(() => undefined);
+      row({ outcome: 'revalidated', status: 304, bytes: body.length, bodyKey: cached.bodyKey, durationMs });
+      return { answer: fulfil({ status: cached.status, headers: cached.headers, body }) };
+    }
+    if ([301, 302, 303, 307, 308].includes(response.status) && response.headers['location']) {
+      let next: string;
+      try {
+        next = new URL(response.headers['location'], url).href;
+      } catch {
+        row({ outcome: 'failed', status: response.status, durationMs });
+        return { answer: { kind: 'abort', errorCode: 'failed' } };
+      }
+      row({ outcome: 'redirect', status: response.status, bytes: response.body.length, durationMs });
+      return { redirectTo: next };
+    }
+    const stored = await this.storeInCache(url, response).catch(() => undefined);
+    row({ outcome: 'fetched', status: response.status, bytes: response.body.length, ...(stored ? { bodyKey: stored } : {}), ...(response.headers['content-type'] ? { contentType: response.headers['content-type'] } : {}), durationMs });
+    return { answer: fulfil({ status: response.status, headers: passedHeaders(response.headers), body: response.body }) };
+  }
+
   /** The origin's robots.txt from the shared cache; a stale or unknown one is refreshed first, as a request in its host's turn. */
-  function robotsOf(origin: string, pacer: RequestPacer): Promise<RobotsCacheEntry | undefined> {
-    let rules = robotsByOrigin.get(origin);
+  private robotsOf(origin: string, pacer: RequestPacer): Promise<RobotsCacheEntry | undefined> {
+    let rules = this.robotsByOrigin.get(origin);
     if (!rules) {
       rules = (async () => {
-        const cached = await getRobotsEntry(deps.pool, origin);
-        if (cached && isRobotsFresh(cached, deps.now())) return cached;
+        const cached = await getRobotsEntry(this.deps.pool, origin);
+        if (cached && isRobotsFresh(cached, this.deps.now())) return cached;
         const refreshed = await pacer.run(async () => {
-          const result = await deps.refreshRobots({ origin, crawlId: input.crawlId }, `${input.callId}/robots/${(refreshes += 1)}`);
+          const result = await this.deps.refreshRobots({ origin, crawlId: this.input.crawlId }, `${this.input.callId}/robots/${(this.refreshes += 1)}`);
           // Its Crawl-delay counts from this very request, before the next is paced.
           if (result.crawlDelayMs !== undefined) pacer.raiseCrawlDelay?.(result.crawlDelayMs);
           return { result, outcome: hostOutcomeOfRobotsRefresh(result) };
         });
         if (isRefusal(refreshed)) return undefined;
-        return getRobotsEntry(deps.pool, origin);
+        return getRobotsEntry(this.deps.pool, origin);
       })();
-      robotsByOrigin.set(origin, rules);
+      this.robotsByOrigin.set(origin, rules);
     }
     return rules;
   }
 
   /** One GET (our User-Agent, the crawl's limits and network guard), the body kept in memory. */
-  async function fetchOnce(url: string, conditional: Record<string, string>, request: BrowserRequest): Promise<{ result: { kind: 'response'; response: Received } | { kind: 'failed' }; outcome: HostOutcome; cutByUs?: boolean }> {
-    const http = deps.http({ userAgent: input.config.userAgent, allowPrivateNetworks: input.config.allowPrivateNetworks });
-    const startedAtMs = deps.now();
+  private async fetchOnce(url: string, conditional: Record<string, string>, request: BrowserRequest): Promise<{ result: { kind: 'response'; response: Received } | { kind: 'failed' }; outcome: HostOutcome; cutByUs?: boolean }> {
+    const http = this.deps.http({ userAgent: this.input.config.userAgent, allowPrivateNetworks: this.input.config.allowPrivateNetworks });
+    const startedAtMs = this.deps.now();
     const chunks: Buffer[] = [];
     const sink: BodySink = { write: (chunk) => void chunks.push(Buffer.from(chunk)), end: () => undefined, abort: () => void chunks.splice(0) };
     try {
@@ -229,39 +266,39 @@ export function createSubresourceGate(deps: Deps, input: SubresourceGateInput): 
         {
           url,
           headers: { ...conditional, ...(request.resourceType === 'script' ? { accept: '*/*' } : {}) },
-          maxBodyBytes: Math.min(input.config.maxBodyBytes, MAX_SUBRESOURCE_BYTES),
-          maxDecompressedBytes: Math.min(input.config.maxDecompressedBytes, MAX_SUBRESOURCE_DECODED_BYTES),
-          connectTimeoutMs: input.config.connectTimeoutMs,
-          firstByteTimeoutMs: Math.min(input.config.firstByteTimeoutMs, 20_000),
-          bodyTimeoutMs: Math.min(input.config.bodyTimeoutMs, 20_000),
-          ...(input.signal ? { signal: input.signal } : {}),
+          maxBodyBytes: Math.min(this.input.config.maxBodyBytes, MAX_SUBRESOURCE_BYTES),
+          maxDecompressedBytes: Math.min(this.input.config.maxDecompressedBytes, MAX_SUBRESOURCE_DECODED_BYTES),
+          connectTimeoutMs: this.input.config.connectTimeoutMs,
+          firstByteTimeoutMs: Math.min(this.input.config.firstByteTimeoutMs, 20_000),
+          bodyTimeoutMs: Math.min(this.input.config.bodyTimeoutMs, 20_000),
+          ...(this.input.signal ? { signal: this.input.signal } : {}),
         },
         () => sink,
       );
-      const finishedAtMs = deps.now();
+      const finishedAtMs = this.deps.now();
       const responseMs = hostDownloadMs(fetched.body);
       return {
         result: { kind: 'response', response: { status: fetched.head.status, headers: fetched.head.headers, body: Buffer.concat(chunks) } },
         outcome: { kind: 'response', startedAtMs, finishedAtMs, status: fetched.head.status, responseMs },
       };
     } catch (error) {
-      if (input.signal?.aborted) {
+      if (this.input.signal?.aborted) {
         // The render ended with this request open (a long poll): it reached the host, and ends now.
-        return { result: { kind: 'failed' }, outcome: { kind: 'response', startedAtMs, finishedAtMs: deps.now(), status: 200 }, cutByUs: true };
+        return { result: { kind: 'failed' }, outcome: { kind: 'response', startedAtMs, finishedAtMs: this.deps.now(), status: 200 }, cutByUs: true };
       }
       if (!(error instanceof HttpFetchError)) throw error;
       const type = classifyTransportError(error.code);
       const requested = !['dns-not-found', 'dns-temporary-failure', 'private-network-refused'].includes(error.code);
-      return { result: { kind: 'failed' }, outcome: hostOutcomeOfFailure(type, { startedAtMs, finishedAtMs: deps.now(), requested, ...(error.partial?.status === undefined ? {} : { status: error.partial.status }) }, deps.now()) };
+      return { result: { kind: 'failed' }, outcome: hostOutcomeOfFailure(type, { startedAtMs, finishedAtMs: this.deps.now(), requested, ...(error.partial?.status === undefined ? {} : { status: error.partial.status }) }, this.deps.now()) };
     }
   }
 
   /** A storable response goes to the shared cache (body in the object store); returns its body key. */
-  async function storeInCache(url: string, response: Received): Promise<string | undefined> {
-    const decision = subresourceCacheDecision({ status: response.status, ...cacheFactsOf(response.headers) }, deps.now());
+  private async storeInCache(url: string, response: Received): Promise<string | undefined> {
+    const decision = subresourceCacheDecision({ status: response.status, ...cacheFactsOf(response.headers) }, this.deps.now());
     if (!decision.storable) return undefined;
     const sha256 = createHash('sha256').update(response.body).digest('hex');
-    const bodyKey = await deps.bodies.putRenderObjectIfAbsent('subresources', sha256, gzipSync(response.body));
+    const bodyKey = await this.deps.bodies.putRenderObjectIfAbsent('subresources', sha256, gzipSync(response.body));
     const entry: CachedSubresource = {
       url,
       status: response.status,
@@ -273,17 +310,9 @@ export function createSubresourceGate(deps: Deps, input: SubresourceGateInput): 
       lastModified: decision.lastModified ?? null,
       freshUntilMs: decision.freshUntilMs,
     };
-    await saveCachedSubresource(deps.pool, entry);
+    await saveCachedSubresource(this.deps.pool, entry);
     return bodyKey;
   }
-
-  return {
-    handler,
-    rows,
-    get mainDocument() {
-      return mainDocument;
-    },
-  };
 }
 
 function fulfil(response: Received): BrowserAnswer {
