@@ -133,6 +133,20 @@ interface FetchTimers {
   bodyDeadline?: NodeJS.Timeout;
 }
 
+/** One request while it runs: what its steps learn (the socket, the head, the open sink) and what its failure must clean up. */
+interface InFlight {
+  request: ResolvedFetchRequest;
+  exchange: Exchange;
+  timers: FetchTimers;
+  /** Date.now() and performance.now() at the start. */
+  startedAtMs: number;
+  startedAt: number;
+  socket: Partial<SocketFacts>;
+  partial?: PartialResponse;
+  sink?: BodySink;
+  connected: boolean;
+}
+
 /** Marks a failure caused by the caller's own signal, so it is rethrown as the signal's reason. */
 class CancelledByCaller extends Error {
   override readonly name = 'CancelledByCaller';
@@ -265,17 +279,12 @@ export class HttpClient {
   }
 
   private async run(request: ResolvedFetchRequest, signal: AbortSignal | undefined, sinkFor: SinkFactory, route: Route): Promise<FetchResult> {
-    const startedAtMs = Date.now();
-    const startedAt = performance.now();
     const timers: FetchTimers = {};
-    let socket: Partial<SocketFacts> = {};
-    let partial: PartialResponse | undefined;
-    let sink: BodySink | undefined;
-    let connected = false;
-
+    const failWith = (code: 'connect-timeout' | 'first-byte-timeout' | 'body-timeout', detail: string): void =>
+      exchange.fail(new HttpFetchError(code, request.url, { detail }));
     const exchange = new Exchange({
       onConnected: () => {
-        connected = true;
+        flight.connected = true;
         clearTimeout(timers.connect);
         // undici's headersTimeout restarts on every 1xx, so a server trickling 102 Processing would
         // hold the request forever; this deadline counts from the request written, whatever comes.
@@ -284,13 +293,12 @@ export class HttpClient {
           request.firstByteTimeoutMs,
         );
         claimSocketOfRequest(request.origin, request.path, (facts) => {
-          socket = facts;
+          flight.socket = facts;
           exchange.attachSocket(facts.socket);
         });
       },
     });
-    const failWith = (code: 'connect-timeout' | 'first-byte-timeout' | 'body-timeout', detail: string): void =>
-      exchange.fail(new HttpFetchError(code, request.url, { detail }));
+    const flight: InFlight = { request, exchange, timers, startedAtMs: Date.now(), startedAt: performance.now(), socket: {}, connected: false };
     const onAbort = (): void => exchange.fail(new CancelledByCaller('fetch cancelled by its signal'));
 
     timers.connect = setTimeout(() => failWith('connect-timeout', `no connection within ${request.connectTimeoutMs} ms`), request.connectTimeoutMs);
@@ -309,82 +317,100 @@ export class HttpClient {
         },
         exchange,
       );
-      const response = await exchange.head;
-      clearTimeout(timers.headDeadline);
-      const firstByteMs = performance.now() - startedAt;
+      const head = await this.receiveHead(flight);
       timers.bodyDeadline = setTimeout(() => failWith('body-timeout', `body not complete within ${request.bodyTimeoutMs} ms`), request.bodyTimeoutMs);
-
-      const head: FetchResponseHead = {
-        url: request.url,
-        status: response.status,
-        headers: flattenResponseHeaders(response.headers),
-        requestHeaders: { ...request.headers },
-        timings: { startedAtMs, firstByteMs },
-      };
-      if (socket.remoteAddress !== undefined) head.remoteAddress = socket.remoteAddress;
-      if (socket.connectMs !== undefined) head.timings.connectMs = socket.connectMs;
-      partial = { status: head.status, headers: head.headers };
-
-      const declaredLength = Number(head.headers['content-length']);
-      if (Number.isFinite(declaredLength) && declaredLength > request.maxBodyBytes) {
-        throw new HttpFetchError('body-too-large', request.url, { detail: `Content-Length ${declaredLength} is over ${request.maxBodyBytes} bytes` });
-      }
-
-      try {
-        sink = sinkFor(head);
-      } catch (error) {
-        throw new SinkFailure(error);
-      }
-      const contentEncoding = head.headers['content-encoding'];
-      const codings = contentCodingsOf(contentEncoding);
-      let lastByteMs: number | undefined;
-      exchange.body.once('end', () => (lastByteMs = performance.now() - startedAt));
-      const reading = readBody(exchange.body, {
-        url: request.url,
-        codings,
-        maxBodyBytes: request.maxBodyBytes,
-        maxDecompressedBytes: request.maxDecompressedBytes,
-        sink,
-      });
-      // A sink that never settles must not hold the fetch past its deadline or a cancellation; the
-      // loser of each race is still observed so its late rejection is not unhandled.
-      reading.catch(() => undefined);
-      const read = await Promise.race([reading, exchange.failed]);
-      const opened = sink;
-      if (opened !== undefined) {
-        const ending = callSink(() => opened.end());
-        ending.catch(() => undefined);
-        await Promise.race([ending, exchange.failed]);
-      }
-      clearTimeout(timers.bodyDeadline);
-      sink = undefined; // ended: nothing left to abort
-      const totalMs = performance.now() - startedAt;
-      const body: FetchedBody = { ...read, finishedAtMs: Date.now(), totalMs, lastByteMs: lastByteMs ?? totalMs, loopLagMs: processEventLoopLag().currentMs() };
-      if (codings.length > 0) body.contentEncoding = contentEncoding;
-      // Charged now, before the connection can carry another request.
-      const transfer = socket.socket === undefined ? { sentBytes: 0, receivedBytes: 0 } : chargeTransfer(socket.socket);
-      // undici hands a finished HTTP/1.1 connection back to its pool in a setImmediate; waiting one
-      // turn here means the caller's next request to this origin reuses it instead of opening another.
-      await setImmediate();
-      return { head, body, transfer };
+      return await this.receiveBody(flight, head, sinkFor);
     } catch (error) {
-      exchange.fail(error instanceof Error ? error : new Error(String(error)));
-      let failure = this.nameFailure(error, request, signal, partial);
-      if (route.proxyOrigin !== undefined && !connected && failure instanceof HttpFetchError && isProxyStage(failure, request, startedAtMs)) {
-        // Nothing reached the target yet: the proxy refused, failed or could not open the tunnel.
-        failure = new HttpFetchError('proxy-failed', request.url, { cause: failure, detail: `through proxy ${route.proxyOrigin}: ${proxyFailureDetail(failure)}` });
-        this.rotation?.endSession(request.hostname);
-      }
-      // What it cost before it failed: a reset after 30 KB cost 30 KB.
-      if (failure instanceof HttpFetchError && socket.socket !== undefined) failure = failure.withTransfer(chargeTransfer(socket.socket));
-      if (sink !== undefined) await abortQuietly(sink, failure);
-      throw failure;
+      throw await this.failed(error, flight, signal, route);
     } finally {
       clearTimeout(timers.connect);
       clearTimeout(timers.headDeadline);
       clearTimeout(timers.bodyDeadline);
       signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** The final response head, refused at once when its Content-Length is over the limit. */
+  private async receiveHead(flight: InFlight): Promise<FetchResponseHead> {
+    const { request } = flight;
+    const response = await flight.exchange.head;
+    clearTimeout(flight.timers.headDeadline);
+    const firstByteMs = performance.now() - flight.startedAt;
+    const head: FetchResponseHead = {
+      url: request.url,
+      status: response.status,
+      headers: flattenResponseHeaders(response.headers),
+      requestHeaders: { ...request.headers },
+      timings: { startedAtMs: flight.startedAtMs, firstByteMs },
+    };
+    if (flight.socket.remoteAddress !== undefined) head.remoteAddress = flight.socket.remoteAddress;
+    if (flight.socket.connectMs !== undefined) head.timings.connectMs = flight.socket.connectMs;
+    flight.partial = { status: head.status, headers: head.headers };
+    const declaredLength = Number(head.headers['content-length']);
+    if (Number.isFinite(declaredLength) && declaredLength > request.maxBodyBytes) {
+      throw new HttpFetchError('body-too-large', request.url, { detail: `Content-Length ${declaredLength} is over ${request.maxBodyBytes} bytes` });
+    }
+    return head;
+  }
+
+  /** The body into the caller's sink, decoded and bounded; what the transfer cost charged before the connection is reused. */
+  private async receiveBody(flight: InFlight, head: FetchResponseHead, sinkFor: SinkFactory): Promise<FetchResult> {
+    const { request, exchange, startedAt } = flight;
+    let sink: BodySink | undefined;
+    try {
+      sink = sinkFor(head);
+    } catch (error) {
+      throw new SinkFailure(error);
+    }
+    flight.sink = sink;
+    const contentEncoding = head.headers['content-encoding'];
+    const codings = contentCodingsOf(contentEncoding);
+    let lastByteMs: number | undefined;
+    exchange.body.once('end', () => (lastByteMs = performance.now() - startedAt));
+    const reading = readBody(exchange.body, {
+      url: request.url,
+      codings,
+      maxBodyBytes: request.maxBodyBytes,
+      maxDecompressedBytes: request.maxDecompressedBytes,
+      sink,
+    });
+    // A sink that never settles must not hold the fetch past its deadline or a cancellation; the
+    // loser of each race is still observed so its late rejection is not unhandled.
+    reading.catch(() => undefined);
+    const read = await Promise.race([reading, exchange.failed]);
+    const opened = sink;
+    if (opened !== undefined) {
+      const ending = callSink(() => opened.end());
+      ending.catch(() => undefined);
+      await Promise.race([ending, exchange.failed]);
+    }
+    clearTimeout(flight.timers.bodyDeadline);
+    flight.sink = undefined; // ended: nothing left to abort
+    const totalMs = performance.now() - startedAt;
+    const body: FetchedBody = { ...read, finishedAtMs: Date.now(), totalMs, lastByteMs: lastByteMs ?? totalMs, loopLagMs: processEventLoopLag().currentMs() };
+    if (codings.length > 0) body.contentEncoding = contentEncoding;
+    // Charged now, before the connection can carry another request.
+    const transfer = flight.socket.socket === undefined ? { sentBytes: 0, receivedBytes: 0 } : chargeTransfer(flight.socket.socket);
+    // undici hands a finished HTTP/1.1 connection back to its pool in a setImmediate; waiting one
+    // turn here means the caller's next request to this origin reuses it instead of opening another.
+    await setImmediate();
+    return { head, body, transfer };
+  }
+
+  /** What a failed request rejects with: named (a proxy's failure apart from the target's), its transfer charged, its sink aborted. */
+  private async failed(error: unknown, flight: InFlight, signal: AbortSignal | undefined, route: Route): Promise<unknown> {
+    const { request } = flight;
+    flight.exchange.fail(error instanceof Error ? error : new Error(String(error)));
+    let failure = this.nameFailure(error, request, signal, flight.partial);
+    if (route.proxyOrigin !== undefined && !flight.connected && failure instanceof HttpFetchError && isProxyStage(failure, request, flight.startedAtMs)) {
+      // Nothing reached the target yet: the proxy refused, failed or could not open the tunnel.
+      failure = new HttpFetchError('proxy-failed', request.url, { cause: failure, detail: `through proxy ${route.proxyOrigin}: ${proxyFailureDetail(failure)}` });
+      this.rotation?.endSession(request.hostname);
+    }
+    // What it cost before it failed: a reset after 30 KB cost 30 KB.
+    if (failure instanceof HttpFetchError && flight.socket.socket !== undefined) failure = failure.withTransfer(chargeTransfer(flight.socket.socket));
+    if (flight.sink !== undefined) await abortQuietly(flight.sink, failure);
+    return failure;
   }
 
   /** What fetch() rejects with for `error`: see fetch()'s contract. */
