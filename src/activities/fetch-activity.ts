@@ -232,7 +232,7 @@ export function createUrlFetcher(deps: ActivityDeps, crawls: CrawlContextCache, 
         throw await failure(input, attemptNumber, type, error.message, {
           startedAtMs,
           finishedAtMs: deps.now(),
-          requested: !['dns-not-found', 'dns-temporary-failure', 'private-network-refused'].includes(error.code),
+          requested: !['HTTP_DNS_NOT_FOUND', 'HTTP_DNS_TEMPORARY_FAILURE', 'HTTP_PRIVATE_NETWORK_REFUSED'].includes(error.code),
           ...(error.partial?.status === undefined ? {} : { status: error.partial.status }),
           ...(error.transfer === undefined ? {} : error.transfer),
         });

@@ -185,7 +185,7 @@ export async function fetchRobots(http: HttpClient, origin: string, cached: Robo
     } catch (error) {
       // Over the keep limit (or, with padding that decodes to nothing, the wire bound first): a huge
       // robots.txt is obeyed for its first 512 KiB (RFC 9309 §2.5), without the line the cut went through.
-      const overCap = error instanceof RobotsCapReached || (error instanceof HttpFetchError && (error.code === 'body-too-large' || error.code === 'decompressed-too-large') && kept > 0);
+      const overCap = error instanceof RobotsCapReached || (error instanceof HttpFetchError && (error.code === 'HTTP_BODY_TOO_LARGE' || error.code === 'HTTP_DECOMPRESSED_TOO_LARGE') && kept > 0);
       if (!overCap || head === undefined) {
         // A transport failure means unreachable (disallow all); anything else is our bug: fail loudly.
         if (!(error instanceof HttpFetchError)) throw error;

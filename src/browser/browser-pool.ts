@@ -54,9 +54,9 @@ export class BrowserPool {
     return this.slots.flatMap((slot) => (slot.process ? [slot.process.pid] : []));
   }
 
-  /** Waits for a free slot and lends its browser, started or replaced as needed. Throws BrowserError 'browser-unavailable' when it cannot start. */
+  /** Waits for a free slot and lends its browser, started or replaced as needed. Throws BrowserError 'BROWSER_UNAVAILABLE' when it cannot start. */
   async acquire(): Promise<BrowserLease> {
-    if (this.closed) throw new BrowserError('browser-unavailable', 'the browser pool is closed (the worker is stopping)');
+    if (this.closed) throw new BrowserError('BROWSER_UNAVAILABLE', 'the browser pool is closed (the worker is stopping)');
     const slot = this.slots.find((candidate) => !candidate.busy) ?? (await new Promise<Slot>((resolve) => this.waiting.push(resolve)));
     slot.busy = true;
     try {

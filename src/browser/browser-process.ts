@@ -105,7 +105,7 @@ export class BrowserProcess {
       });
     } catch (error) {
       await rm(profileDir, { recursive: true, force: true });
-      throw new BrowserError('browser-unavailable', `could not start ${options.executablePath}: ${String(error)}`, { cause: error });
+      throw new BrowserError('BROWSER_UNAVAILABLE', `could not start ${options.executablePath}: ${String(error)}`, { cause: error });
     }
     const exited = new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
@@ -121,7 +121,7 @@ export class BrowserProcess {
       killGroup(child.pid);
       await removeStragglers(profileDir);
       await rm(profileDir, { recursive: true, force: true });
-      throw error instanceof BrowserError ? error : new BrowserError('browser-unavailable', `${options.executablePath} did not start: ${String(error)}`, { cause: error });
+      throw error instanceof BrowserError ? error : new BrowserError('BROWSER_UNAVAILABLE', `${options.executablePath} did not start: ${String(error)}`, { cause: error });
     }
   }
 
@@ -176,7 +176,7 @@ async function removeStragglers(profileDir: string): Promise<void> {
 function devToolsEndpoint(child: ChildProcess, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => finish(new BrowserError('browser-unavailable', `the browser did not open its DevTools endpoint within ${timeoutMs} ms${tail(output)}`)), timeoutMs);
+    const timer = setTimeout(() => finish(new BrowserError('BROWSER_UNAVAILABLE', `the browser did not open its DevTools endpoint within ${timeoutMs} ms${tail(output)}`)), timeoutMs);
     const finish = (result: string | Error): void => {
       clearTimeout(timer);
       child.stderr?.off('data', onData);
@@ -190,8 +190,8 @@ function devToolsEndpoint(child: ChildProcess, timeoutMs: number): Promise<strin
       const match = /DevTools listening on (ws:\/\/\S+)/.exec(output);
       if (match) finish(match[1]!);
     };
-    const onExit = (code: number | null, signal: string | null): void => finish(new BrowserError('browser-unavailable', `the browser exited at start (code ${code}, signal ${signal})${tail(output)}`));
-    const onError = (error: Error): void => finish(new BrowserError('browser-unavailable', `could not start the browser: ${error.message}`, { cause: error }));
+    const onExit = (code: number | null, signal: string | null): void => finish(new BrowserError('BROWSER_UNAVAILABLE', `the browser exited at start (code ${code}, signal ${signal})${tail(output)}`));
+    const onError = (error: Error): void => finish(new BrowserError('BROWSER_UNAVAILABLE', `could not start the browser: ${error.message}`, { cause: error }));
     child.stderr?.on('data', onData);
     child.once('exit', onExit);
     child.once('error', onError);

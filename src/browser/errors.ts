@@ -1,11 +1,11 @@
 /** Stable codes of the browser layer; the render activity maps each to its failure type (src/domain/failures). */
 export type BrowserErrorCode =
   /** No executable where we look, or one that does not start: BrowserUnavailable. */
-  | 'browser-unavailable'
+  | 'BROWSER_UNAVAILABLE'
   /** The browser or the page's renderer died, or the connection to it broke: RenderCrashed. */
-  | 'browser-crashed'
+  | 'BROWSER_CRASHED'
   /** The page did not reach DOMContentLoaded in time and nothing usable loaded: RenderTimeout. */
-  | 'render-timeout';
+  | 'BROWSER_RENDER_TIMEOUT';
 
 export class BrowserError extends Error {
   override readonly name = 'BrowserError';

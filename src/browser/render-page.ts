@@ -59,8 +59,8 @@ export interface RenderedPage {
 /**
  * Renders `url` in a fresh context of `browser`: every request through `handler`, service workers
  * and websockets blocked, dialogs dismissed, popups closed, downloads refused, later navigations of
- * the page refused. Throws BrowserError 'browser-crashed' when the page or the browser dies, and
- * 'render-timeout' when no DOM could be read in time (the caller then replaces the browser: a page
+ * the page refused. Throws BrowserError 'BROWSER_CRASHED' when the page or the browser dies, and
+ * 'BROWSER_RENDER_TIMEOUT' when no DOM could be read in time (the caller then replaces the browser: a page
  * whose script never yields holds its renderer).
  */
 export async function renderPage(browser: Browser, url: string, handler: RequestHandler, options: RenderPageOptions, signal?: AbortSignal): Promise<RenderedPage> {
@@ -87,8 +87,8 @@ export async function renderPage(browser: Browser, url: string, handler: Request
     const traffic = new RequestTraffic();
     let crash: BrowserError | undefined;
     const crashed = new Promise<never>((_, reject) => {
-      page.once('crash', () => reject((crash = new BrowserError('browser-crashed', `the page's renderer crashed while rendering ${url}`))));
-      onDisconnected = () => reject((crash = new BrowserError('browser-crashed', `the browser went away while rendering ${url}`)));
+      page.once('crash', () => reject((crash = new BrowserError('BROWSER_CRASHED', `the page's renderer crashed while rendering ${url}`))));
+      onDisconnected = () => reject((crash = new BrowserError('BROWSER_CRASHED', `the browser went away while rendering ${url}`)));
       browser.once('disconnected', onDisconnected);
     });
     crashed.catch(() => undefined);
@@ -116,13 +116,13 @@ export async function renderPage(browser: Browser, url: string, handler: Request
     }
     // A script that never yields holds the page: its DOM cannot be read, and the browser goes.
     const html = await Promise.race([page.content(), crashed, sleep(5000).then(() => undefined)]);
-    if (html === undefined) throw new BrowserError('render-timeout', `the DOM of ${url} could not be read: its scripts do not yield`);
+    if (html === undefined) throw new BrowserError('BROWSER_RENDER_TIMEOUT', `the DOM of ${url} could not be read: its scripts do not yield`);
     // page.url() is the main frame's URL after scripts moved it (pushState, location changes).
     const finalUrl = page.url() || url;
     return { html, url: finalUrl, ended, ...(domContentLoadedMs === undefined ? {} : { domContentLoadedMs }), totalMs: Date.now() - startedAt };
   } catch (error) {
     if (error instanceof BrowserError) throw error;
-    if (!browser.isConnected()) throw new BrowserError('browser-crashed', `the browser went away while rendering ${url}: ${String(error)}`, { cause: error });
+    if (!browser.isConnected()) throw new BrowserError('BROWSER_CRASHED', `the browser went away while rendering ${url}: ${String(error)}`, { cause: error });
     throw error;
   } finally {
     signal?.removeEventListener('abort', onCancel);

@@ -74,7 +74,7 @@ export async function exportWarc(deps: WarcExportDeps, options: WarcExportOption
   const startedAt = new Date(deps.now());
   const naming = warcNaming(options, startedAt);
   const crawl = options.crawlId === undefined ? undefined : await getCrawl(deps.pool, options.crawlId);
-  if (options.crawlId !== undefined && !crawl) throw new WarcExportError('invalid-option', `no crawl '${options.crawlId}' in this database`);
+  if (options.crawlId !== undefined && !crawl) throw new WarcExportError('WARC_INVALID_OPTION', `no crawl '${options.crawlId}' in this database`);
   const writer = new WarcFileWriter({
     naming,
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_WARC_FILE_BYTES,
@@ -309,10 +309,10 @@ async function storedBody(deps: WarcExportDeps, fetch: FetchRecord): Promise<Buf
 export function warcNaming(options: Pick<WarcExportOptions, 'crawlId' | 'directory' | 'file' | 'gzip'>, startedAt: Date): WarcFileNaming {
   if (options.file !== undefined) {
     const match = /^(.+?)\.warc(\.gz)?$/.exec(path.basename(options.file));
-    if (!match) throw new WarcExportError('invalid-option', `a WARC file name must end in .warc or .warc.gz: ${options.file}`);
+    if (!match) throw new WarcExportError('WARC_INVALID_OPTION', `a WARC file name must end in .warc or .warc.gz: ${options.file}`);
     const gzip = match[2] !== undefined;
     if (options.gzip !== undefined && options.gzip !== gzip) {
-      throw new WarcExportError('invalid-option', `${options.file} ${gzip ? 'ends in .gz but gzip is off' : 'does not end in .gz but gzip is on'}: name the file .warc.gz for gzip, .warc without`);
+      throw new WarcExportError('WARC_INVALID_OPTION', `${options.file} ${gzip ? 'ends in .gz but gzip is off' : 'does not end in .gz but gzip is on'}: name the file .warc.gz for gzip, .warc without`);
     }
     return { directory: path.dirname(options.file), stem: match[1]!, serialOnFirst: false, gzip };
   }

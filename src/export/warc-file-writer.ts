@@ -55,7 +55,7 @@ export class WarcFileWriter {
 
   constructor(private readonly options: WarcFileWriterOptions) {
     if (!Number.isSafeInteger(options.maxFileBytes) || options.maxFileBytes < 1) {
-      throw new WarcExportError('invalid-option', `maxFileBytes must be an integer >= 1, got ${String(options.maxFileBytes)}`);
+      throw new WarcExportError('WARC_INVALID_OPTION', `maxFileBytes must be an integer >= 1, got ${String(options.maxFileBytes)}`);
     }
   }
 
@@ -113,10 +113,10 @@ export class WarcFileWriter {
     await mkdir(this.options.naming.directory, { recursive: true });
     this.finalPath = path.join(this.options.naming.directory, name);
     this.openPath = `${this.finalPath}.open`;
-    if (await exists(this.finalPath)) throw new WarcExportError('invalid-option', `${this.finalPath} exists: choose another --output or remove it`);
+    if (await exists(this.finalPath)) throw new WarcExportError('WARC_INVALID_OPTION', `${this.finalPath} exists: choose another --output or remove it`);
     // 'wx': never overwrite an earlier export's file or another export running beside this one.
     this.handle = await open(this.openPath, 'wx').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'EEXIST') throw new WarcExportError('invalid-option', `${this.openPath} exists: another export is writing it, or one was interrupted (remove it)`);
+      if (error.code === 'EEXIST') throw new WarcExportError('WARC_INVALID_OPTION', `${this.openPath} exists: another export is writing it, or one was interrupted (remove it)`);
       throw error;
     });
     this.fileBytes = 0;

@@ -29,25 +29,25 @@ export function readWarcRecords(file: Buffer): ParsedWarcRecord[] {
   let at = 0;
   while (at < data.length) {
     const headEnd = data.indexOf('\r\n\r\n', at, 'latin1');
-    if (headEnd < 0) throw new WarcExportError('malformed-warc', `no end of header for the record at byte ${at}`);
+    if (headEnd < 0) throw new WarcExportError('WARC_MALFORMED', `no end of header for the record at byte ${at}`);
     const lines = data.subarray(at, headEnd).toString('utf8').split('\r\n');
     const version = lines[0] ?? '';
-    if (!/^WARC\/1\.[01]$/.test(version)) throw new WarcExportError('malformed-warc', `record at byte ${at} starts with ${JSON.stringify(version.slice(0, 40))}, not WARC/1.x`);
+    if (!/^WARC\/1\.[01]$/.test(version)) throw new WarcExportError('WARC_MALFORMED', `record at byte ${at} starts with ${JSON.stringify(version.slice(0, 40))}, not WARC/1.x`);
     const fields: Array<[string, string]> = [];
     for (const line of lines.slice(1)) {
       const colon = line.indexOf(':');
-      if (colon <= 0) throw new WarcExportError('malformed-warc', `record at byte ${at}: not a named field: ${JSON.stringify(line.slice(0, 80))}`);
+      if (colon <= 0) throw new WarcExportError('WARC_MALFORMED', `record at byte ${at}: not a named field: ${JSON.stringify(line.slice(0, 80))}`);
       fields.push([line.slice(0, colon), line.slice(colon + 1).trim()]);
     }
     const lengthField = fields.find(([name]) => name.toLowerCase() === 'content-length')?.[1];
     const length = Number(lengthField);
     if (lengthField === undefined || !Number.isSafeInteger(length) || length < 0) {
-      throw new WarcExportError('malformed-warc', `record at byte ${at} has no valid Content-Length (${String(lengthField)})`);
+      throw new WarcExportError('WARC_MALFORMED', `record at byte ${at} has no valid Content-Length (${String(lengthField)})`);
     }
     const blockStart = headEnd + 4;
     const blockEnd = blockStart + length;
     if (blockEnd + 4 > data.length || data.toString('latin1', blockEnd, blockEnd + 4) !== '\r\n\r\n') {
-      throw new WarcExportError('malformed-warc', `record at byte ${at}: block of ${length} bytes is not followed by CRLF CRLF`);
+      throw new WarcExportError('WARC_MALFORMED', `record at byte ${at}: block of ${length} bytes is not followed by CRLF CRLF`);
     }
     records.push({ version, fields, block: data.subarray(blockStart, blockEnd), offset: at });
     at = blockEnd + 4;
@@ -58,7 +58,7 @@ export function readWarcRecords(file: Buffer): ParsedWarcRecord[] {
 /** Splits an HTTP message block at its blank line: the head as text and the payload bytes. */
 export function splitHttpBlock(block: Buffer): { startLine: string; headers: Array<[string, string]>; payload: Buffer } {
   const end = block.indexOf('\r\n\r\n', 0, 'latin1');
-  if (end < 0) throw new WarcExportError('malformed-warc', 'HTTP block without the blank line after its head');
+  if (end < 0) throw new WarcExportError('WARC_MALFORMED', 'HTTP block without the blank line after its head');
   const [startLine = '', ...lines] = block.toString('latin1', 0, end).split('\r\n');
   const headers = lines.map((line): [string, string] => {
     const colon = line.indexOf(':');

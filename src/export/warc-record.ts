@@ -48,7 +48,7 @@ export interface WarcRecordInput {
 const CRLF = '\r\n';
 const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** Serializes one record: header, block, CRLF CRLF. Throws WarcExportError('invalid-field') for a field that would break the framing. */
+/** Serializes one record: header, block, CRLF CRLF. Throws WarcExportError('WARC_INVALID_FIELD') for a field that would break the framing. */
 export function serializeWarcRecord(record: WarcRecordInput): Buffer {
   const fields: Array<readonly [string, string]> = [
     ['WARC-Type', record.type],
@@ -63,7 +63,7 @@ export function serializeWarcRecord(record: WarcRecordInput): Buffer {
     fields.push(['WARC-Payload-Digest', record.payloadDigest]);
   } else if (record.payloadOffset !== undefined) {
     if (!Number.isInteger(record.payloadOffset) || record.payloadOffset < 0 || record.payloadOffset > record.block.length) {
-      throw new WarcExportError('invalid-field', `payloadOffset ${record.payloadOffset} is outside the ${record.block.length}-byte block of ${record.recordId}`);
+      throw new WarcExportError('WARC_INVALID_FIELD', `payloadOffset ${record.payloadOffset} is outside the ${record.block.length}-byte block of ${record.recordId}`);
     }
     fields.push(['WARC-Payload-Digest', sha256Digest(record.block.subarray(record.payloadOffset))]);
   }
@@ -77,7 +77,7 @@ export function serializeWarcRecord(record: WarcRecordInput): Buffer {
 
 /** WARC-Date: UTC, W3C-ISO8601; WARC 1.1 §5.4 allows the fraction, which keeps two fetches in one second apart. */
 export function warcDate(date: Date): string {
-  if (Number.isNaN(date.getTime())) throw new WarcExportError('invalid-field', 'WARC-Date from an invalid Date');
+  if (Number.isNaN(date.getTime())) throw new WarcExportError('WARC_INVALID_FIELD', 'WARC-Date from an invalid Date');
   return date.toISOString();
 }
 
@@ -88,7 +88,7 @@ export function sha256Digest(bytes: Buffer): string {
 
 /** The labelled digest of a SHA-256 already known as hex (a fetch record's raw hash). */
 export function sha256DigestFromHex(hex: string): string {
-  if (!/^[0-9a-f]{64}$/.test(hex)) throw new WarcExportError('invalid-field', `not a SHA-256 hex digest: ${hex}`);
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new WarcExportError('WARC_INVALID_FIELD', `not a SHA-256 hex digest: ${hex}`);
   return labelledSha256(Buffer.from(hex, 'hex'));
 }
 
@@ -133,12 +133,12 @@ export function warcRecordId(name: string): string {
 }
 
 function checkedName(name: string): string {
-  if (!FIELD_NAME.test(name)) throw new WarcExportError('invalid-field', `WARC field name ${JSON.stringify(name)} is not a token`);
+  if (!FIELD_NAME.test(name)) throw new WarcExportError('WARC_INVALID_FIELD', `WARC field name ${JSON.stringify(name)} is not a token`);
   return name;
 }
 
 function checkedValue(name: string, value: string): string {
   // A CR or LF in a value would end the field early and let stored data forge fields or records.
-  if (/[\r\n\0]/.test(value)) throw new WarcExportError('invalid-field', `WARC field ${name} has a CR, LF or NUL in its value: ${JSON.stringify(value.slice(0, 200))}`);
+  if (/[\r\n\0]/.test(value)) throw new WarcExportError('WARC_INVALID_FIELD', `WARC field ${name} has a CR, LF or NUL in its value: ${JSON.stringify(value.slice(0, 200))}`);
   return value;
 }

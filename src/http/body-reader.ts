@@ -50,7 +50,7 @@ export class SinkFailure extends Error {
  */
 export async function readBody(source: Readable, options: BodyReadOptions): Promise<BodyReadResult> {
   const { url, codings, maxBodyBytes, maxDecompressedBytes, sink } = options;
-  const wire = new ByteLimit({ maxBytes: maxBodyBytes, code: 'body-too-large', url });
+  const wire = new ByteLimit({ maxBytes: maxBodyBytes, code: 'HTTP_BODY_TOO_LARGE', url });
   const hash = createHash('sha256');
   // Without a content coding the decoded bytes are the wire bytes, already limited by maxBodyBytes.
   const decodedLimit = codings.length > 0 ? maxDecompressedBytes : Number.POSITIVE_INFINITY;
@@ -59,7 +59,7 @@ export async function readBody(source: Readable, options: BodyReadOptions): Prom
   const consume = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       if (bytes + chunk.length > decodedLimit) {
-        callback(new HttpFetchError('decompressed-too-large', url, { detail: `more than ${maxDecompressedBytes} decoded bytes` }));
+        callback(new HttpFetchError('HTTP_DECOMPRESSED_TOO_LARGE', url, { detail: `more than ${maxDecompressedBytes} decoded bytes` }));
         return;
       }
       bytes += chunk.length;
@@ -74,7 +74,7 @@ export async function readBody(source: Readable, options: BodyReadOptions): Prom
     await pipeline([source, wire, ...createContentDecoders(codings, url), consume]);
   } catch (error) {
     // zlib and brotli refuse an empty stream, but an empty body is empty whatever its coding says.
-    const emptyAndEncoded = wire.bytes === 0 && codings.length > 0 && transportErrorCodeOf(error) === 'bad-content-encoding';
+    const emptyAndEncoded = wire.bytes === 0 && codings.length > 0 && transportErrorCodeOf(error) === 'HTTP_BAD_CONTENT_ENCODING';
     if (!emptyAndEncoded || !source.readableEnded) throw error;
   }
   return { bytes, wireBytes: wire.bytes, sha256: hash.digest('hex') };

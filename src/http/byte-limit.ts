@@ -5,7 +5,7 @@ export interface ByteLimitOptions {
   /** Bytes allowed through; the chunk that would cross it fails the stream instead. */
   maxBytes: number;
   /** Code of the HttpFetchError raised when `maxBytes` is crossed. */
-  code: 'body-too-large' | 'decompressed-too-large';
+  code: 'HTTP_BODY_TOO_LARGE' | 'HTTP_DECOMPRESSED_TOO_LARGE';
   /** URL named in the error. */
   url: string;
 }

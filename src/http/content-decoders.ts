@@ -20,7 +20,7 @@ export function contentCodingsOf(contentEncoding: string | undefined): string[] 
 
 /**
  * Transforms that undo `codings` (last applied, first undone). Corrupt or truncated data fails
- * with zlib's or brotli's own error, which transportErrorCodeOf names 'bad-content-encoding'; an
+ * with zlib's or brotli's own error, which transportErrorCodeOf names 'HTTP_BAD_CONTENT_ENCODING'; an
  * unknown coding fails with that HttpFetchError on its first body byte, so an empty body (a 304)
  * with an odd header still succeeds.
  */
@@ -33,7 +33,7 @@ export function createContentDecoders(codings: readonly string[], url: string): 
 
 function decoderFor(coding: string, url: string): Transform {
   // zlib and brotli errors keep their own codes (Z_*, ERR__ERROR_FORMAT_*), which
-  // transportErrorCodeOf names 'bad-content-encoding'; a truncated stream is one of them.
+  // transportErrorCodeOf names 'HTTP_BAD_CONTENT_ENCODING'; a truncated stream is one of them.
   switch (coding) {
     case 'gzip':
     case 'x-gzip':
@@ -51,7 +51,7 @@ function failingOnFirstByte(url: string, detail: string): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {
       if (chunk.length === 0) callback();
-      else callback(new HttpFetchError('bad-content-encoding', url, { detail }));
+      else callback(new HttpFetchError('HTTP_BAD_CONTENT_ENCODING', url, { detail }));
     },
   });
 }

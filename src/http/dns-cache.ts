@@ -47,7 +47,7 @@ export class DnsCache {
     this.maxTtlMs = nonNegative('maxTtlMs', options.maxTtlMs ?? 300_000);
     this.negativeTtlMs = nonNegative('negativeTtlMs', options.negativeTtlMs ?? 3_600_000);
     if (this.minTtlMs > this.maxTtlMs) {
-      throw new InvalidFetchRequestError('invalid-option', 'dnsCache.minTtlMs', `dnsCache.minTtlMs (${this.minTtlMs}) must not exceed maxTtlMs (${this.maxTtlMs})`);
+      throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', 'dnsCache.minTtlMs', `dnsCache.minTtlMs (${this.minTtlMs}) must not exceed maxTtlMs (${this.maxTtlMs})`);
     }
     this.cache = new TtlCache({ maxEntries: options.maxEntries ?? 10_000 });
     this.allowPrivateNetworks = options.allowPrivateNetworks ?? false;
@@ -101,7 +101,7 @@ export class DnsCache {
           const error =
             ofFamily.length > 0
               ? new PrivateNetworkRefusedError(hostname, ofFamily.map((answer) => answer.address))
-              : new DnsLookupError('dns-not-found', hostname, `no IPv${String(family)} address`);
+              : new DnsLookupError('HTTP_DNS_NOT_FOUND', hostname, `no IPv${String(family)} address`);
           callback(error, '', 0);
           return;
         }
@@ -116,13 +116,13 @@ export class DnsCache {
   private async query(key: string): Promise<readonly DnsAddress[]> {
     try {
       const answer = await this.resolver(key);
-      if (answer.addresses.length === 0) throw new DnsLookupError('dns-not-found', key);
+      if (answer.addresses.length === 0) throw new DnsLookupError('HTTP_DNS_NOT_FOUND', key);
       const ttlMs = Math.min(this.maxTtlMs, Math.max(this.minTtlMs, answer.ttlMs));
       this.cache.set(key, { kind: 'answer', addresses: answer.addresses }, ttlMs, this.clock());
       return answer.addresses;
     } catch (error) {
-      const failure = error instanceof DnsLookupError ? error : new DnsLookupError('dns-temporary-failure', key, error);
-      if (failure.code === 'dns-not-found') this.cache.set(key, { kind: 'not-found', error: failure }, this.negativeTtlMs, this.clock());
+      const failure = error instanceof DnsLookupError ? error : new DnsLookupError('HTTP_DNS_TEMPORARY_FAILURE', key, error);
+      if (failure.code === 'HTTP_DNS_NOT_FOUND') this.cache.set(key, { kind: 'not-found', error: failure }, this.negativeTtlMs, this.clock());
       throw failure;
     }
   }
@@ -136,7 +136,7 @@ function literalAddress(hostname: string): DnsAddress | undefined {
 
 function nonNegative(name: string, value: number): number {
   if (!Number.isFinite(value) || value < 0) {
-    throw new InvalidFetchRequestError('invalid-option', `dnsCache.${name}`, `dnsCache.${name} must be a finite number of ms >= 0, got ${String(value)}`);
+    throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', `dnsCache.${name}`, `dnsCache.${name} must be a finite number of ms >= 0, got ${String(value)}`);
   }
   return value;
 }

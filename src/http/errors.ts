@@ -53,12 +53,12 @@ export class HttpFetchError extends Error {
 /** A DNS answer could not be had: the name does not exist, or the resolver failed for now. */
 export class DnsLookupError extends Error {
   override readonly name = 'DnsLookupError';
-  readonly code: 'dns-not-found' | 'dns-temporary-failure';
+  readonly code: 'HTTP_DNS_NOT_FOUND' | 'HTTP_DNS_TEMPORARY_FAILURE';
   readonly hostname: string;
   override readonly cause?: unknown;
 
-  constructor(code: 'dns-not-found' | 'dns-temporary-failure', hostname: string, cause?: unknown) {
-    const what = code === 'dns-not-found' ? 'has no address (NXDOMAIN or no A/AAAA records)' : 'could not be resolved right now';
+  constructor(code: 'HTTP_DNS_NOT_FOUND' | 'HTTP_DNS_TEMPORARY_FAILURE', hostname: string, cause?: unknown) {
+    const what = code === 'HTTP_DNS_NOT_FOUND' ? 'has no address (NXDOMAIN or no A/AAAA records)' : 'could not be resolved right now';
     super(`${hostname} ${what}${cause === undefined ? '' : `: ${describeCause(cause)}`}`);
     this.code = code;
     this.hostname = hostname;
@@ -69,7 +69,7 @@ export class DnsLookupError extends Error {
 /** A connection would have gone to a loopback/private/link-local address while those are refused. */
 export class PrivateNetworkRefusedError extends Error {
   override readonly name = 'PrivateNetworkRefusedError';
-  readonly code = 'private-network-refused' as const;
+  readonly code = 'HTTP_PRIVATE_NETWORK_REFUSED' as const;
   readonly hostname: string;
   readonly addresses: readonly string[];
 
@@ -83,7 +83,7 @@ export class PrivateNetworkRefusedError extends Error {
   }
 }
 
-export type InvalidFetchRequestCode = 'invalid-url' | 'unsupported-scheme' | 'forbidden-header' | 'invalid-option' | 'client-closed';
+export type InvalidFetchRequestCode = 'HTTP_INVALID_URL' | 'HTTP_UNSUPPORTED_SCHEME' | 'HTTP_FORBIDDEN_HEADER' | 'HTTP_INVALID_OPTION' | 'HTTP_CLIENT_CLOSED';
 
 /** The caller asked for something this client will not do: a bug upstream, never worth a retry. */
 export class InvalidFetchRequestError extends Error {

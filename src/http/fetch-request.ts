@@ -67,23 +67,23 @@ export function resolveFetchRequest(request: FetchRequest, userAgent: string): R
   try {
     parsed = new URL(request.url);
   } catch {
-    throw new InvalidFetchRequestError('invalid-url', request.url, `not an absolute URL: ${JSON.stringify(request.url)}`);
+    throw new InvalidFetchRequestError('HTTP_INVALID_URL', request.url, `not an absolute URL: ${JSON.stringify(request.url)}`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new InvalidFetchRequestError('unsupported-scheme', request.url, `only http and https can be fetched, not ${parsed.protocol} (${request.url})`);
+    throw new InvalidFetchRequestError('HTTP_UNSUPPORTED_SCHEME', request.url, `only http and https can be fetched, not ${parsed.protocol} (${request.url})`);
   }
   if (parsed.username !== '' || parsed.password !== '') {
-    throw new InvalidFetchRequestError('invalid-url', request.url, `URL carries credentials; canonicalization should have rejected it (${parsed.host})`);
+    throw new InvalidFetchRequestError('HTTP_INVALID_URL', request.url, `URL carries credentials; canonicalization should have rejected it (${parsed.host})`);
   }
 
   const headers: Record<string, string> = { 'user-agent': userAgent, accept: DEFAULT_ACCEPT, 'accept-encoding': ACCEPT_ENCODING };
   for (const [name, value] of Object.entries(request.headers ?? {})) {
     const lower = name.toLowerCase();
     if (RESERVED_HEADERS.has(lower)) {
-      throw new InvalidFetchRequestError('forbidden-header', name, `header ${name} is set by the HTTP layer; remove it from FetchRequest.headers`);
+      throw new InvalidFetchRequestError('HTTP_FORBIDDEN_HEADER', name, `header ${name} is set by the HTTP layer; remove it from FetchRequest.headers`);
     }
     if (/[\r\n\0]/.test(value)) {
-      throw new InvalidFetchRequestError('forbidden-header', name, `header ${name} has a CR, LF or NUL in its value`);
+      throw new InvalidFetchRequestError('HTTP_FORBIDDEN_HEADER', name, `header ${name} has a CR, LF or NUL in its value`);
     }
     headers[lower] = value;
   }
@@ -107,7 +107,7 @@ export function resolveFetchRequest(request: FetchRequest, userAgent: string): R
 
 function positive(name: string, value: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new InvalidFetchRequestError('invalid-option', name, `FetchRequest.${name} must be a finite number > 0, got ${String(value)}`);
+    throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', name, `FetchRequest.${name} must be a finite number > 0, got ${String(value)}`);
   }
   return value;
 }

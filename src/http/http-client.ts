@@ -55,7 +55,7 @@ export interface HttpClientOptions {
 /**
  * Proxies every request goes through, each as a CONNECT tunnel (http targets too): the target gets
  * our request byte for byte, and whatever goes wrong before the tunnel stands is the proxy's, told
- * apart from the target's failures (HttpFetchError 'proxy-failed').
+ * apart from the target's failures (HttpFetchError 'HTTP_PROXY_FAILED').
  */
 export interface HttpProxyOptions {
   /** Proxy URLs, http: or https:, without user:password (those come from `credentials`). At least one. */
@@ -172,11 +172,11 @@ export class HttpClient {
 
   constructor(options: HttpClientOptions) {
     if (typeof options.userAgent !== 'string' || options.userAgent.trim() === '' || /[\r\n\0]/.test(options.userAgent)) {
-      throw new InvalidFetchRequestError('invalid-option', 'userAgent', 'HttpClientOptions.userAgent must be a non-empty single-line string');
+      throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', 'userAgent', 'HttpClientOptions.userAgent must be a non-empty single-line string');
     }
     const maxConnections = options.maxConnectionsPerOrigin ?? 2;
     if (!Number.isSafeInteger(maxConnections) || maxConnections < 1) {
-      throw new InvalidFetchRequestError('invalid-option', 'maxConnectionsPerOrigin', `maxConnectionsPerOrigin must be an integer >= 1, got ${String(maxConnections)}`);
+      throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', 'maxConnectionsPerOrigin', `maxConnectionsPerOrigin must be an integer >= 1, got ${String(maxConnections)}`);
     }
     this.userAgent = options.userAgent;
     this.allowPrivateNetworks = options.allowPrivateNetworks === true;
@@ -196,7 +196,7 @@ export class HttpClient {
     });
     if (options.proxy !== undefined) {
       const { urls, credentials } = options.proxy;
-      if (urls.length === 0) throw new InvalidFetchRequestError('invalid-option', 'proxy.urls', 'HttpClientOptions.proxy.urls needs at least one proxy URL');
+      if (urls.length === 0) throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', 'proxy.urls', 'HttpClientOptions.proxy.urls needs at least one proxy URL');
       for (const raw of urls) {
         const url = proxyUrlOf(raw);
         const login = credentials?.loginFor(url.origin);
@@ -224,18 +224,18 @@ export class HttpClient {
    * GETs `request.url` (our User-Agent, Accept, Accept-Encoding: gzip, deflate, br) and streams the
    * decoded body into the sink `sinkFor(head)` returns, with the wire and decoded limits enforced
    * as bytes flow: memory stays bounded for a 1 GB body or a gzip bomb. On a limit the socket is
-   * destroyed and it rejects with HttpFetchError('body-too-large' | 'decompressed-too-large').
+   * destroyed and it rejects with HttpFetchError('HTTP_BODY_TOO_LARGE' | 'HTTP_DECOMPRESSED_TOO_LARGE').
    * Rejects with HttpFetchError for every transport problem, with InvalidFetchRequestError for a
    * request it will not send, with the signal's reason when cancelled, and with the sink's own
    * error when the sink fails; the sink's abort() is called on any failure after it was created.
    */
   async fetch(request: FetchRequest, sinkFor: SinkFactory): Promise<FetchResult> {
-    if (this.closed) throw new InvalidFetchRequestError('client-closed', request.url, 'HttpClient.fetch called after close()');
+    if (this.closed) throw new InvalidFetchRequestError('HTTP_CLIENT_CLOSED', request.url, 'HttpClient.fetch called after close()');
     const resolved = resolveFetchRequest(request, this.userAgent);
     request.signal?.throwIfAborted();
     if (!this.allowPrivateNetworks && isIP(resolved.hostname) !== 0 && isPrivateAddress(resolved.hostname)) {
       // Refused before any socket exists, so nothing reaches the address at all.
-      throw new HttpFetchError('private-network-refused', resolved.url, { cause: new PrivateNetworkRefusedError(resolved.hostname, [resolved.hostname]) });
+      throw new HttpFetchError('HTTP_PRIVATE_NETWORK_REFUSED', resolved.url, { cause: new PrivateNetworkRefusedError(resolved.hostname, [resolved.hostname]) });
     }
     let route: Route = { dispatcher: this.agent };
     if (this.rotation !== undefined) {
@@ -270,17 +270,17 @@ export class HttpClient {
     try {
       addresses = await this.dns.resolve(request.hostname);
     } catch (error) {
-      throw new HttpFetchError(transportErrorCodeOf(error) ?? 'dns-temporary-failure', request.url, { cause: error });
+      throw new HttpFetchError(transportErrorCodeOf(error) ?? 'HTTP_DNS_TEMPORARY_FAILURE', request.url, { cause: error });
     }
     const refused = addresses.filter((answer) => isPrivateAddress(answer.address)).map((answer) => answer.address);
     if (refused.length > 0) {
-      throw new HttpFetchError('private-network-refused', request.url, { cause: new PrivateNetworkRefusedError(request.hostname, refused) });
+      throw new HttpFetchError('HTTP_PRIVATE_NETWORK_REFUSED', request.url, { cause: new PrivateNetworkRefusedError(request.hostname, refused) });
     }
   }
 
   private async run(request: ResolvedFetchRequest, signal: AbortSignal | undefined, sinkFor: SinkFactory, route: Route): Promise<FetchResult> {
     const timers: FetchTimers = {};
-    const failWith = (code: 'connect-timeout' | 'first-byte-timeout' | 'body-timeout', detail: string): void =>
+    const failWith = (code: 'HTTP_CONNECT_TIMEOUT' | 'HTTP_FIRST_BYTE_TIMEOUT' | 'HTTP_BODY_TIMEOUT', detail: string): void =>
       exchange.fail(new HttpFetchError(code, request.url, { detail }));
     const exchange = new Exchange({
       onConnected: () => {
@@ -289,7 +289,7 @@ export class HttpClient {
         // undici's headersTimeout restarts on every 1xx, so a server trickling 102 Processing would
         // hold the request forever; this deadline counts from the request written, whatever comes.
         timers.headDeadline ??= setTimeout(
-          () => failWith('first-byte-timeout', `no final response head within ${request.firstByteTimeoutMs} ms`),
+          () => failWith('HTTP_FIRST_BYTE_TIMEOUT', `no final response head within ${request.firstByteTimeoutMs} ms`),
           request.firstByteTimeoutMs,
         );
         claimSocketOfRequest(request.origin, request.path, (facts) => {
@@ -301,7 +301,7 @@ export class HttpClient {
     const flight: InFlight = { request, exchange, timers, startedAtMs: Date.now(), startedAt: performance.now(), socket: {}, connected: false };
     const onAbort = (): void => exchange.fail(new CancelledByCaller('fetch cancelled by its signal'));
 
-    timers.connect = setTimeout(() => failWith('connect-timeout', `no connection within ${request.connectTimeoutMs} ms`), request.connectTimeoutMs);
+    timers.connect = setTimeout(() => failWith('HTTP_CONNECT_TIMEOUT', `no connection within ${request.connectTimeoutMs} ms`), request.connectTimeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       if (route.proxyOrigin !== undefined) noteTunnelsEstablished();
@@ -318,7 +318,7 @@ export class HttpClient {
         exchange,
       );
       const head = await this.receiveHead(flight);
-      timers.bodyDeadline = setTimeout(() => failWith('body-timeout', `body not complete within ${request.bodyTimeoutMs} ms`), request.bodyTimeoutMs);
+      timers.bodyDeadline = setTimeout(() => failWith('HTTP_BODY_TIMEOUT', `body not complete within ${request.bodyTimeoutMs} ms`), request.bodyTimeoutMs);
       return await this.receiveBody(flight, head, sinkFor);
     } catch (error) {
       throw await this.failed(error, flight, signal, route);
@@ -348,7 +348,7 @@ export class HttpClient {
     flight.partial = { status: head.status, headers: head.headers };
     const declaredLength = Number(head.headers['content-length']);
     if (Number.isFinite(declaredLength) && declaredLength > request.maxBodyBytes) {
-      throw new HttpFetchError('body-too-large', request.url, { detail: `Content-Length ${declaredLength} is over ${request.maxBodyBytes} bytes` });
+      throw new HttpFetchError('HTTP_BODY_TOO_LARGE', request.url, { detail: `Content-Length ${declaredLength} is over ${request.maxBodyBytes} bytes` });
     }
     return head;
   }
@@ -404,7 +404,7 @@ export class HttpClient {
     let failure = this.nameFailure(error, request, signal, flight.partial);
     if (route.proxyOrigin !== undefined && !flight.connected && failure instanceof HttpFetchError && isProxyStage(failure, request, flight.startedAtMs)) {
       // Nothing reached the target yet: the proxy refused, failed or could not open the tunnel.
-      failure = new HttpFetchError('proxy-failed', request.url, { cause: failure, detail: `through proxy ${route.proxyOrigin}: ${proxyFailureDetail(failure)}` });
+      failure = new HttpFetchError('HTTP_PROXY_FAILED', request.url, { cause: failure, detail: `through proxy ${route.proxyOrigin}: ${proxyFailureDetail(failure)}` });
       this.rotation?.endSession(request.hostname);
     }
     // What it cost before it failed: a reset after 30 KB cost 30 KB.
@@ -422,7 +422,7 @@ export class HttpClient {
     const code = transportErrorCodeOf(error);
     if (code !== undefined) return new HttpFetchError(code, request.url, { cause: error, ...(partial ? { partial } : {}) });
     if ((error as { code?: unknown } | null)?.code === 'UND_ERR_INVALID_ARG') {
-      return new InvalidFetchRequestError('invalid-option', request.url, `undici refused the request: ${(error as Error).message}`);
+      return new InvalidFetchRequestError('HTTP_INVALID_OPTION', request.url, `undici refused the request: ${(error as Error).message}`);
     }
     return error;
   }
@@ -450,8 +450,8 @@ interface Route {
  * or handshake, and the guard's own refusal.
  */
 function isProxyStage(failure: HttpFetchError, request: ResolvedFetchRequest, startedAtMs: number): boolean {
-  if (failure.code === 'private-network-refused' || failure.code === 'proxy-failed') return false;
-  if (failure.code === 'tls-certificate' || failure.code === 'tls-handshake') {
+  if (failure.code === 'HTTP_PRIVATE_NETWORK_REFUSED' || failure.code === 'HTTP_PROXY_FAILED') return false;
+  if (failure.code === 'HTTP_TLS_CERTIFICATE' || failure.code === 'HTTP_TLS_HANDSHAKE') {
     const viaProxyTls = (failure.cause as { code?: unknown } | undefined)?.code === 'UND_ERR_PRX_TLS';
     return viaProxyTls || !tunnelEstablishedSince(request.origin, startedAtMs);
   }
@@ -476,13 +476,13 @@ function proxyUrlOf(raw: string): URL {
     url = new URL(raw);
   } catch {
     // Not echoed: a mistyped proxy URL may hold a password.
-    throw new InvalidFetchRequestError('invalid-option', 'proxy.urls', 'a proxy URL is not a URL; write it like http://gateway.example:8000');
+    throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', 'proxy.urls', 'a proxy URL is not a URL; write it like http://gateway.example:8000');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InvalidFetchRequestError('invalid-option', 'proxy.urls', `a proxy URL is http: or https:, not ${url.protocol}`);
+    throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', 'proxy.urls', `a proxy URL is http: or https:, not ${url.protocol}`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new InvalidFetchRequestError('invalid-option', 'proxy.urls', `proxy ${url.host}: credentials go in HttpProxyOptions.credentials, never in the URL`);
+    throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', 'proxy.urls', `proxy ${url.host}: credentials go in HttpProxyOptions.credentials, never in the URL`);
   }
   return url;
 }

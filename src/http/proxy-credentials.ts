@@ -49,7 +49,7 @@ export class ProxyCredentials {
         return;
       }
       const colon = line.indexOf(':');
-      if (colon <= 0) throw new InvalidFetchRequestError('invalid-option', where, `${where}: expected user:password or http://user:password@host:port (the line is not shown)`);
+      if (colon <= 0) throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', where, `${where}: expected user:password or http://user:password@host:port (the line is not shown)`);
       fallback = { username: line.slice(0, colon), password: line.slice(colon + 1) };
     });
     return new ProxyCredentials(byOrigin, fallback);
@@ -81,7 +81,7 @@ export async function readProxyCredentials(options: { env: NodeJS.ProcessEnv; fi
     try {
       text = await readFile(file, 'utf8');
     } catch (error) {
-      throw new InvalidFetchRequestError('invalid-option', file, `cannot read the proxy credentials file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', file, `cannot read the proxy credentials file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }
     credentials = credentials.with(text, file);
   }
@@ -93,11 +93,11 @@ function loginOfUrl(line: string, where: string): { origin: string; login: Proxy
   try {
     url = new URL(line);
   } catch {
-    throw new InvalidFetchRequestError('invalid-option', where, `${where}: not a URL (the line is not shown); write http://user:password@host:port`);
+    throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', where, `${where}: not a URL (the line is not shown); write http://user:password@host:port`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InvalidFetchRequestError('invalid-option', where, `${where}: a proxy is http: or https:, not ${url.protocol}`);
+    throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', where, `${where}: a proxy is http: or https:, not ${url.protocol}`);
   }
-  if (url.username === '') throw new InvalidFetchRequestError('invalid-option', where, `${where}: the URL has no user:password@`);
+  if (url.username === '') throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', where, `${where}: the URL has no user:password@`);
   return { origin: url.origin, login: { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) } };
 }

@@ -74,7 +74,7 @@ function hashOf(text: string): number {
 
 function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) {
-    throw new InvalidFetchRequestError('invalid-option', `proxy.${name}`, `proxy ${name} must be an integer >= 1, got ${String(value)}`);
+    throw new InvalidFetchRequestError('HTTP_INVALID_OPTION', `proxy.${name}`, `proxy ${name} must be an integer >= 1, got ${String(value)}`);
   }
   return value;
 }

@@ -13,7 +13,7 @@ export interface DnsAnswer {
   ttlMs: number;
 }
 
-/** Resolves one hostname; rejects with DnsLookupError ('dns-not-found' or 'dns-temporary-failure'). */
+/** Resolves one hostname; rejects with DnsLookupError ('HTTP_DNS_NOT_FOUND' or 'HTTP_DNS_TEMPORARY_FAILURE'). */
 export type DnsResolver = (hostname: string) => Promise<DnsAnswer>;
 
 export interface SystemDnsResolverOptions {
@@ -31,8 +31,8 @@ const TEMPORARY_DNS_CODES = new Set(['ESERVFAIL', 'ETIMEOUT', 'ECONNREFUSED', 'E
 /**
  * The resolver DnsCache uses by default: A and AAAA queries with their TTLs from the configured
  * nameservers, falling back to the system's getaddrinfo (which reads /etc/hosts) when DNS has no
- * answer, so names like 'localhost' work. NXDOMAIN from both is 'dns-not-found'; a resolver
- * failure that the hosts file cannot make up for is 'dns-temporary-failure'.
+ * answer, so names like 'localhost' work. NXDOMAIN from both is 'HTTP_DNS_NOT_FOUND'; a resolver
+ * failure that the hosts file cannot make up for is 'HTTP_DNS_TEMPORARY_FAILURE'.
  */
 export function createSystemDnsResolver(options: SystemDnsResolverOptions = {}): DnsResolver {
   const resolver = new Resolver({ timeout: options.queryTimeoutMs ?? 5_000, tries: options.tries ?? 2 });
@@ -55,7 +55,7 @@ export function createSystemDnsResolver(options: SystemDnsResolverOptions = {}):
     const dnsWasTemporary = dnsErrors.some((error) => TEMPORARY_DNS_CODES.has(codeOf(error)));
     try {
       const answers = await lookup(hostname, { all: true, verbatim: true });
-      if (answers.length === 0) throw new DnsLookupError('dns-not-found', hostname);
+      if (answers.length === 0) throw new DnsLookupError('HTTP_DNS_NOT_FOUND', hostname);
       return {
         addresses: answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 })),
         ttlMs: hostsFileTtlMs,
@@ -63,7 +63,7 @@ export function createSystemDnsResolver(options: SystemDnsResolverOptions = {}):
     } catch (error) {
       if (error instanceof DnsLookupError) throw error;
       const temporary = dnsWasTemporary || TEMPORARY_DNS_CODES.has(codeOf(error));
-      throw new DnsLookupError(temporary ? 'dns-temporary-failure' : 'dns-not-found', hostname, error);
+      throw new DnsLookupError(temporary ? 'HTTP_DNS_TEMPORARY_FAILURE' : 'HTTP_DNS_NOT_FOUND', hostname, error);
     }
   };
 }

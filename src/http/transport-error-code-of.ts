@@ -5,67 +5,67 @@ const OWN_CODES: ReadonlySet<string> = new Set(TRANSPORT_ERROR_CODES);
 /** Exact error codes from undici, Node's net/tls/dns/zlib and OpenSSL, each with its one meaning. */
 const EXACT: ReadonlyMap<string, TransportErrorCode> = new Map<string, TransportErrorCode>([
   // DNS (getaddrinfo and c-ares names; DnsCache already turns its own failures into our codes).
-  ['ENOTFOUND', 'dns-not-found'],
-  ['ENODATA', 'dns-not-found'],
-  ['EAI_NONAME', 'dns-not-found'],
-  ['EAI_NODATA', 'dns-not-found'],
-  ['EAI_AGAIN', 'dns-temporary-failure'],
-  ['EAI_FAIL', 'dns-temporary-failure'],
-  ['ESERVFAIL', 'dns-temporary-failure'],
-  ['ETIMEOUT', 'dns-temporary-failure'],
-  ['EREFUSED', 'dns-temporary-failure'],
+  ['ENOTFOUND', 'HTTP_DNS_NOT_FOUND'],
+  ['ENODATA', 'HTTP_DNS_NOT_FOUND'],
+  ['EAI_NONAME', 'HTTP_DNS_NOT_FOUND'],
+  ['EAI_NODATA', 'HTTP_DNS_NOT_FOUND'],
+  ['EAI_AGAIN', 'HTTP_DNS_TEMPORARY_FAILURE'],
+  ['EAI_FAIL', 'HTTP_DNS_TEMPORARY_FAILURE'],
+  ['ESERVFAIL', 'HTTP_DNS_TEMPORARY_FAILURE'],
+  ['ETIMEOUT', 'HTTP_DNS_TEMPORARY_FAILURE'],
+  ['EREFUSED', 'HTTP_DNS_TEMPORARY_FAILURE'],
   // Connecting.
-  ['UND_ERR_CONNECT_TIMEOUT', 'connect-timeout'],
-  ['ERR_SOCKET_CONNECTION_TIMEOUT', 'connect-timeout'],
-  ['ECONNREFUSED', 'connection-refused'],
+  ['UND_ERR_CONNECT_TIMEOUT', 'HTTP_CONNECT_TIMEOUT'],
+  ['ERR_SOCKET_CONNECTION_TIMEOUT', 'HTTP_CONNECT_TIMEOUT'],
+  ['ECONNREFUSED', 'HTTP_CONNECTION_REFUSED'],
   // Nothing answers at that address: as final as a refusal for this attempt.
-  ['EHOSTUNREACH', 'connection-refused'],
-  ['ENETUNREACH', 'connection-refused'],
-  ['EHOSTDOWN', 'connection-refused'],
-  ['ENETDOWN', 'connection-refused'],
+  ['EHOSTUNREACH', 'HTTP_CONNECTION_REFUSED'],
+  ['ENETUNREACH', 'HTTP_CONNECTION_REFUSED'],
+  ['EHOSTDOWN', 'HTTP_CONNECTION_REFUSED'],
+  ['ENETDOWN', 'HTTP_CONNECTION_REFUSED'],
   // Waiting.
-  ['UND_ERR_HEADERS_TIMEOUT', 'first-byte-timeout'],
-  ['UND_ERR_BODY_TIMEOUT', 'body-timeout'],
+  ['UND_ERR_HEADERS_TIMEOUT', 'HTTP_FIRST_BYTE_TIMEOUT'],
+  ['UND_ERR_BODY_TIMEOUT', 'HTTP_BODY_TIMEOUT'],
   // The connection went away.
-  ['ECONNRESET', 'connection-reset'],
-  ['EPIPE', 'connection-reset'],
-  ['ECONNABORTED', 'connection-reset'],
-  ['UND_ERR_SOCKET', 'connection-reset'],
-  ['UND_ERR_CLOSED', 'connection-reset'],
-  ['UND_ERR_DESTROYED', 'connection-reset'],
-  ['UND_ERR_ABORTED', 'connection-reset'],
-  ['UND_ERR_ABORT', 'connection-reset'],
-  ['UND_ERR_INFO', 'connection-reset'], // undici closed the socket under the request (idle timeout, abort)
-  ['ERR_STREAM_PREMATURE_CLOSE', 'connection-reset'],
+  ['ECONNRESET', 'HTTP_CONNECTION_RESET'],
+  ['EPIPE', 'HTTP_CONNECTION_RESET'],
+  ['ECONNABORTED', 'HTTP_CONNECTION_RESET'],
+  ['UND_ERR_SOCKET', 'HTTP_CONNECTION_RESET'],
+  ['UND_ERR_CLOSED', 'HTTP_CONNECTION_RESET'],
+  ['UND_ERR_DESTROYED', 'HTTP_CONNECTION_RESET'],
+  ['UND_ERR_ABORTED', 'HTTP_CONNECTION_RESET'],
+  ['UND_ERR_ABORT', 'HTTP_CONNECTION_RESET'],
+  ['UND_ERR_INFO', 'HTTP_CONNECTION_RESET'], // undici closed the socket under the request (idle timeout, abort)
+  ['ERR_STREAM_PREMATURE_CLOSE', 'HTTP_CONNECTION_RESET'],
   // TLS: certificate problems are never bypassed, so they get their own code.
-  ['DEPTH_ZERO_SELF_SIGNED_CERT', 'tls-certificate'],
-  ['SELF_SIGNED_CERT_IN_CHAIN', 'tls-certificate'],
-  ['HOSTNAME_MISMATCH', 'tls-certificate'],
-  ['INVALID_CA', 'tls-certificate'],
-  ['PATH_LENGTH_EXCEEDED', 'tls-certificate'],
-  ['INVALID_PURPOSE', 'tls-certificate'],
-  ['ERR_TLS_CERT_ALTNAME_INVALID', 'tls-certificate'],
-  ['ERR_TLS_CERT_ALTNAME_FORMAT', 'tls-certificate'],
-  ['EPROTO', 'tls-handshake'],
-  ['UND_ERR_PRX_TLS', 'tls-handshake'],
+  ['DEPTH_ZERO_SELF_SIGNED_CERT', 'HTTP_TLS_CERTIFICATE'],
+  ['SELF_SIGNED_CERT_IN_CHAIN', 'HTTP_TLS_CERTIFICATE'],
+  ['HOSTNAME_MISMATCH', 'HTTP_TLS_CERTIFICATE'],
+  ['INVALID_CA', 'HTTP_TLS_CERTIFICATE'],
+  ['PATH_LENGTH_EXCEEDED', 'HTTP_TLS_CERTIFICATE'],
+  ['INVALID_PURPOSE', 'HTTP_TLS_CERTIFICATE'],
+  ['ERR_TLS_CERT_ALTNAME_INVALID', 'HTTP_TLS_CERTIFICATE'],
+  ['ERR_TLS_CERT_ALTNAME_FORMAT', 'HTTP_TLS_CERTIFICATE'],
+  ['EPROTO', 'HTTP_TLS_HANDSHAKE'],
+  ['UND_ERR_PRX_TLS', 'HTTP_TLS_HANDSHAKE'],
   // Limits.
-  ['UND_ERR_RES_EXCEEDED_MAX_SIZE', 'body-too-large'],
+  ['UND_ERR_RES_EXCEEDED_MAX_SIZE', 'HTTP_BODY_TOO_LARGE'],
   // Malformed HTTP. A status-code error only comes from undici's responseError interceptor, which
   // we never install; if it ever shows up it means a response we could not take as given.
-  ['UND_ERR_HEADERS_OVERFLOW', 'invalid-response'],
-  ['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'invalid-response'],
-  ['UND_ERR_RESPONSE_STATUS_CODE', 'invalid-response'],
-  ['UND_ERR_RESPONSE', 'invalid-response'],
-  ['ERR_INVALID_HTTP_RESPONSE', 'invalid-response'],
+  ['UND_ERR_HEADERS_OVERFLOW', 'HTTP_INVALID_RESPONSE'],
+  ['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'HTTP_INVALID_RESPONSE'],
+  ['UND_ERR_RESPONSE_STATUS_CODE', 'HTTP_INVALID_RESPONSE'],
+  ['UND_ERR_RESPONSE', 'HTTP_INVALID_RESPONSE'],
+  ['ERR_INVALID_HTTP_RESPONSE', 'HTTP_INVALID_RESPONSE'],
 ]);
 
 /** Families of codes recognised by prefix, checked in order after the exact table. */
 const PREFIXES: ReadonlyArray<readonly [RegExp, TransportErrorCode]> = [
-  [/^(CERT_|CRL_|ERROR_IN_CERT_|ERROR_IN_CRL_|UNABLE_TO_)/, 'tls-certificate'], // OpenSSL X509 verify results
-  [/^(ERR_SSL_|ERR_TLS_)/, 'tls-handshake'],
-  [/^Z_/, 'bad-content-encoding'], // zlib: Z_DATA_ERROR, Z_BUF_ERROR (truncated), Z_NEED_DICT
-  [/^ERR__ERROR_FORMAT_|^ERR_BROTLI_/, 'bad-content-encoding'], // brotli decoder
-  [/^HPE_/, 'invalid-response'], // llhttp parser errors
+  [/^(CERT_|CRL_|ERROR_IN_CERT_|ERROR_IN_CRL_|UNABLE_TO_)/, 'HTTP_TLS_CERTIFICATE'], // OpenSSL X509 verify results
+  [/^(ERR_SSL_|ERR_TLS_)/, 'HTTP_TLS_HANDSHAKE'],
+  [/^Z_/, 'HTTP_BAD_CONTENT_ENCODING'], // zlib: Z_DATA_ERROR, Z_BUF_ERROR (truncated), Z_NEED_DICT
+  [/^ERR__ERROR_FORMAT_|^ERR_BROTLI_/, 'HTTP_BAD_CONTENT_ENCODING'], // brotli decoder
+  [/^HPE_/, 'HTTP_INVALID_RESPONSE'], // llhttp parser errors
 ];
 
 const MAX_CAUSE_DEPTH = 5;
@@ -88,7 +88,7 @@ function codeOf(error: unknown, depth: number): TransportErrorCode | undefined {
     const mapped = mapCode(code, syscall);
     if (mapped !== undefined) return mapped;
   }
-  if (name === 'HTTPParserError') return 'invalid-response';
+  if (name === 'HTTPParserError') return 'HTTP_INVALID_RESPONSE';
 
   if (error instanceof AggregateError) {
     for (const inner of error.errors) {
@@ -100,14 +100,14 @@ function codeOf(error: unknown, depth: number): TransportErrorCode | undefined {
   if (viaCause !== undefined) return viaCause;
 
   // A system error from a socket call that has no name above is still the connection failing.
-  if (typeof syscall === 'string' && typeof code === 'string') return 'connection-reset';
+  if (typeof syscall === 'string' && typeof code === 'string') return 'HTTP_CONNECTION_RESET';
   return undefined;
 }
 
 function mapCode(code: string, syscall: unknown): TransportErrorCode | undefined {
   if (OWN_CODES.has(code)) return code as TransportErrorCode;
   // The OS gave up on the handshake (connect) or on an established connection (read/write).
-  if (code === 'ETIMEDOUT') return syscall === 'connect' ? 'connect-timeout' : 'connection-reset';
+  if (code === 'ETIMEDOUT') return syscall === 'connect' ? 'HTTP_CONNECT_TIMEOUT' : 'HTTP_CONNECTION_RESET';
   const exact = EXACT.get(code);
   if (exact !== undefined) return exact;
   for (const [pattern, mapped] of PREFIXES) if (pattern.test(code)) return mapped;

@@ -178,7 +178,7 @@ export async function installWorkerRuntime(options: WorkerRuntimeOptions): Promi
       }
       if (sdkMetricsAddress !== undefined && attempt < SDK_METRICS_BIND_TRIES) continue;
       throw new WorkerStartError(
-        sdkMetricsAddress === undefined ? 'RUNTIME_INSTALL_FAILED' : 'SDK_METRICS_BIND_FAILED',
+        sdkMetricsAddress === undefined ? 'WORKER_RUNTIME_INSTALL_FAILED' : 'WORKER_SDK_METRICS_BIND_FAILED',
         sdkMetricsAddress === undefined
           ? `Temporal's runtime could not be installed: ${(error as Error).message}`
           : `Temporal's metrics exporter could not listen on ${sdkMetricsAddress} (tried ${attempt} free loopback ports): ${(error as Error).message}. Free some loopback ports or run the worker without --metrics-port.`,
@@ -353,6 +353,6 @@ async function serveMetrics(options: CrawlerWorkerOptions, metrics: PrometheusCr
     metrics,
     ...(sdkMetricsAddress === undefined ? {} : { sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics` }),
   }).catch((error: unknown) => {
-    throw new WorkerStartError('METRICS_LISTEN_FAILED', `metrics could not listen on ${options.metricsHost ?? '127.0.0.1'}:${options.metricsPort}: ${(error as Error).message}. Give a free --metrics-port (0 picks one).`, { cause: error });
+    throw new WorkerStartError('WORKER_METRICS_LISTEN_FAILED', `metrics could not listen on ${options.metricsHost ?? '127.0.0.1'}:${options.metricsPort}: ${(error as Error).message}. Give a free --metrics-port (0 picks one).`, { cause: error });
   });
 }

@@ -117,7 +117,7 @@ describe('renderPage through the route handler', () => {
     const bomb = `<html><body><script>const hoard = []; for (;;) hoard.push(new Array(1e6).fill(Math.random()));</script></body></html>`;
     const { outcome, cost } = await measuredRender(first, () => renderPage(first.browser, `${origin}/bomb`, async (request) => (request.isMainDocument ? html(bomb) : { kind: 'abort', errorCode: 'failed' }), { userAgent: 'TestBot/1.0', navigationTimeoutMs: 20_000 }));
     expect(outcome.status).toBe('rejected');
-    expect(((outcome as PromiseRejectedResult).reason as BrowserError).code).toBe('browser-crashed');
+    expect(((outcome as PromiseRejectedResult).reason as BrowserError).code).toBe('BROWSER_CRASHED');
     expect(cost.cpuMs).toBeGreaterThan(0);
     expect(cost.peakPssBytes).toBeGreaterThan(0);
     await lease.release({ replace: true });
@@ -145,7 +145,7 @@ describe('renderPage through the route handler', () => {
   });
 
   it('says the browser is unavailable when its executable does not start', async () => {
-    await expect(BrowserProcess.launch({ executablePath: '/bin/false', launchTimeoutMs: 5000 })).rejects.toMatchObject({ code: 'browser-unavailable' });
+    await expect(BrowserProcess.launch({ executablePath: '/bin/false', launchTimeoutMs: 5000 })).rejects.toMatchObject({ code: 'BROWSER_UNAVAILABLE' });
     const pool = new BrowserPool({ executablePath: '/nonexistent/chromium', slots: 1 });
     await expect(pool.acquire()).rejects.toBeInstanceOf(BrowserError);
     await pool.close();

@@ -66,11 +66,11 @@ describe('DnsCache', () => {
 
   it('remembers NXDOMAIN for negativeTtlMs', async () => {
     const script = scripted();
-    script.answers.set('gone.test', new DnsLookupError('dns-not-found', 'gone.test'));
+    script.answers.set('gone.test', new DnsLookupError('HTTP_DNS_NOT_FOUND', 'gone.test'));
     const { cache, advance } = cacheWith(script, { negativeTtlMs: 3_600_000 });
-    await expect(cache.resolve('gone.test')).rejects.toMatchObject({ code: 'dns-not-found' });
+    await expect(cache.resolve('gone.test')).rejects.toMatchObject({ code: 'HTTP_DNS_NOT_FOUND' });
     advance(3_599_999);
-    await expect(cache.resolve('gone.test')).rejects.toMatchObject({ code: 'dns-not-found' });
+    await expect(cache.resolve('gone.test')).rejects.toMatchObject({ code: 'HTTP_DNS_NOT_FOUND' });
     expect(script.queries).toEqual(['gone.test']);
     advance(1);
     script.answers.set('gone.test', v4(60_000, '8.8.4.4'));
@@ -81,21 +81,21 @@ describe('DnsCache', () => {
     const script = scripted();
     script.answers.set('empty.test', { addresses: [], ttlMs: 60_000 });
     const { cache } = cacheWith(script);
-    await expect(cache.resolve('empty.test')).rejects.toMatchObject({ code: 'dns-not-found' });
-    await expect(cache.resolve('empty.test')).rejects.toMatchObject({ code: 'dns-not-found' });
+    await expect(cache.resolve('empty.test')).rejects.toMatchObject({ code: 'HTTP_DNS_NOT_FOUND' });
+    await expect(cache.resolve('empty.test')).rejects.toMatchObject({ code: 'HTTP_DNS_NOT_FOUND' });
     expect(script.queries).toHaveLength(1);
   });
 
   it('does not remember temporary failures, and names unknown resolver errors temporary', async () => {
     const script = scripted();
-    script.answers.set('flaky.test', new DnsLookupError('dns-temporary-failure', 'flaky.test'));
+    script.answers.set('flaky.test', new DnsLookupError('HTTP_DNS_TEMPORARY_FAILURE', 'flaky.test'));
     const { cache } = cacheWith(script);
-    await expect(cache.resolve('flaky.test')).rejects.toMatchObject({ code: 'dns-temporary-failure' });
-    await expect(cache.resolve('flaky.test')).rejects.toMatchObject({ code: 'dns-temporary-failure' });
+    await expect(cache.resolve('flaky.test')).rejects.toMatchObject({ code: 'HTTP_DNS_TEMPORARY_FAILURE' });
+    await expect(cache.resolve('flaky.test')).rejects.toMatchObject({ code: 'HTTP_DNS_TEMPORARY_FAILURE' });
     expect(script.queries).toEqual(['flaky.test', 'flaky.test']);
     const error = await cache.resolve('unscripted.test').catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(DnsLookupError);
-    expect((error as DnsLookupError).code).toBe('dns-temporary-failure');
+    expect((error as DnsLookupError).code).toBe('HTTP_DNS_TEMPORARY_FAILURE');
   });
 
   it('shares one query between concurrent resolutions of a name', async () => {
@@ -179,11 +179,11 @@ describe('DnsCache.lookup (for net.connect and undici)', () => {
 
   it('passes DNS failures through and reports a missing family as not found', async () => {
     const script = scripted();
-    script.answers.set('gone.test', new DnsLookupError('dns-not-found', 'gone.test'));
+    script.answers.set('gone.test', new DnsLookupError('HTTP_DNS_NOT_FOUND', 'gone.test'));
     script.answers.set('v4only.test', v4(60_000, '93.184.216.34'));
     const { cache } = cacheWith(script);
-    expect((await lookup(cache, 'gone.test')).error).toMatchObject({ code: 'dns-not-found' });
-    expect((await lookup(cache, 'v4only.test', { family: 6 })).error).toMatchObject({ code: 'dns-not-found' });
+    expect((await lookup(cache, 'gone.test')).error).toMatchObject({ code: 'HTTP_DNS_NOT_FOUND' });
+    expect((await lookup(cache, 'v4only.test', { family: 6 })).error).toMatchObject({ code: 'HTTP_DNS_NOT_FOUND' });
   });
 });
 
@@ -195,6 +195,6 @@ describe('createSystemDnsResolver (offline-safe)', () => {
   });
 
   it('names a reserved .invalid name not found', async () => {
-    await expect(createSystemDnsResolver({ queryTimeoutMs: 1_000, tries: 1 })('nothing-here.invalid')).rejects.toMatchObject({ code: 'dns-not-found' });
+    await expect(createSystemDnsResolver({ queryTimeoutMs: 1_000, tries: 1 })('nothing-here.invalid')).rejects.toMatchObject({ code: 'HTTP_DNS_NOT_FOUND' });
   });
 });

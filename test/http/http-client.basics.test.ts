@@ -195,24 +195,24 @@ describe('HttpClient against a local server', () => {
     const reason = new Error('cancelled while the sink hangs');
     setTimeout(() => controller.abort(reason), 100);
     await expect(client.fetch({ url: `${server.url}page`, signal: controller.signal }, stuck)).rejects.toBe(reason);
-    await expect(client.fetch({ url: `${server.url}page`, bodyTimeoutMs: 200 }, stuck)).rejects.toMatchObject({ code: 'body-timeout' });
+    await expect(client.fetch({ url: `${server.url}page`, bodyTimeoutMs: 200 }, stuck)).rejects.toMatchObject({ code: 'HTTP_BODY_TIMEOUT' });
   });
 
   it('refuses requests it will not send with InvalidFetchRequestError', async () => {
     const cases: Array<[string, Record<string, string> | undefined, string]> = [
-      ['ftp://example.com/', undefined, 'unsupported-scheme'],
-      ['not a url', undefined, 'invalid-url'],
-      ['http://user:pw@example.com/', undefined, 'invalid-url'],
-      [`${server.url}page`, { Host: 'evil' }, 'forbidden-header'],
-      [`${server.url}page`, { 'Accept-Encoding': 'zstd' }, 'forbidden-header'],
-      [`${server.url}page`, { 'X-Test': 'a\r\nInjected: yes' }, 'forbidden-header'],
+      ['ftp://example.com/', undefined, 'HTTP_UNSUPPORTED_SCHEME'],
+      ['not a url', undefined, 'HTTP_INVALID_URL'],
+      ['http://user:pw@example.com/', undefined, 'HTTP_INVALID_URL'],
+      [`${server.url}page`, { Host: 'evil' }, 'HTTP_FORBIDDEN_HEADER'],
+      [`${server.url}page`, { 'Accept-Encoding': 'zstd' }, 'HTTP_FORBIDDEN_HEADER'],
+      [`${server.url}page`, { 'X-Test': 'a\r\nInjected: yes' }, 'HTTP_FORBIDDEN_HEADER'],
     ];
     for (const [url, headers, code] of cases) {
       const attempt = client.fetch({ url, ...(headers ? { headers } : {}) }, () => undefined);
       await expect(attempt).rejects.toBeInstanceOf(InvalidFetchRequestError);
       await expect(attempt).rejects.toMatchObject({ code });
     }
-    await expect(client.fetch({ url: `${server.url}page`, maxBodyBytes: 0 }, () => undefined)).rejects.toMatchObject({ code: 'invalid-option' });
+    await expect(client.fetch({ url: `${server.url}page`, maxBodyBytes: 0 }, () => undefined)).rejects.toMatchObject({ code: 'HTTP_INVALID_OPTION' });
   });
 
   it('reuses one keep-alive connection for sequential requests to one origin', async () => {
@@ -236,10 +236,10 @@ describe('HttpClient against a local server', () => {
   it('does not fetch after close()', async () => {
     const local = new HttpClient({ userAgent: USER_AGENT, allowPrivateNetworks: true });
     await local.close();
-    await expect(local.fetch({ url: `${server.url}page` }, () => undefined)).rejects.toMatchObject({ code: 'client-closed' });
+    await expect(local.fetch({ url: `${server.url}page` }, () => undefined)).rejects.toMatchObject({ code: 'HTTP_CLIENT_CLOSED' });
   });
 
   it('rejects only with HttpFetchError for transport failures (sanity)', () => {
-    expect(new HttpFetchError('connection-reset', 'http://x/')).toBeInstanceOf(Error);
+    expect(new HttpFetchError('HTTP_CONNECTION_RESET', 'http://x/')).toBeInstanceOf(Error);
   });
 });

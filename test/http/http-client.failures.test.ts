@@ -47,7 +47,7 @@ describe('HttpClient timeouts are distinct', () => {
   it('connect-timeout: the per-request connectTimeoutMs', async () => {
     const server = await serve(silentTlsPeer());
     const { error, elapsedMs } = await failure(clientFor(), { url: server.url, connectTimeoutMs: 300 });
-    expect(error.code).toBe('connect-timeout');
+    expect(error.code).toBe('HTTP_CONNECT_TIMEOUT');
     expect(error.partial).toBeUndefined();
     expect(elapsedMs).toBeGreaterThanOrEqual(250);
     expect(elapsedMs).toBeLessThan(3_000);
@@ -56,7 +56,7 @@ describe('HttpClient timeouts are distinct', () => {
   it('connect-timeout: the client-wide ceiling (undici UND_ERR_CONNECT_TIMEOUT)', async () => {
     const server = await serve(silentTlsPeer());
     const { error, elapsedMs } = await failure(clientFor({ maxConnectTimeoutMs: 300 }), { url: server.url, connectTimeoutMs: 20_000 });
-    expect(error.code).toBe('connect-timeout');
+    expect(error.code).toBe('HTTP_CONNECT_TIMEOUT');
     expect((error.cause as { code?: string }).code).toBe('UND_ERR_CONNECT_TIMEOUT');
     expect(elapsedMs).toBeLessThan(3_000);
   });
@@ -64,7 +64,7 @@ describe('HttpClient timeouts are distinct', () => {
   it('first-byte-timeout: connected and request sent, no response head', async () => {
     const server = await serve(startTcpServer((socket) => socket.on('data', () => undefined)));
     const { error, elapsedMs } = await failure(clientFor(), { url: server.url, firstByteTimeoutMs: 300, connectTimeoutMs: 5_000 });
-    expect(error.code).toBe('first-byte-timeout');
+    expect(error.code).toBe('HTTP_FIRST_BYTE_TIMEOUT');
     expect(elapsedMs).toBeGreaterThanOrEqual(250);
     expect(elapsedMs).toBeLessThan(3_000);
   });
@@ -77,7 +77,7 @@ describe('HttpClient timeouts are distinct', () => {
       }),
     );
     const { error, elapsedMs, sink } = await failure(clientFor(), { url: server.url, bodyStallTimeoutMs: 300 });
-    expect(error.code).toBe('body-timeout');
+    expect(error.code).toBe('HTTP_BODY_TIMEOUT');
     expect(error.partial?.status).toBe(200);
     expect(sink.text()).toBe('only the beginning');
     expect(sink.aborted).toBe(error);
@@ -93,7 +93,7 @@ describe('HttpClient timeouts are distinct', () => {
       }),
     );
     const { error, elapsedMs, sink } = await failure(clientFor(), { url: server.url, bodyTimeoutMs: 500, bodyStallTimeoutMs: 5_000 });
-    expect(error.code).toBe('body-timeout');
+    expect(error.code).toBe('HTTP_BODY_TIMEOUT');
     expect(sink.bytes).toBeGreaterThan(5);
     expect(elapsedMs).toBeGreaterThanOrEqual(450);
     expect(elapsedMs).toBeLessThan(3_000);
@@ -116,7 +116,7 @@ describe('HttpClient timeouts are distinct', () => {
       }),
     );
     const { error, elapsedMs } = await failure(clientFor(), { url: server.url, firstByteTimeoutMs: 1_000, connectTimeoutMs: 5_000 });
-    expect(error.code).toBe('first-byte-timeout');
+    expect(error.code).toBe('HTTP_FIRST_BYTE_TIMEOUT');
     expect(error.partial).toBeUndefined();
     expect(elapsedMs).toBeGreaterThanOrEqual(950);
     expect(elapsedMs).toBeLessThan(2_500);
@@ -125,10 +125,10 @@ describe('HttpClient timeouts are distinct', () => {
 });
 
 describe('HttpClient connection failures', () => {
-  it('connection-refused', async () => {
+  it('HTTP_CONNECTION_REFUSED', async () => {
     const port = await closedPort();
     const { error } = await failure(clientFor(), { url: `http://127.0.0.1:${port}/` });
-    expect(error.code).toBe('connection-refused');
+    expect(error.code).toBe('HTTP_CONNECTION_REFUSED');
     expect(error.url).toBe(`http://127.0.0.1:${port}/`);
   });
 
@@ -141,7 +141,7 @@ describe('HttpClient connection failures', () => {
       }),
     );
     const { error, sink } = await failure(clientFor(), { url: server.url });
-    expect(error.code).toBe('connection-reset');
+    expect(error.code).toBe('HTTP_CONNECTION_RESET');
     expect(error.partial?.status).toBe(200);
     expect(sink.bytes).toBe(1000);
     expect(sink.aborted).toBe(error);
@@ -154,7 +154,7 @@ describe('HttpClient connection failures', () => {
       }),
     );
     const { error } = await failure(clientFor(), { url: server.url });
-    expect(error.code).toBe('connection-reset');
+    expect(error.code).toBe('HTTP_CONNECTION_RESET');
   });
 
   it.each([
@@ -164,7 +164,7 @@ describe('HttpClient connection failures', () => {
   ])('invalid-response: %s', async (_name, reply) => {
     const server = await serve(startTcpServer((socket: Socket) => socket.once('data', () => socket.end(reply))));
     const { error } = await failure(clientFor(), { url: server.url });
-    expect(error.code).toBe('invalid-response');
+    expect(error.code).toBe('HTTP_INVALID_RESPONSE');
   });
 });
 
@@ -172,7 +172,7 @@ describe('HttpClient TLS', () => {
   it.each(['127.0.0.1', 'localhost'])('tls-certificate for a self-signed certificate on %s, never bypassed', async (host) => {
     const server = await serve(startHttpServer((_request, response) => response.end('secret'), TLS));
     const { error, sink } = await failure(clientFor(), { url: `https://${host}:${server.port}/` });
-    expect(error.code).toBe('tls-certificate');
+    expect(error.code).toBe('HTTP_TLS_CERTIFICATE');
     expect(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN']).toContain((error.cause as { code?: string }).code);
     expect(server.requests).toHaveLength(0);
     expect(sink.bytes).toBe(0);
@@ -181,7 +181,7 @@ describe('HttpClient TLS', () => {
   it('tls-handshake when the peer does not speak TLS', async () => {
     const server = await serve(startTcpServer((socket: Socket) => socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'))));
     const { error } = await failure(clientFor(), { url: `https://127.0.0.1:${server.port}/` });
-    expect(error.code).toBe('tls-handshake');
+    expect(error.code).toBe('HTTP_TLS_HANDSHAKE');
   });
 });
 
@@ -190,17 +190,17 @@ describe('HttpClient DNS failures', () => {
     const client = clientFor({
       dnsCache: {
         resolver: async (hostname) => {
-          throw new DnsLookupError(hostname.startsWith('gone') ? 'dns-not-found' : 'dns-temporary-failure', hostname);
+          throw new DnsLookupError(hostname.startsWith('gone') ? 'HTTP_DNS_NOT_FOUND' : 'HTTP_DNS_TEMPORARY_FAILURE', hostname);
         },
       },
     });
-    expect((await failure(client, { url: 'http://gone.example.test/' })).error.code).toBe('dns-not-found');
-    expect((await failure(client, { url: 'http://flaky.example.test/' })).error.code).toBe('dns-temporary-failure');
+    expect((await failure(client, { url: 'http://gone.example.test/' })).error.code).toBe('HTTP_DNS_NOT_FOUND');
+    expect((await failure(client, { url: 'http://flaky.example.test/' })).error.code).toBe('HTTP_DNS_TEMPORARY_FAILURE');
   });
 
   it('dns-not-found for a reserved .invalid name through the system resolver', async () => {
     const { error } = await failure(clientFor(), { url: 'http://no-such-host.invalid/' });
-    expect(error.code).toBe('dns-not-found');
+    expect(error.code).toBe('HTTP_DNS_NOT_FOUND');
   });
 });
 

@@ -77,7 +77,7 @@ describe('HttpClient body limits', () => {
     const sink = new CountingSink();
     const connectionsBefore = server.connections();
     const error = await failureOf(client.fetch({ url: `${server.url}stream?bytes=${100 * MIB}`, maxBodyBytes }, () => sink));
-    expect(error.code).toBe('body-too-large');
+    expect(error.code).toBe('HTTP_BODY_TOO_LARGE');
     expect(error.partial?.status).toBe(200);
     expect(sink.bytes).toBeLessThanOrEqual(maxBodyBytes);
     expect(sink.bytes).toBeGreaterThan(maxBodyBytes - CHUNK);
@@ -100,7 +100,7 @@ describe('HttpClient body limits', () => {
         return sink;
       }),
     );
-    expect(error.code).toBe('body-too-large');
+    expect(error.code).toBe('HTTP_BODY_TOO_LARGE');
     expect(error.partial?.headers?.['content-length']).toBe(String(50 * MIB));
     expect(sinkCreated).toBe(false);
   });
@@ -131,7 +131,7 @@ describe('HttpClient body limits', () => {
     const sink = new CountingSink();
     const rssBefore = process.memoryUsage().rss;
     const error = await failureOf(client.fetch({ url: `${server.url}gzip-bomb` }, () => sink));
-    expect(error.code).toBe('decompressed-too-large');
+    expect(error.code).toBe('HTTP_DECOMPRESSED_TOO_LARGE');
     // Defaults: 10 MiB wire, 40 MiB decoded.
     expect(sink.bytes).toBeLessThanOrEqual(40 * MIB);
     expect(sink.bytes).toBeGreaterThan(39 * MIB);
@@ -142,19 +142,19 @@ describe('HttpClient body limits', () => {
   it.each(['br-bomb', 'deflate-bomb'])('cuts off a %s at maxDecompressedBytes', async (path) => {
     const sink = new CountingSink();
     const error = await failureOf(client.fetch({ url: `${server.url}${path}`, maxDecompressedBytes: 5 * MIB }, () => sink));
-    expect(error.code).toBe('decompressed-too-large');
+    expect(error.code).toBe('HTTP_DECOMPRESSED_TOO_LARGE');
     expect(sink.bytes).toBeLessThanOrEqual(5 * MIB);
   });
 
   it('also limits a discarded body', async () => {
     const error = await failureOf(client.fetch({ url: `${server.url}gzip-bomb`, maxDecompressedBytes: MIB }, () => undefined));
-    expect(error.code).toBe('decompressed-too-large');
+    expect(error.code).toBe('HTTP_DECOMPRESSED_TOO_LARGE');
   });
 
   it.each(['corrupt-gzip', 'truncated-gzip', 'zstd'])('names a %s body bad-content-encoding', async (path) => {
     const sink = new CountingSink();
     const error = await failureOf(client.fetch({ url: `${server.url}${path}` }, () => sink));
-    expect(error.code).toBe('bad-content-encoding');
+    expect(error.code).toBe('HTTP_BAD_CONTENT_ENCODING');
     expect(error.partial?.status).toBe(200);
     expect(sink.aborted).toBe(error);
   });

@@ -29,7 +29,7 @@ describe('HttpClient refuses private networks unless allowed', () => {
     );
     expect(outcome).toBeInstanceOf(HttpFetchError);
     const error = outcome as HttpFetchError;
-    expect(error.code).toBe('private-network-refused');
+    expect(error.code).toBe('HTTP_PRIVATE_NETWORK_REFUSED');
     return error;
   }
 
@@ -56,7 +56,7 @@ describe('HttpClient refuses private networks unless allowed', () => {
         (reason: unknown) => reason,
       );
       expect(outcome).toBeInstanceOf(HttpFetchError);
-      expect((outcome as HttpFetchError).code).toBe('private-network-refused');
+      expect((outcome as HttpFetchError).code).toBe('HTTP_PRIVATE_NETWORK_REFUSED');
       expect(server.connections()).toBe(before);
     } finally {
       await system.close();

@@ -90,7 +90,7 @@ describe('HttpClient through a proxy (tinyproxy)', () => {
       const refused = client({ userAgent: 'ProxyTest/1.0', allowPrivateNetworks: true, proxy: { urls: [authenticated.url], ...(credentials ? { credentials } : {}) } });
       const seenBefore = target.seen.length;
       const failure = await failureOf(refused.fetch({ url: url('/refused') }, () => undefined));
-      expect(failure.code).toBe('proxy-failed');
+      expect(failure.code).toBe('HTTP_PROXY_FAILED');
       // tinyproxy asks with 407 when none came, and answers 401 to wrong ones.
       expect(failure.message).toMatch(/credentials \(40[17]/);
       expect(failure.message).not.toContain('not-the-password');
@@ -101,7 +101,7 @@ describe('HttpClient through a proxy (tinyproxy)', () => {
   it('a proxy that does not answer is a proxy failure, never the target’s connection failure', async () => {
     const dead = client({ userAgent: 'ProxyTest/1.0', allowPrivateNetworks: true, proxy: { urls: ['http://127.0.0.1:9'] } });
     const failure = await failureOf(dead.fetch({ url: url('/dead-proxy'), connectTimeoutMs: 3_000 }, () => undefined));
-    expect(failure.code).toBe('proxy-failed');
+    expect(failure.code).toBe('HTTP_PROXY_FAILED');
     expect(failure.message).toContain('http://127.0.0.1:9');
   });
 
@@ -109,7 +109,7 @@ describe('HttpClient through a proxy (tinyproxy)', () => {
     const http = client({ userAgent: 'ProxyTest/1.0', allowPrivateNetworks: true, proxy: { urls: [open.url] } });
     // Nothing listens on 127.0.0.6:1: tinyproxy answers the CONNECT with an error status.
     const failure = await failureOf(http.fetch({ url: 'http://127.0.0.6:1/' }, () => undefined));
-    expect(failure.code).toBe('proxy-failed');
+    expect(failure.code).toBe('HTTP_PROXY_FAILED');
     expect(failure.message).toMatch(/CONNECT was answered 5\d\d/);
   });
 
@@ -132,7 +132,7 @@ describe('HttpClient through a proxy (tinyproxy)', () => {
       const connectsBefore = open.connects().length;
       const seenBefore = target.seen.length;
       const failure = await failureOf(guarded.fetch({ url: urlOf() }, () => undefined));
-      expect(failure.code).toBe('private-network-refused');
+      expect(failure.code).toBe('HTTP_PRIVATE_NETWORK_REFUSED');
       expect(open.connects().length).toBe(connectsBefore);
       expect(target.seen.length).toBe(seenBefore);
     });
@@ -141,7 +141,7 @@ describe('HttpClient through a proxy (tinyproxy)', () => {
       const guarded = client({ userAgent: 'ProxyTest/1.0', allowPrivateNetworks: false, proxy: { urls: [open.url] } });
       const connectsBefore = open.connects().length;
       const failure = await failureOf(guarded.fetch({ url: `http://localhost:${target.port}/` }, () => undefined));
-      expect(failure.code).toBe('private-network-refused');
+      expect(failure.code).toBe('HTTP_PRIVATE_NETWORK_REFUSED');
       expect(open.connects().length).toBe(connectsBefore);
     });
 
@@ -152,7 +152,7 @@ describe('HttpClient through a proxy (tinyproxy)', () => {
         () => undefined,
         (reason: unknown) => reason,
       );
-      expect(outcome === undefined || (outcome as HttpFetchError).code === 'proxy-failed').toBe(true);
+      expect(outcome === undefined || (outcome as HttpFetchError).code === 'HTTP_PROXY_FAILED').toBe(true);
       expect(open.connects()).toContain('public.example.test:81');
     });
   });
@@ -177,7 +177,7 @@ describe('HttpClient through a proxy (tinyproxy)', () => {
       await current.kill();
       try {
         const failure = await failureOf(http.fetch({ url: url('/after-kill'), connectTimeoutMs: 3_000 }, () => undefined));
-        expect(failure.code).toBe('proxy-failed');
+        expect(failure.code).toBe('HTTP_PROXY_FAILED');
         const seenBefore = target.seen.length;
         await http.fetch({ url: url('/moved-on') }, () => undefined);
         expect(target.seen.slice(seenBefore).map((seen) => seen.from)).toEqual([exits[0]]);

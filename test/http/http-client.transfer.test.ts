@@ -84,7 +84,7 @@ describe('HttpClient counts the bytes each request costs on the wire', () => {
     );
     expect(failure).toBeInstanceOf(HttpFetchError);
     const error = failure as HttpFetchError;
-    expect(error.code).toBe('connection-reset');
+    expect(error.code).toBe('HTTP_CONNECTION_RESET');
     // The web logs a response when its connection has closed, which the client may see first.
     const entry = await waitFor(() => web.log().find((logged) => logged.path === '/reset'), (logged) => logged !== undefined, { timeoutMs: 10_000, what: 'the web to log the reset' });
     if (entry === undefined) throw new Error('unreachable');

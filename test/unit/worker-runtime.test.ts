@@ -16,7 +16,7 @@ describe('installWorkerRuntime', () => {
     try {
       const install = installWorkerRuntime({ logLevel: 'ERROR', logFormat: 'text', sdkMetrics: true, sdkMetricsPort: async () => (tries += 1, port) });
       await expect(install).rejects.toBeInstanceOf(WorkerStartError);
-      await expect(install).rejects.toMatchObject({ code: 'SDK_METRICS_BIND_FAILED', message: expect.stringContaining(`127.0.0.1:${port}`) });
+      await expect(install).rejects.toMatchObject({ code: 'WORKER_SDK_METRICS_BIND_FAILED', message: expect.stringContaining(`127.0.0.1:${port}`) });
       expect(tries).toBe(3);
     } finally {
       holder.close();

@@ -99,7 +99,7 @@ async function warcExport(values: { 'data-dir'?: string; crawl?: string; output?
     for (const file of summary.files) process.stdout.write(`${file}\n`);
     return skipped.bodyMissing > 0 ? 1 : 0;
   } catch (error) {
-    if (error instanceof WarcExportError) throw new CliError(error.message, error.code === 'invalid-option' ? 2 : 1);
+    if (error instanceof WarcExportError) throw new CliError(error.message, error.code === 'WARC_INVALID_OPTION' ? 2 : 1);
     throw error;
   } finally {
     await pool.end();

@@ -68,7 +68,7 @@ export class QueryPolicySet {
 }
 
 /** Stable codes for a bad query-policy config. */
-export type QueryPolicyConfigErrorCode = 'invalid-entry' | 'invalid-origin' | 'duplicate-origin' | 'invalid-field' | 'unknown-field';
+export type QueryPolicyConfigErrorCode = 'QUERY_POLICY_INVALID_ENTRY' | 'QUERY_POLICY_INVALID_ORIGIN' | 'QUERY_POLICY_DUPLICATE_ORIGIN' | 'QUERY_POLICY_INVALID_FIELD' | 'QUERY_POLICY_UNKNOWN_FIELD';
 
 /** A query-policy config entry that cannot be used; names the entry and the field to fix. */
 export class QueryPolicyConfigError extends Error {
@@ -108,31 +108,31 @@ const KNOWN_FIELDS = new Set([
  * @throws QueryPolicyConfigError naming the first bad entry and field.
  */
 export function compilePolicies(config: readonly OriginQueryPolicy[], canonicalOrigin: OriginCanonicalizer): QueryPolicySet {
-  if (!Array.isArray(config)) throw new QueryPolicyConfigError('invalid-entry', 0, undefined, 'the config must be an array of policies');
+  if (!Array.isArray(config)) throw new QueryPolicyConfigError('QUERY_POLICY_INVALID_ENTRY', 0, undefined, 'the config must be an array of policies');
   const compiled: CompiledQueryPolicy[] = [];
   const seen = new Map<string, number>();
   config.forEach((entry: unknown, index) => {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      throw new QueryPolicyConfigError('invalid-entry', index, undefined, 'each policy must be an object with an "origin"');
+      throw new QueryPolicyConfigError('QUERY_POLICY_INVALID_ENTRY', index, undefined, 'each policy must be an object with an "origin"');
     }
     const raw = entry as Record<string, unknown>;
     for (const key of Object.keys(raw)) {
       if (!KNOWN_FIELDS.has(key)) {
-        throw new QueryPolicyConfigError('unknown-field', index, key, `unknown field; expected one of ${[...KNOWN_FIELDS].join(', ')}`);
+        throw new QueryPolicyConfigError('QUERY_POLICY_UNKNOWN_FIELD', index, key, `unknown field; expected one of ${[...KNOWN_FIELDS].join(', ')}`);
       }
     }
     const origin = typeof raw.origin === 'string' ? canonicalOrigin(raw.origin) : undefined;
     if (origin === undefined) {
-      throw new QueryPolicyConfigError('invalid-origin', index, 'origin', `${JSON.stringify(typeof raw.origin === 'string' ? redactUserinfo(raw.origin) : raw.origin)} is not an origin like "https://shop.example" or "http://host:8080"`);
+      throw new QueryPolicyConfigError('QUERY_POLICY_INVALID_ORIGIN', index, 'origin', `${JSON.stringify(typeof raw.origin === 'string' ? redactUserinfo(raw.origin) : raw.origin)} is not an origin like "https://shop.example" or "http://host:8080"`);
     }
     const earlier = seen.get(origin);
     if (earlier !== undefined) {
-      throw new QueryPolicyConfigError('duplicate-origin', index, 'origin', `${origin} is already configured by entry ${earlier}; merge the two`);
+      throw new QueryPolicyConfigError('QUERY_POLICY_DUPLICATE_ORIGIN', index, 'origin', `${origin} is already configured by entry ${earlier}; merge the two`);
     }
     seen.set(origin, index);
     const trailingSlash = raw.trailingSlash ?? 'keep';
     if (trailingSlash !== 'keep' && trailingSlash !== 'strip' && trailingSlash !== 'add') {
-      throw new QueryPolicyConfigError('invalid-field', index, 'trailingSlash', 'must be "keep", "strip" or "add"');
+      throw new QueryPolicyConfigError('QUERY_POLICY_INVALID_FIELD', index, 'trailingSlash', 'must be "keep", "strip" or "add"');
     }
     compiled.push({
       origin,
@@ -144,7 +144,7 @@ export function compilePolicies(config: readonly OriginQueryPolicy[], canonicalO
       normalizeQueryEscapes: flag(raw, 'normalizeQueryEscapes', index),
     });
     if (raw.note !== undefined && typeof raw.note !== 'string') {
-      throw new QueryPolicyConfigError('invalid-field', index, 'note', 'must be a string');
+      throw new QueryPolicyConfigError('QUERY_POLICY_INVALID_FIELD', index, 'note', 'must be a string');
     }
   });
   return QueryPolicySet.fromCompiled(compiled);
@@ -205,7 +205,7 @@ function stringList(raw: Record<string, unknown>, field: string, index: number):
   const value = raw[field];
   if (value === undefined) return [];
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string' && item !== '')) {
-    throw new QueryPolicyConfigError('invalid-field', index, field, 'must be an array of non-empty strings');
+    throw new QueryPolicyConfigError('QUERY_POLICY_INVALID_FIELD', index, field, 'must be an array of non-empty strings');
   }
   return value as string[];
 }
@@ -213,6 +213,6 @@ function stringList(raw: Record<string, unknown>, field: string, index: number):
 function flag(raw: Record<string, unknown>, field: string, index: number): boolean {
   const value = raw[field];
   if (value === undefined) return false;
-  if (typeof value !== 'boolean') throw new QueryPolicyConfigError('invalid-field', index, field, 'must be true or false');
+  if (typeof value !== 'boolean') throw new QueryPolicyConfigError('QUERY_POLICY_INVALID_FIELD', index, field, 'must be true or false');
   return value;
 }

@@ -52,7 +52,7 @@ export type ScopeRejectionCode = 'host' | 'registrable-domain' | 'deny-prefix' |
 export type ScopeDecision = { inScope: true } | { inScope: false; code: ScopeRejectionCode; reason: string };
 
 /** Stable codes for a bad scope config. */
-export type ScopeConfigErrorCode = 'invalid-mode' | 'invalid-prefix' | 'conflicting-prefix' | 'invalid-extension' | 'invalid-max-url-length';
+export type ScopeConfigErrorCode = 'SCOPE_INVALID_MODE' | 'SCOPE_INVALID_PREFIX' | 'SCOPE_CONFLICTING_PREFIX' | 'SCOPE_INVALID_EXTENSION' | 'SCOPE_INVALID_MAX_URL_LENGTH';
 
 /** A scope configuration that cannot be used; names the field and the bad value. */
 export class ScopeConfigError extends Error {
@@ -83,18 +83,18 @@ type PrefixRule = { kind: 'allow' | 'deny'; rule: string };
 export function createScopeChecker(seedHosts: ReadonlySet<string>, options: ScopeOptions): ScopeChecker {
   const { mode } = options;
   if (mode !== 'same-host' && mode !== 'same-registrable-domain' && mode !== 'any') {
-    throw new ScopeConfigError('invalid-mode', 'mode', `${JSON.stringify(mode)}; expected same-host, same-registrable-domain or any`);
+    throw new ScopeConfigError('SCOPE_INVALID_MODE', 'mode', `${JSON.stringify(mode)}; expected same-host, same-registrable-domain or any`);
   }
   const maxUrlLength = options.maxUrlLength ?? DEFAULT_MAX_URL_LENGTH;
   if (!Number.isInteger(maxUrlLength) || maxUrlLength < 1) {
-    throw new ScopeConfigError('invalid-max-url-length', 'maxUrlLength', `${maxUrlLength}; expected a positive integer`);
+    throw new ScopeConfigError('SCOPE_INVALID_MAX_URL_LENGTH', 'maxUrlLength', `${maxUrlLength}; expected a positive integer`);
   }
   const hosts = new Set([...seedHosts].map((host) => host.toLowerCase()));
   const domains = new Set([...hosts].map(registrableDomain));
   const extensions = new Set(
     (options.skipExtensions ?? DEFAULT_SKIP_EXTENSIONS).map((ext) => {
       const normalized = ext.replace(/^\./, '').toLowerCase();
-      if (normalized === '') throw new ScopeConfigError('invalid-extension', 'skipExtensions', 'contains an empty extension');
+      if (normalized === '') throw new ScopeConfigError('SCOPE_INVALID_EXTENSION', 'skipExtensions', 'contains an empty extension');
       return normalized;
     }),
   );
@@ -145,7 +145,7 @@ function addPrefixes(trie: PrefixTrie<PrefixRule>, kind: 'allow' | 'deny', prefi
     for (const key of prefixKeys(rule, field)) {
       const existing = trie.get(key);
       if (existing && existing.kind !== kind) {
-        throw new ScopeConfigError('conflicting-prefix', field, `${rule} is both allowed and denied; keep one`);
+        throw new ScopeConfigError('SCOPE_CONFLICTING_PREFIX', field, `${rule} is both allowed and denied; keep one`);
       }
       trie.set(key, { kind, rule });
     }
@@ -162,7 +162,7 @@ function prefixKeys(rule: string, field: string): string[] {
       return canonicalizeUrl(candidate).url;
     } catch (error) {
       const code = error instanceof UrlRejectedError ? error.code : 'malformed';
-      throw new ScopeConfigError('invalid-prefix', field, `${JSON.stringify(redactUserinfo(rule))} is not a URL prefix (${code}); write https://host/path or host/path`);
+      throw new ScopeConfigError('SCOPE_INVALID_PREFIX', field, `${JSON.stringify(redactUserinfo(rule))} is not a URL prefix (${code}); write https://host/path or host/path`);
     }
   });
 }

@@ -83,7 +83,7 @@ export interface TrapAssessment {
 /** Stable code for bad trap options. */
 export class TrapOptionsError extends Error {
   override readonly name = 'TrapOptionsError';
-  readonly code = 'invalid-trap-option';
+  readonly code = 'TRAP_OPTION_INVALID';
 
   constructor(
     readonly field: string,

@@ -144,7 +144,7 @@ async function drawInBrowser(
     if (measured.outcome.status === 'rejected') {
       const error = measured.outcome.reason as unknown;
       replace = true;
-      const type: RenderFailureType = error instanceof BrowserError && error.code === 'render-timeout' ? 'RenderTimeout' : 'RenderCrashed';
+      const type: RenderFailureType = error instanceof BrowserError && error.code === 'BROWSER_RENDER_TIMEOUT' ? 'RenderTimeout' : 'RenderCrashed';
       deps.metrics?.renderEnded?.(task.reason, type, cost.cpuMs, cost.peakPssBytes);
       throw new RenderFailedError(type, error instanceof Error ? error.message : String(error), hostTurn.politeness, hostTurn.requestsStarted);
     }

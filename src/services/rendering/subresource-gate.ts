@@ -288,7 +288,7 @@ class GatedRequests implements SubresourceGate {
       }
       if (!(error instanceof HttpFetchError)) throw error;
       const type = classifyTransportError(error.code);
-      const requested = !['dns-not-found', 'dns-temporary-failure', 'private-network-refused'].includes(error.code);
+      const requested = !['HTTP_DNS_NOT_FOUND', 'HTTP_DNS_TEMPORARY_FAILURE', 'HTTP_PRIVATE_NETWORK_REFUSED'].includes(error.code);
       return { result: { kind: 'failed' }, outcome: hostOutcomeOfFailure(type, { startedAtMs, finishedAtMs: this.deps.now(), requested, ...(error.partial?.status === undefined ? {} : { status: error.partial.status }) }, this.deps.now()) };
     }
   }

@@ -43,7 +43,7 @@ describe('FAILURE_POLICIES: the retry table (docs/design.md, "Failure types and 
   });
 
   it('408 and temporary timeouts: 2-3 attempts with exponential backoff and jitter', () => {
-    const types = [typeOf(408), ...(['connect-timeout', 'first-byte-timeout', 'body-timeout'] as const).map(classifyTransportError)];
+    const types = [typeOf(408), ...(['HTTP_CONNECT_TIMEOUT', 'HTTP_FIRST_BYTE_TIMEOUT', 'HTTP_BODY_TIMEOUT'] as const).map(classifyTransportError)];
     for (const type of types) {
       const policy = FAILURE_POLICIES[type];
       expect(policy.retryLayer).toBe('activity');
@@ -75,14 +75,14 @@ describe('FAILURE_POLICIES: the retry table (docs/design.md, "Failure types and 
   });
 
   it('DNS NXDOMAIN: long negative cache, no retry', () => {
-    const policy = FAILURE_POLICIES[classifyTransportError('dns-not-found')];
+    const policy = FAILURE_POLICIES[classifyTransportError('HTTP_DNS_NOT_FOUND')];
     expect(policy.retryLayer).toBe('none');
     expect(policy.hostEffect).toBe('negative-cache-host');
     expect(policy.recheckAfterMs).toBeGreaterThanOrEqual(HOUR_MS);
   });
 
   it('DNS SERVFAIL: short backoff, limited retries', () => {
-    const policy = FAILURE_POLICIES[classifyTransportError('dns-temporary-failure')];
+    const policy = FAILURE_POLICIES[classifyTransportError('HTTP_DNS_TEMPORARY_FAILURE')];
     expect(policy.retryLayer).toBe('activity');
     expect(policy.maxAttempts).toBeLessThanOrEqual(3);
     expect(policy.baseDelayMs).toBeLessThanOrEqual(FAILURE_POLICIES.ConnectTimeout.baseDelayMs);
@@ -90,7 +90,7 @@ describe('FAILURE_POLICIES: the retry table (docs/design.md, "Failure types and 
   });
 
   it('TLS certificate errors: quarantined, never retried', () => {
-    for (const type of [classifyTransportError('tls-certificate'), classifyTransportError('tls-handshake')]) {
+    for (const type of [classifyTransportError('HTTP_TLS_CERTIFICATE'), classifyTransportError('HTTP_TLS_HANDSHAKE')]) {
       const policy = FAILURE_POLICIES[type];
       expect(policy.retryLayer).toBe('none');
       expect(policy.hostEffect).toBe('quarantine-host');
@@ -100,7 +100,7 @@ describe('FAILURE_POLICIES: the retry table (docs/design.md, "Failure types and 
 
   it('a failing proxy charges neither the host nor the URL, and its URL is requeued for a while', () => {
     const policy = FAILURE_POLICIES.ProxyFailed;
-    expect(classifyTransportError('proxy-failed')).toBe('ProxyFailed');
+    expect(classifyTransportError('HTTP_PROXY_FAILED')).toBe('ProxyFailed');
     expect(policy.hostEffect).toBe('none');
     expect(policy.throttlesHost).toBe(false);
     expect(policy.countsTowardPoison).toBe(false);

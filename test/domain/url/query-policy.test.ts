@@ -90,18 +90,18 @@ describe('compileQueryPolicies validation', () => {
   };
 
   it.each([
-    [[{ origin: 'https://a.example' }, 'nope'], 'invalid-entry', 1, undefined],
-    [[{ origin: 'https://a.example/path' }], 'invalid-origin', 0, 'origin'],
-    [[{ origin: 'https://a.example/?q' }], 'invalid-origin', 0, 'origin'],
-    [[{ origin: 'ftp://a.example' }], 'invalid-origin', 0, 'origin'],
-    [[{ origin: 'https://user:pw@a.example' }], 'invalid-origin', 0, 'origin'],
-    [[{}], 'invalid-origin', 0, 'origin'],
-    [[{ origin: 'https://a.example' }, { origin: 'https://A.example:443' }], 'duplicate-origin', 1, 'origin'],
-    [[{ origin: 'https://a.example', stripParam: ['x'] }], 'unknown-field', 0, 'stripParam'],
-    [[{ origin: 'https://a.example', stripParams: 'utm_source' }], 'invalid-field', 0, 'stripParams'],
-    [[{ origin: 'https://a.example', stripParams: [''] }], 'invalid-field', 0, 'stripParams'],
-    [[{ origin: 'https://a.example', sortParams: 'yes' }], 'invalid-field', 0, 'sortParams'],
-    [[{ origin: 'https://a.example', trailingSlash: 'remove' }], 'invalid-field', 0, 'trailingSlash'],
+    [[{ origin: 'https://a.example' }, 'nope'], 'QUERY_POLICY_INVALID_ENTRY', 1, undefined],
+    [[{ origin: 'https://a.example/path' }], 'QUERY_POLICY_INVALID_ORIGIN', 0, 'origin'],
+    [[{ origin: 'https://a.example/?q' }], 'QUERY_POLICY_INVALID_ORIGIN', 0, 'origin'],
+    [[{ origin: 'ftp://a.example' }], 'QUERY_POLICY_INVALID_ORIGIN', 0, 'origin'],
+    [[{ origin: 'https://user:pw@a.example' }], 'QUERY_POLICY_INVALID_ORIGIN', 0, 'origin'],
+    [[{}], 'QUERY_POLICY_INVALID_ORIGIN', 0, 'origin'],
+    [[{ origin: 'https://a.example' }, { origin: 'https://A.example:443' }], 'QUERY_POLICY_DUPLICATE_ORIGIN', 1, 'origin'],
+    [[{ origin: 'https://a.example', stripParam: ['x'] }], 'QUERY_POLICY_UNKNOWN_FIELD', 0, 'stripParam'],
+    [[{ origin: 'https://a.example', stripParams: 'utm_source' }], 'QUERY_POLICY_INVALID_FIELD', 0, 'stripParams'],
+    [[{ origin: 'https://a.example', stripParams: [''] }], 'QUERY_POLICY_INVALID_FIELD', 0, 'stripParams'],
+    [[{ origin: 'https://a.example', sortParams: 'yes' }], 'QUERY_POLICY_INVALID_FIELD', 0, 'sortParams'],
+    [[{ origin: 'https://a.example', trailingSlash: 'remove' }], 'QUERY_POLICY_INVALID_FIELD', 0, 'trailingSlash'],
   ])('%j → %s at entry %i', (config, code, entryIndex, field) => {
     const error = failure(config);
     expect(error.code).toBe(code);

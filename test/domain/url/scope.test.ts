@@ -136,12 +136,12 @@ describe('checkScope extensions and length', () => {
 
 describe('scope configuration errors', () => {
   it.each([
-    [{ mode: 'same-site' }, 'invalid-mode'],
-    [{ mode: 'any', allowPrefixes: ['ftp://x/'] }, 'invalid-prefix'],
-    [{ mode: 'any', denyPrefixes: ['http://bad host/'] }, 'invalid-prefix'],
-    [{ mode: 'any', allowPrefixes: ['https://a.example/x'], denyPrefixes: ['https://A.example/x'] }, 'conflicting-prefix'],
-    [{ mode: 'any', skipExtensions: ['.'] }, 'invalid-extension'],
-    [{ mode: 'any', maxUrlLength: -1 }, 'invalid-max-url-length'],
+    [{ mode: 'same-site' }, 'SCOPE_INVALID_MODE'],
+    [{ mode: 'any', allowPrefixes: ['ftp://x/'] }, 'SCOPE_INVALID_PREFIX'],
+    [{ mode: 'any', denyPrefixes: ['http://bad host/'] }, 'SCOPE_INVALID_PREFIX'],
+    [{ mode: 'any', allowPrefixes: ['https://a.example/x'], denyPrefixes: ['https://A.example/x'] }, 'SCOPE_CONFLICTING_PREFIX'],
+    [{ mode: 'any', skipExtensions: ['.'] }, 'SCOPE_INVALID_EXTENSION'],
+    [{ mode: 'any', maxUrlLength: -1 }, 'SCOPE_INVALID_MAX_URL_LENGTH'],
   ])('%j → %s', (options, code) => {
     expect(() => createScopeChecker(seeds, options as ScopeOptions)).toThrow(expect.objectContaining({ code }));
     expect(() => createScopeChecker(seeds, options as ScopeOptions)).toThrow(ScopeConfigError);

@@ -166,7 +166,7 @@ describe('assessTrap options', () => {
     [{ maxDepth: 1.5 }, 'maxDepth'],
   ])('%j is refused naming %s', (options, field) => {
     expect(() => assess('https://example.com/', {}, options as TrapOptions)).toThrow(TrapOptionsError);
-    expect(() => assess('https://example.com/', {}, options as TrapOptions)).toThrow(expect.objectContaining({ field, code: 'invalid-trap-option' }));
+    expect(() => assess('https://example.com/', {}, options as TrapOptions)).toThrow(expect.objectContaining({ field, code: 'TRAP_OPTION_INVALID' }));
   });
 
   it('honours a custom window and multiplier', () => {
