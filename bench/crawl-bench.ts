@@ -17,6 +17,8 @@
 //   npm run bench -- --scenario cli            the `crawler crawl` CLI as a user runs it (cold, then warm) beside
 //                                              Crawlee (in memory and persistent) on webs of several shapes (bench/lib/cli-webs.ts)
 //            --webs base,pages-2kb,...  (cli: which webs; default all)  --rounds N (cli: warm rounds per web)
+//            --baseline DIR (cli: a checkout of an earlier commit, e.g. `git worktree add DIR <commit>` with node_modules linked; its CLI
+//            runs warm after ours in every round, and the table gives ours / baseline: a change's before and after in one invocation)
 //            --first-web-rounds N (cli: more rounds for the first web, whose ratio the target is)
 //   npm run bench -- --scenario host-shapes    what a host's turn costs Temporal and the worker: a run per host
 //                                              (the product's shape) against back-queue workflows serving hosts in turn
@@ -104,6 +106,7 @@ const BENCH_OPTIONS = {
   'hosts-per-run': { type: 'string', default: '250' },
   'render-sites': { type: 'string', default: '8' },
   'render-slots': { type: 'string', default: '1' },
+  baseline: { type: 'string' },
 } as const;
 
 function parseBenchArgs() {
@@ -191,6 +194,7 @@ async function runCliBench(): Promise<void> {
     keepStack: values['keep-stack'] === true,
     timeoutMs,
     profile: values.profile === true,
+    ...(values.baseline === undefined ? {} : { baselineDir: values.baseline }),
     log,
   });
   if (json) process.stdout.write(`${JSON.stringify({ startedAt: new Date().toISOString(), machine: { cores: (await import('node:os')).cpus().length, node: process.version }, ...report })}\n`);

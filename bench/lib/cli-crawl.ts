@@ -26,6 +26,8 @@ export interface CliCrawlOptions {
   /** Extra node flags, e.g. --cpu-prof. */
   nodeArgs?: readonly string[];
   cwd?: string;
+  /** Another checkout's bin/crawler.js (the `--baseline` runs); default this checkout's. */
+  crawlerBin?: string;
 }
 
 export interface CliCrawlRun {
@@ -53,7 +55,7 @@ export interface CliCrawlRun {
 export async function runCliCrawl(options: CliCrawlOptions): Promise<CliCrawlRun> {
   const args = [
     ...(options.nodeArgs ?? []),
-    CRAWLER_BIN,
+    options.crawlerBin ?? CRAWLER_BIN,
     'crawl',
     '--seeds-file',
     options.seedsFile,

@@ -32,10 +32,15 @@ export interface CliScenarioOptions {
   timeoutMs: number;
   /** `node --cpu-prof` on the warm runs of our CLI, profiles under the data folder's logs/. */
   profile: boolean;
+  /**
+   * A checkout of an earlier commit (a git worktree): its CLI runs warm on the same stack and web
+   * after ours in every round, so that a change's before and after are measured in one invocation.
+   */
+  baselineDir?: string;
   log: (line: string) => void;
 }
 
-export type CliCrawlerName = 'ours-cold' | 'ours-warm' | 'crawlee-memory' | 'crawlee-persistent';
+export type CliCrawlerName = 'ours-cold' | 'ours-warm' | 'baseline-warm' | 'crawlee-memory' | 'crawlee-persistent';
 
 export interface CliRunFigures {
   crawler: CliCrawlerName;
@@ -86,12 +91,16 @@ export interface CliWebReport {
   ratioToPersistent: number;
   /** ours-cold / crawlee-memory of the first round, when this web ran cold. */
   coldRatioToMemory?: number;
+  /** Median over rounds of ours-warm / baseline-warm pages per second, with --baseline. */
+  medianRatioToBaseline?: number;
 }
 
 export interface CliScenarioReport {
   scenario: 'cli';
   delayMs: number;
   rounds: number;
+  /** The baseline checkout's commit, with --baseline. */
+  baseline?: { dir: string; commit: string };
   webs: CliWebReport[];
 }
 
@@ -139,15 +148,25 @@ function perPage(seconds: number, pages: number): number {
 }
 
 /** As the quick start does: the CLI runs dist/ while it is compiled from the current sources (bin/compiled-entry.js). */
-function buildLikeTheQuickStart(log: (line: string) => void): void {
+function buildLikeTheQuickStart(log: (line: string) => void, cwd?: string): void {
   if (process.env.CRAWLER_RUN_SOURCES === '1') return log('cli: CRAWLER_RUN_SOURCES=1: the CLI runs the TypeScript sources through tsx');
-  const { status } = spawnSync('npm', ['run', '-s', 'build', '--', '--if-stale'], { stdio: 'inherit' });
-  if (status !== 0) throw new Error('npm run build failed: the bench measures the CLI as the quick start leaves it');
+  const { status } = spawnSync('npm', ['run', '-s', 'build', '--', '--if-stale'], { stdio: 'inherit', ...(cwd === undefined ? {} : { cwd }) });
+  if (status !== 0) throw new Error(`npm run build failed${cwd === undefined ? '' : ` in ${cwd}`}: the bench measures the CLI as the quick start leaves it`);
+}
+
+/** The baseline checkout's commit, built as the quick start builds it. */
+function prepareBaseline(dir: string, log: (line: string) => void): { dir: string; commit: string } {
+  const head = spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
+  if (head.status !== 0) throw new Error(`--baseline ${dir}: not a git checkout (${head.stderr.trim()}); make one with \`git worktree add DIR COMMIT\` and link node_modules into it`);
+  buildLikeTheQuickStart(log, dir);
+  log(`cli: baseline ${head.stdout.trim()} in ${dir}: its CLI runs warm after ours in every round`);
+  return { dir, commit: head.stdout.trim() };
 }
 
 export async function runCliScenario(options: CliScenarioOptions): Promise<CliScenarioReport> {
   const { log, delayMs } = options;
   buildLikeTheQuickStart(log);
+  const baseline = options.baselineDir === undefined ? undefined : prepareBaseline(options.baselineDir, log);
   await stopStack({ dataDir: options.dataDir }).catch(() => undefined);
   rmSync(options.dataDir, { recursive: true, force: true });
   const logDir = join(options.dataDir, '..', `${options.dataDir.split('/').pop() ?? 'cli'}-logs`);
@@ -168,7 +187,7 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
         if (index === 0) order.push({ crawler: 'ours-cold', round: 1 });
         const rounds = index === 0 ? (options.firstWebRounds ?? options.rounds) : options.rounds;
         for (let round = 1; round <= rounds; round++) {
-          order.push({ crawler: 'ours-warm', round }, { crawler: 'crawlee-memory', round });
+          order.push({ crawler: 'ours-warm', round }, ...(baseline ? [{ crawler: 'baseline-warm' as const, round }] : []), { crawler: 'crawlee-memory', round });
           // Crawlee's persistent storage is the second reference of the first web only: a minute or more a web.
           if (round === 1 && index === 0) order.push({ crawler: 'crawlee-persistent', round });
         }
@@ -176,12 +195,12 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
           await web.clearLog();
           const label = `${shape.name}-${crawler}-${runRound}`;
           let figures: Omit<CliRunFigures, 'politenessViolations' | 'certainViolations' | 'requestedTwice' | 'expectedMissing' | 'politenessCeilingShare'>;
-          if (crawler === 'ours-cold' || crawler === 'ours-warm') {
+          if (crawler === 'ours-cold' || crawler === 'ours-warm' || crawler === 'baseline-warm') {
             const cold = crawler === 'ours-cold';
             const cpuBefore = cold ? { Temporal: 0, Postgres: 0, MinIO: 0 } : await servicesCpu(options.dataDir);
             if (services && !cold) await adminQuery(services.endpoints.postgres.url, 'SELECT pg_stat_statements_reset()').catch(() => undefined);
             const startedIso = new Date(Date.now() - 1000).toISOString();
-            log(`cli ${shape.name}: ours (${cold ? 'cold: the CLI starts the stack' : 'warm stack'}), round ${runRound}`);
+            log(`cli ${shape.name}: ${crawler === 'baseline-warm' ? `baseline ${baseline?.commit}` : 'ours'} (${cold ? 'cold: the CLI starts the stack' : 'warm stack'}), round ${runRound}`);
             const run = await runCliCrawl({
               seedsFile,
               dataDir: options.dataDir,
@@ -191,6 +210,7 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
               logFile: join(logDir, `${label}.log`),
               timeoutMs: options.timeoutMs,
               ...(shape.seedHostsOnly === true ? { extraArgs: ['--scope', 'same-host'] } : {}),
+              ...(crawler === 'baseline-warm' && baseline ? { crawlerBin: join(baseline.dir, 'bin', 'crawler.js') } : {}),
               ...(options.profile && !cold ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${join(logDir, `${label}-profile`)}`] } : {}),
             });
             const cpuAfter = await servicesCpu(options.dataDir);
@@ -281,7 +301,7 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
       await stopStack({ dataDir: options.dataDir }).catch(() => undefined);
     }
   }
-  return { scenario: 'cli', delayMs, rounds: options.rounds, webs };
+  return { scenario: 'cli', delayMs, rounds: options.rounds, ...(baseline ? { baseline } : {}), webs };
 }
 
 function webReport(shape: CliWeb, hosts: number, pagesGenerated: number, expectedReachable: number, ceiling: number, runs: CliRunFigures[]): CliWebReport {
@@ -294,6 +314,11 @@ function webReport(shape: CliWeb, hosts: number, pagesGenerated: number, expecte
   const persistent = runs.find((r) => r.crawler === 'crawlee-persistent');
   const cold = runs.find((r) => r.crawler === 'ours-cold');
   const firstMemory = runs.find((r) => r.crawler === 'crawlee-memory' && r.round === 1);
+  const toBaseline: number[] = [];
+  for (const run of runs.filter((r) => r.crawler === 'ours-warm')) {
+    const before = runs.find((r) => r.crawler === 'baseline-warm' && r.round === run.round);
+    if (before) toBaseline.push(ratioOf(run.pagesPerSecond, before.pagesPerSecond));
+  }
   return {
     name: shape.name,
     varies: shape.varies,
@@ -305,6 +330,7 @@ function webReport(shape: CliWeb, hosts: number, pagesGenerated: number, expecte
     medianRatioToMemory: quantile(ratios, 0.5),
     ratioToPersistent: persistent ? ratioOf(quantile(warm, 0.5), persistent.pagesPerSecond) : NaN,
     ...(cold && firstMemory ? { coldRatioToMemory: ratioOf(cold.pagesPerSecond, firstMemory.pagesPerSecond) } : {}),
+    ...(toBaseline.length > 0 ? { medianRatioToBaseline: quantile(toBaseline, 0.5) } : {}),
   };
 }
 
@@ -329,6 +355,19 @@ export function printCliReport(report: CliScenarioReport): void {
     out(
       `| ${web.name} (${web.varies}) | ${web.hosts} x ${web.expectedReachable} | ${shown(web.medianRatioToMemory)} | ${shown(web.ratioToPersistent)} | ${shown(web.coldRatioToMemory)} | ${median?.pagesPerSecond ?? ''} | ${median?.politenessCeilingShare ?? ''} | ${cpu} | ${crawlee?.cpuMsPerPage['crawlee'] ?? ''} | ${median?.historyEventsPerPage ?? ''} | ${median?.statementsPerPage ?? ''} | ${oursViolations} / ${crawleeViolations} |`,
     );
+  }
+  if (report.baseline) {
+    out(`\nBefore and after: ours (this checkout) against the baseline ${report.baseline.commit}, warm, same stack and web, alternating:\n`);
+    out('| web | ours / baseline pages/s (median of rounds) | ours CPU ms/page (crawl, Temporal, Postgres, MinIO) | baseline CPU ms/page |');
+    out('| --- | --- | --- | --- |');
+    for (const web of report.webs) {
+      const cpuOf = (crawler: CliCrawlerName): string => {
+        const runs = web.runs.filter((r) => r.crawler === crawler).sort((a, b) => a.pagesPerSecond - b.pagesPerSecond);
+        const median = runs[Math.floor((runs.length - 1) / 2)];
+        return median ? ['crawler crawl', 'Temporal', 'Postgres', 'MinIO'].map((name) => median.cpuMsPerPage[name] ?? 0).join(', ') : '';
+      };
+      out(`| ${web.name} | ${shown(web.medianRatioToBaseline)} | ${cpuOf('ours-warm')} | ${cpuOf('baseline-warm')} |`);
+    }
   }
   out('\nEvery run:\n');
   out('| web | crawler | round | pages | wall s | pages/s | crawl s | start-up s | shutdown s | peak RSS MB | complete |');
