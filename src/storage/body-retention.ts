@@ -69,55 +69,82 @@ export async function pruneBodies(deps: BodyRetentionDeps, options: PruneBodiesO
   const nowMs = deps.now();
   const graceMs = options.graceMs ?? DEFAULT_BODY_GRACE_MS;
   const cutoff = new Date(nowMs - Math.max(graceMs, options.olderThanMs ?? 0));
-  const batchSize = options.batchSize ?? 500;
-  const summary: PruneBodiesSummary = {
-    cutoff: cutoff.toISOString(),
-    dryRun: options.dryRun === true,
-    candidates: { rows: 0, orphanObjects: 0, packs: 0 },
-    deleted: { rows: 0, objects: 0, packs: 0, storedBytes: 0 },
-    kept: { referenced: 0, tooYoung: 0 },
+  const run: PruneRun = {
+    deps,
+    cutoff,
+    batchSize: options.batchSize ?? 500,
+    summary: {
+      cutoff: cutoff.toISOString(),
+      dryRun: options.dryRun === true,
+      candidates: { rows: 0, orphanObjects: 0, packs: 0 },
+      deleted: { rows: 0, objects: 0, packs: 0, storedBytes: 0 },
+      kept: { referenced: 0, tooYoung: 0 },
+    },
+    dryRunRowsGoneByPack: new Map(),
   };
-  // A dry run deletes no row, so step 4 would find packs still referenced by rows a real run deletes
-  // first: it counts those rows per pack instead.
-  const dryRunRowsGoneByPack = new Map<string, number>();
-  const settle = async (sha256: string, objectKey: string): Promise<void> => {
-    const outcome = await deleteIfUnreferenced(deps, { sha256, objectKey, cutoff, dryRun: summary.dryRun });
-    if (outcome.kind === 'deleted') {
-      const pack = packKeyOf(objectKey);
-      if (summary.dryRun && outcome.row && pack !== undefined) dryRunRowsGoneByPack.set(pack, (dryRunRowsGoneByPack.get(pack) ?? 0) + 1);
-      summary.deleted.rows += outcome.row ? 1 : 0;
-      summary.deleted.objects += outcome.object ? 1 : 0;
-      summary.deleted.storedBytes += outcome.storedBytes;
-    } else {
-      summary.kept[outcome.kind === 'referenced' ? 'referenced' : 'tooYoung'] += 1;
-    }
-  };
+  await pruneUnreferencedRows(run);
+  await pruneOrphanObjects(run);
+  // Packs nothing points into any more (step 4), after the rows above went.
+  await prunePacks(run);
+  return run.summary;
+}
 
-  // Rows nothing points at. Keyset pagination by hash: deletions do not shift the pages.
+/** One pruning run: what it prunes, and what it has counted so far. */
+interface PruneRun {
+  deps: BodyRetentionDeps;
+  cutoff: Date;
+  batchSize: number;
+  summary: PruneBodiesSummary;
+  /**
+   * A dry run deletes no row, so step 4 would find packs still referenced by rows a real run
+   * deletes first: it counts those rows per pack instead.
+   */
+  dryRunRowsGoneByPack: Map<string, number>;
+}
+
+/** Deletes one body (row and object) if nothing references it at the final check, and counts what became of it. */
+async function settleBody(run: PruneRun, sha256: string, objectKey: string): Promise<void> {
+  const { summary } = run;
+  const outcome = await deleteIfUnreferenced(run.deps, { sha256, objectKey, cutoff: run.cutoff, dryRun: summary.dryRun });
+  if (outcome.kind === 'deleted') {
+    const pack = packKeyOf(objectKey);
+    if (summary.dryRun && outcome.row && pack !== undefined) run.dryRunRowsGoneByPack.set(pack, (run.dryRunRowsGoneByPack.get(pack) ?? 0) + 1);
+    summary.deleted.rows += outcome.row ? 1 : 0;
+    summary.deleted.objects += outcome.object ? 1 : 0;
+    summary.deleted.storedBytes += outcome.storedBytes;
+  } else {
+    summary.kept[outcome.kind === 'referenced' ? 'referenced' : 'tooYoung'] += 1;
+  }
+}
+
+/** Rows nothing points at. Keyset pagination by hash: deletions do not shift the pages. */
+async function pruneUnreferencedRows(run: PruneRun): Promise<void> {
   let after: Buffer = Buffer.alloc(0);
   for (;;) {
-    const page = await deps.pool.query<{ sha256: Buffer; object_key: string }>(
+    const page = await run.deps.pool.query<{ sha256: Buffer; object_key: string }>(
       `SELECT b.sha256, b.object_key FROM bodies b
        WHERE b.sha256 > $1 AND b.created_at < $2
          AND NOT EXISTS (SELECT 1 FROM fetches f WHERE f.raw_hash = b.sha256)
          AND NOT EXISTS (SELECT 1 FROM fetches f WHERE f.body_key COLLATE "C" = b.object_key COLLATE "C")
        ORDER BY b.sha256 LIMIT $3`,
-      [after, cutoff, batchSize],
+      [after, run.cutoff, run.batchSize],
     );
     for (const row of page.rows) {
-      summary.candidates.rows += 1;
-      await settle(row.sha256.toString('hex'), row.object_key);
+      run.summary.candidates.rows += 1;
+      await settleBody(run, row.sha256.toString('hex'), row.object_key);
     }
-    if (page.rows.length < batchSize) break;
+    if (page.rows.length < run.batchSize) break;
     after = page.rows.at(-1)!.sha256;
   }
+}
 
-  // Objects without a row: a fetch that uploaded and then never committed (a crash, a lost race).
+/** Objects without a row: a fetch that uploaded and then never committed (a crash, a lost race). */
+async function pruneOrphanObjects(run: PruneRun): Promise<void> {
   let batch: { key: string; sha256: string }[] = [];
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
     const keys = batch.map((object) => object.key);
-    const known = await deps.pool.query<{ key: string }>(
+    const known = await run.deps.pool.query<{ key: string }>(
       `SELECT object_key AS key FROM bodies WHERE object_key COLLATE "C" = ANY($1)
        UNION SELECT body_key AS key FROM fetches WHERE body_key COLLATE "C" = ANY($1)`,
       [keys],
@@ -125,56 +152,60 @@ export async function pruneBodies(deps: BodyRetentionDeps, options: PruneBodiesO
     const referenced = new Set(known.rows.map((row) => row.key));
     for (const object of batch) {
       if (referenced.has(object.key)) continue;
-      summary.candidates.orphanObjects += 1;
-      await settle(object.sha256, object.key);
+      run.summary.candidates.orphanObjects += 1;
+      await settleBody(run, object.sha256, object.key);
     }
     batch = [];
   };
-  for await (const object of listObjects(deps.bodies, STANDALONE_BODY_PREFIX)) {
-    if (object.lastModified >= cutoff) continue;
+  for await (const object of listObjects(run.deps.bodies, STANDALONE_BODY_PREFIX)) {
+    if (object.lastModified >= run.cutoff) continue;
     const sha256 = sha256OfStandaloneKey(object.key);
     if (!sha256) continue; // not a body this crawler wrote: never ours to delete
     batch.push({ key: object.key, sha256 });
-    if (batch.length >= batchSize) await flush();
+    if (batch.length >= run.batchSize) await flush();
   }
   await flush();
+}
 
-  // Packs nothing points into any more (step 4), after the rows above went.
+/** Packs nothing points into, in batches: one query finds a batch's candidates; each is checked again under its lock. */
+async function prunePacks(run: PruneRun): Promise<void> {
   let packs: BodyObject[] = [];
-  const settlePacks = async (): Promise<void> => {
-    if (packs.length === 0) return;
-    const stillReferenced = (references: Map<string, PackReferences>, key: string): boolean => {
-      const referenced = references.get(key);
-      return referenced !== undefined && (referenced.byFetch || referenced.rows > (dryRunRowsGoneByPack.get(key) ?? 0));
-    };
-    // One query for the batch finds the candidates; each is checked again under its lock.
-    const references = await packReferences(deps.pool, packs.map((pack) => pack.key));
-    for (const pack of packs) {
-      if (stillReferenced(references, pack.key)) continue;
-      summary.candidates.packs += 1;
-      const removed = await inTransaction(deps.pool, async (client) => {
-        await client.query('SELECT pg_advisory_xact_lock($1)', [packRetentionLockKey(pack.key)]);
-        if (stillReferenced(await packReferences(client, [pack.key]), pack.key)) return false;
-        if (!summary.dryRun) await deps.bodies.remove(pack.key);
-        return true;
-      });
-      if (!removed) {
-        summary.kept.referenced += 1;
-        continue;
-      }
-      summary.deleted.objects += 1;
-      summary.deleted.packs += 1;
-      summary.deleted.storedBytes += pack.size;
-    }
-    packs = [];
-  };
-  for await (const object of listObjects(deps.bodies, PACK_PREFIX)) {
-    if (object.lastModified >= cutoff || !isPackKey(object.key)) continue;
+  for await (const object of listObjects(run.deps.bodies, PACK_PREFIX)) {
+    if (object.lastModified >= run.cutoff || !isPackKey(object.key)) continue;
     packs.push(object);
-    if (packs.length >= batchSize) await settlePacks();
+    if (packs.length >= run.batchSize) {
+      await settlePacks(run, packs);
+      packs = [];
+    }
   }
-  await settlePacks();
-  return summary;
+  await settlePacks(run, packs);
+}
+
+async function settlePacks(run: PruneRun, packs: readonly BodyObject[]): Promise<void> {
+  if (packs.length === 0) return;
+  const { deps, summary } = run;
+  const stillReferenced = (references: Map<string, PackReferences>, key: string): boolean => {
+    const referenced = references.get(key);
+    return referenced !== undefined && (referenced.byFetch || referenced.rows > (run.dryRunRowsGoneByPack.get(key) ?? 0));
+  };
+  const references = await packReferences(deps.pool, packs.map((pack) => pack.key));
+  for (const pack of packs) {
+    if (stillReferenced(references, pack.key)) continue;
+    summary.candidates.packs += 1;
+    const removed = await inTransaction(deps.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [packRetentionLockKey(pack.key)]);
+      if (stillReferenced(await packReferences(client, [pack.key]), pack.key)) return false;
+      if (!summary.dryRun) await deps.bodies.remove(pack.key);
+      return true;
+    });
+    if (!removed) {
+      summary.kept.referenced += 1;
+      continue;
+    }
+    summary.deleted.objects += 1;
+    summary.deleted.packs += 1;
+    summary.deleted.storedBytes += pack.size;
+  }
 }
 
 interface PackReferences {

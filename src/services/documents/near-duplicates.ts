@@ -103,8 +103,7 @@ export async function clusterNearDuplicatesOf(client: PoolClient, docs: readonly
     const written = decided.get(fingerprint);
     return written === undefined ? read : (written ?? undefined);
   };
-  /** Documents of the batch indexed before the one at hand, by the keys they were indexed under. */
-  const indexedBefore: { entry: (typeof keyed)[number]; keys: Set<string> }[] = [];
+  const indexedBefore: IndexedBefore = [];
   const outcomes: NearDuplicateOutcome[] = [];
   for (const [index, entry] of keyed.entries()) {
     const { doc, blocks, bands, self } = entry;
@@ -127,43 +126,12 @@ export async function clusterNearDuplicatesOf(client: PoolClient, docs: readonly
       continue;
     }
     // The batch's earlier documents sharing a key with this one are candidates too (the lookup cannot see them).
-    const batchCandidates: ClusteredCandidate[] = indexedBefore
-      .filter((earlier) => [...earlier.keys].some((key) => keys.has(key)) && earlier.entry.doc.fingerprint !== doc.fingerprint)
-      .map(({ entry: earlier }) => ({
-        fingerprint: earlier.doc.fingerprint,
-        generation: earlier.doc.generation,
-        parserVersion: earlier.doc.parserVersion,
-        simhashSigned: earlier.doc.simhash === null ? null : toSignedInt64String(earlier.doc.simhash),
-        minhash: earlier.doc.minhash,
-      }));
-    const inBatch = new Set(batchCandidates.map((candidate) => candidate.fingerprint));
-    const matches: Match[] = [];
-    for (const read of [...candidates.filter((candidate) => !inBatch.has(candidate.fingerprint)), ...batchCandidates]) {
-      const membership = membershipNow(read.fingerprint, read.membership);
-      const candidate: ClusteredCandidate = { ...read, ...(membership ? { membership } : {}) };
-      if (!membership) delete candidate.membership;
-      const other = identityOf(candidate.simhashSigned === null ? null : fromSignedInt64String(candidate.simhashSigned), candidate.minhash);
-      if (!self || !other) continue;
-      const verdict = isNearDuplicate(self, other);
-      if (!verdict.near) continue;
-      matches.push({
-        candidate,
-        method: verdict.method,
-        ...(verdict.distance === undefined ? {} : { distance: verdict.distance }),
-        ...(verdict.jaccard === undefined ? {} : { similarity: verdict.jaccard }),
-      });
-    }
+    const matches = nearestMatchesOf(self, candidates, batchCandidatesOf(indexedBefore, keys, doc.fingerprint), membershipNow);
     indexedBefore.push({ entry, keys });
     if (matches.length === 0) {
       await leave('unique');
       continue;
     }
-    matches.sort(
-      (a, b) =>
-        (a.distance ?? 0) - (b.distance ?? 0) ||
-        (b.similarity ?? 0) - (a.similarity ?? 0) ||
-        (a.candidate.fingerprint < b.candidate.fingerprint ? -1 : a.candidate.fingerprint > b.candidate.fingerprint ? 1 : 0),
-    );
 
     if (own?.method === 'representative') {
       outcomes.push({ status: 'representative', clusterId: doc.fingerprint, ...capped });
@@ -171,35 +139,7 @@ export async function clusterNearDuplicatesOf(client: PoolClient, docs: readonly
     }
     // Join the nearest match's cluster; if the nearest is in none, the nearest that is, so clusters do not split.
     const best = matches.find((match) => match.candidate.membership !== undefined) ?? matches[0]!;
-    let clusterId = best.candidate.membership?.clusterId;
-    if (clusterId === undefined) {
-      // The match was indexed first: it represents the new cluster.
-      clusterId = best.candidate.fingerprint;
-      await upsertMembership(client, {
-        fingerprint: clusterId,
-        clusterId,
-        method: 'representative',
-        distance: 0,
-        similarity: null,
-        matched: null,
-        generation: best.candidate.generation,
-        parserVersion: best.candidate.parserVersion,
-        threshold: NEAR_DUPLICATE_THRESHOLDS,
-      });
-      decided.set(clusterId, { fingerprint: clusterId, clusterId, method: 'representative' });
-    }
-    await upsertMembership(client, {
-      fingerprint: doc.fingerprint,
-      clusterId,
-      method: best.method,
-      distance: best.distance ?? null,
-      similarity: best.similarity ?? null,
-      matched: best.candidate.fingerprint,
-      generation: doc.generation,
-      parserVersion: doc.parserVersion,
-      threshold: NEAR_DUPLICATE_THRESHOLDS,
-    });
-    decided.set(doc.fingerprint, { fingerprint: doc.fingerprint, clusterId, method: best.method });
+    const clusterId = await joinClusterOf(client, doc, best, decided);
     outcomes.push({
       status: 'member',
       clusterId,
@@ -211,6 +151,88 @@ export async function clusterNearDuplicatesOf(client: PoolClient, docs: readonly
     });
   }
   return outcomes;
+}
+
+/** Documents of the batch indexed before the one at hand, by the keys they were indexed under. */
+type IndexedBefore = { entry: { doc: ParsedIdentity }; keys: Set<string> }[];
+
+/** The batch's earlier documents that share a key with this one, as candidates. */
+function batchCandidatesOf(indexedBefore: IndexedBefore, keys: ReadonlySet<string>, fingerprint: string): ClusteredCandidate[] {
+  return indexedBefore
+    .filter((earlier) => [...earlier.keys].some((key) => keys.has(key)) && earlier.entry.doc.fingerprint !== fingerprint)
+    .map(({ entry: earlier }) => ({
+      fingerprint: earlier.doc.fingerprint,
+      generation: earlier.doc.generation,
+      parserVersion: earlier.doc.parserVersion,
+      simhashSigned: earlier.doc.simhash === null ? null : toSignedInt64String(earlier.doc.simhash),
+      minhash: earlier.doc.minhash,
+    }));
+}
+
+/** The candidates near this document, with the memberships the batch wrote over those read, nearest first. */
+function nearestMatchesOf(
+  self: ContentIdentity | undefined,
+  candidates: readonly ClusteredCandidate[],
+  batchCandidates: readonly ClusteredCandidate[],
+  membershipNow: (fingerprint: string, read: ClusterMembership | undefined) => ClusterMembership | undefined,
+): Match[] {
+  const inBatch = new Set(batchCandidates.map((candidate) => candidate.fingerprint));
+  const matches: Match[] = [];
+  for (const read of [...candidates.filter((candidate) => !inBatch.has(candidate.fingerprint)), ...batchCandidates]) {
+    const membership = membershipNow(read.fingerprint, read.membership);
+    const candidate: ClusteredCandidate = { ...read, ...(membership ? { membership } : {}) };
+    if (!membership) delete candidate.membership;
+    const other = identityOf(candidate.simhashSigned === null ? null : fromSignedInt64String(candidate.simhashSigned), candidate.minhash);
+    if (!self || !other) continue;
+    const verdict = isNearDuplicate(self, other);
+    if (!verdict.near) continue;
+    matches.push({
+      candidate,
+      method: verdict.method,
+      ...(verdict.distance === undefined ? {} : { distance: verdict.distance }),
+      ...(verdict.jaccard === undefined ? {} : { similarity: verdict.jaccard }),
+    });
+  }
+  return matches.sort(
+    (a, b) =>
+      (a.distance ?? 0) - (b.distance ?? 0) ||
+      (b.similarity ?? 0) - (a.similarity ?? 0) ||
+      (a.candidate.fingerprint < b.candidate.fingerprint ? -1 : a.candidate.fingerprint > b.candidate.fingerprint ? 1 : 0),
+  );
+}
+
+/** Writes the document into its best match's cluster (founding one the match represents if it is in none); returns the cluster. */
+async function joinClusterOf(client: PoolClient, doc: ParsedIdentity, best: Match, decided: Map<string, ClusterMembership | null>): Promise<string> {
+  let clusterId = best.candidate.membership?.clusterId;
+  if (clusterId === undefined) {
+    // The match was indexed first: it represents the new cluster.
+    clusterId = best.candidate.fingerprint;
+    await upsertMembership(client, {
+      fingerprint: clusterId,
+      clusterId,
+      method: 'representative',
+      distance: 0,
+      similarity: null,
+      matched: null,
+      generation: best.candidate.generation,
+      parserVersion: best.candidate.parserVersion,
+      threshold: NEAR_DUPLICATE_THRESHOLDS,
+    });
+    decided.set(clusterId, { fingerprint: clusterId, clusterId, method: 'representative' });
+  }
+  await upsertMembership(client, {
+    fingerprint: doc.fingerprint,
+    clusterId,
+    method: best.method,
+    distance: best.distance ?? null,
+    similarity: best.similarity ?? null,
+    matched: best.candidate.fingerprint,
+    generation: doc.generation,
+    parserVersion: doc.parserVersion,
+    threshold: NEAR_DUPLICATE_THRESHOLDS,
+  });
+  decided.set(doc.fingerprint, { fingerprint: doc.fingerprint, clusterId, method: best.method });
+  return clusterId;
 }
 
 /**

@@ -9,7 +9,8 @@
 import { tryCanonicalizeUrl } from '../../domain/url/index.js';
 import { recordParsedPages } from '../../storage/postgres/document-repository.js';
 import { fetchedBodiesStatement } from '../../storage/postgres/fetch-repository.js';
-import { inTransaction } from '../../storage/postgres/pool.js';
+import { inTransaction, type PoolClient } from '../../storage/postgres/pool.js';
+import type { CrawlContext } from '../frontier/crawl-context.js';
 import type { ParseDocumentResult } from '../../contracts/activities.js';
 import type { ActivityDeps } from '../deps.js';
 import { loadComparisonEvidence, recordVisit } from './change-detection.js';
@@ -70,23 +71,7 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
   const { results, lowerAfterCommit } = await inTransaction(
     deps.pool,
     async (client) => {
-      // A signal sweep only reads: its crawl fetches the sweep's sitemaps and listings, nothing they link to.
-      const linked: PageLinkRegistrations =
-        context.record.kind === 'signals'
-          ? { results: pages.map(() => NOTHING_REGISTERED), lowerAfterCommit: [] }
-          : await registerLinksOfPages(client, context, [
-              ...pages.map((page) => ({
-                sourceFingerprint: page.fingerprint,
-                depth: page.input.depth + 1,
-                urls: page.links,
-                kind: 'link' as const,
-                nowMs: deps.now(),
-                sourceContentHash: page.normalizedHash,
-                ...hostOf(page.input.url),
-              })),
-              // After the pages' own: their rel=canonical targets (results past the pages' are theirs).
-              ...canonicalRegistrations(context, pages.map(hintingPageOf), deps.now()),
-            ]);
+      const linked = await registerPageLinks(client, deps, context, pages);
       const registrations = linked.results;
       // Renders within the crawl's budget keep their page in flight until they end; past it, deferred.
       const renders = await reservePageRenders(client, pages);
@@ -118,21 +103,7 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
         client,
         pages.flatMap((page, i) => (records[i]!.recorded ? [{ fingerprint: page.fingerprint, evidence: records[i]!.evidence }] : [])),
       );
-      for (const [i, page] of pages.entries()) {
-        if (!records[i]!.recorded) continue;
-        await recordVisit(
-          client,
-          {
-            fingerprint: page.fingerprint,
-            generation: page.input.generation,
-            crawlId: page.crawlId,
-            observedAtMs: page.readAtMs,
-            content: { kind: 'content', changeKey: page.changeKey },
-            normalizedHash: page.textHash,
-          },
-          { evidence: records[i]!.evidence, recent: windows.get(page.fingerprint) },
-        );
-      }
+      await recordPageVisits(client, pages, records, windows);
       await clusterNearDuplicatesOf(
         client,
         recorded.map((page) => ({ fingerprint: page.fingerprint, generation: page.input.generation, parserVersion: PARSER_VERSION, simhash: page.simhash, minhash: page.minhash })),
@@ -153,6 +124,49 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
   // Rows other transactions held while this one held its pages' rows (registerLinksOfPages).
   if (lowerAfterCommit.length > 0) await lowerFrontierDepthsTo(deps.pool, context.record.id, lowerAfterCommit);
   return results;
+}
+
+/** The links of the pages, then their rel=canonical targets, registered in the pages' transaction; none for a signal sweep. */
+async function registerPageLinks(client: PoolClient, deps: ActivityDeps, context: CrawlContext, pages: readonly AnalyzedPage[]): Promise<PageLinkRegistrations> {
+  // A signal sweep only reads: its crawl fetches the sweep's sitemaps and listings, nothing they link to.
+  if (context.record.kind === 'signals') return { results: pages.map(() => NOTHING_REGISTERED), lowerAfterCommit: [] };
+  return registerLinksOfPages(client, context, [
+    ...pages.map((page) => ({
+      sourceFingerprint: page.fingerprint,
+      depth: page.input.depth + 1,
+      urls: page.links,
+      kind: 'link' as const,
+      nowMs: deps.now(),
+      sourceContentHash: page.normalizedHash,
+      ...hostOf(page.input.url),
+    })),
+    // After the pages' own: their rel=canonical targets (results past the pages' are theirs).
+    ...canonicalRegistrations(context, pages.map(hintingPageOf), deps.now()),
+  ]);
+}
+
+/** A visit (change detection) for each page recorded now; a replayed page's was recorded with it. */
+async function recordPageVisits(
+  client: PoolClient,
+  pages: readonly AnalyzedPage[],
+  records: Awaited<ReturnType<typeof recordParsedPages>>,
+  windows: Awaited<ReturnType<typeof loadComparisonEvidence>>,
+): Promise<void> {
+  for (const [i, page] of pages.entries()) {
+    if (!records[i]!.recorded) continue;
+    await recordVisit(
+      client,
+      {
+        fingerprint: page.fingerprint,
+        generation: page.input.generation,
+        crawlId: page.crawlId,
+        observedAtMs: page.readAtMs,
+        content: { kind: 'content', changeKey: page.changeKey },
+        normalizedHash: page.textHash,
+      },
+      { evidence: records[i]!.evidence, recent: windows.get(page.fingerprint) },
+    );
+  }
 }
 
 function hintingPageOf(page: AnalyzedPage): HintingPage {

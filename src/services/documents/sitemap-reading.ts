@@ -13,7 +13,7 @@ import { SITEMAP_MAX_UNCOMPRESSED_BYTES, SITEMAP_REFUSALS, type SitemapReading }
 import { tryCanonicalizeUrl, urlFingerprint, type CanonicalUrl } from '../../domain/url/index.js';
 import { decodeCharset } from '../../http/index.js';
 import { readSitemapDocument } from '../../parse/sitemap-document.js';
-import { recordDocument } from '../../storage/postgres/document-repository.js';
+import { recordDocument, type DocumentRecord } from '../../storage/postgres/document-repository.js';
 import { getFetch, type FetchRecord } from '../../storage/postgres/fetch-repository.js';
 import { registerFrontierEntries, type NewFrontierEntry } from '../../storage/postgres/frontier-registration.js';
 import { settleFrontierEntry } from '../../storage/postgres/frontier-settlement.js';
@@ -47,45 +47,12 @@ export async function readFetchedSitemap(deps: ActivityDeps, context: CrawlConte
 
   // The lastmods are on the site's clock: its Date header moves them onto ours.
   const clock = serverClockOf(fetch);
-  const listed: ListedUrl[] = [];
-  const discovered: DiscoveredUrl[] = [];
-  for (const entry of reading.urls) {
-    const canonical = canonicalOf(entry.loc, context, refused);
-    if (!canonical) continue;
-    const window = entry.lastmodMs === undefined ? undefined : { fromMs: entry.lastmodMs, toMs: entry.lastmodToMs ?? entry.lastmodMs };
-    const ours = window && clock ? windowOnOurClock(window, clock) : window;
-    listed.push({ fingerprint: urlFingerprint(canonical.url), ...(ours === undefined ? {} : { lastmodFromMs: ours.fromMs, lastmodToMs: ours.toMs }) });
-    discovered.push({
-      absoluteUrl: canonical.url,
-      listed: { ...(entry.priority === undefined ? {} : { listedPriority: entry.priority }), ...(ours === undefined ? {} : { lastmodMs: ours.toMs }) },
-    });
-  }
+  const { listed, discovered } = listedUrlsOf(reading, context, clock, refused);
   // The pages a sitemap lists sit one link below the site's root, whatever index led to it; a
   // feed's items one link below the feed.
   const listedDepth = isFeed ? input.depth + 1 : 1;
   const source = isFeed || reading.format === 'rss' || reading.format === 'atom' ? 'feed' : 'sitemap';
-  const children: NewFrontierEntry[] = [];
-  if (reading.sitemaps.length > 0 && input.depth >= MAX_SITEMAP_DEPTH) {
-    refused['nested-index'] = (refused['nested-index'] ?? 0) + reading.sitemaps.length;
-  } else {
-    for (const child of reading.sitemaps) {
-      const canonical = canonicalOf(child.loc, context, refused);
-      if (!canonical) continue;
-      children.push({
-        fingerprint: urlFingerprint(canonical.url),
-        url: canonical.url,
-        host: canonical.host,
-        origin: canonical.origin,
-        canonicalizationVersion: canonical.version,
-        depth: input.depth + 1,
-        priority: 1,
-        tier: 0,
-        purpose: 'sitemap',
-        source: 'sitemap',
-        discoveredFrom: input.fingerprint,
-      });
-    }
-  }
+  const children = childSitemapsOf(reading, context, input, refused);
 
   return inTransaction(deps.pool, async (client) => {
     // A sitemap reached by a redirect has no record yet: it gets one, so no recrawl takes it for a page.
@@ -113,31 +80,86 @@ export async function readFetchedSitemap(deps: ActivityDeps, context: CrawlConte
     const registered = await registerFrontierEntries(client, input.crawlId, children, { respectDiscoveryBudget: true, shardKey: input.fingerprint, includeFetched: true });
     const pagesRegistered = pages?.registered ?? 0;
     const figures = { format: reading.format, urls: listed.length, knownUrls, registered: pagesRegistered, sitemaps: children.length, refused: withoutZeros(refused), truncated: reading.truncated };
-    await recordDocument(client, {
-      fingerprint: input.fingerprint,
-      generation: input.generation,
-      parserVersion: SITEMAP_READER_VERSION,
-      crawlId: input.crawlId,
-      title: null,
-      language: null,
-      canonicalHint: null,
-      metaRobots: null,
-      xRobotsTag: null,
-      noindex: false,
-      nofollow: false,
-      charset: null,
-      textLength: 0,
-      normalizedHash: null,
-      simhashSigned: null,
-      minhash: null,
-      linksFound: reading.urls.length + reading.sitemaps.length,
-      linksRegistered: registered.length + pagesRegistered,
-      extracted: { sitemap: figures },
-    });
+    await recordDocument(client, sitemapDocumentOf(input, reading, registered.length + pagesRegistered, figures));
     await recordSitemapReading(client, { fingerprint: input.fingerprint, readAtMs, format: reading.format, urls: listed.length, knownUrls, refused: withoutZeros(refused) });
     await settleFrontierEntry(client, { crawlId: input.crawlId, fingerprint: input.fingerprint, generation: input.generation, state: 'done', outcome: 'ok' });
     return { title: null, linksFound: reading.urls.length + reading.sitemaps.length, linksRegistered: registered.length + pagesRegistered, noindex: false, nofollow: false };
   });
+}
+
+/** The listed URLs that have a canonical form: their lastmod windows on our clock, and their registrations as discovered URLs. */
+function listedUrlsOf(
+  reading: SitemapReading,
+  context: CrawlContext,
+  clock: ServerClockReading | undefined,
+  refused: Record<string, number>,
+): { listed: ListedUrl[]; discovered: DiscoveredUrl[] } {
+  const listed: ListedUrl[] = [];
+  const discovered: DiscoveredUrl[] = [];
+  for (const entry of reading.urls) {
+    const canonical = canonicalOf(entry.loc, context, refused);
+    if (!canonical) continue;
+    const window = entry.lastmodMs === undefined ? undefined : { fromMs: entry.lastmodMs, toMs: entry.lastmodToMs ?? entry.lastmodMs };
+    const ours = window && clock ? windowOnOurClock(window, clock) : window;
+    listed.push({ fingerprint: urlFingerprint(canonical.url), ...(ours === undefined ? {} : { lastmodFromMs: ours.fromMs, lastmodToMs: ours.toMs }) });
+    discovered.push({
+      absoluteUrl: canonical.url,
+      listed: { ...(entry.priority === undefined ? {} : { listedPriority: entry.priority }), ...(ours === undefined ? {} : { lastmodMs: ours.toMs }) },
+    });
+  }
+  return { listed, discovered };
+}
+
+/** The sitemaps an index lists, as frontier entries of this crawl; none from an index too deep to list more (counted as refused). */
+function childSitemapsOf(reading: SitemapReading, context: CrawlContext, input: ParseDocumentInput, refused: Record<string, number>): NewFrontierEntry[] {
+  if (reading.sitemaps.length > 0 && input.depth >= MAX_SITEMAP_DEPTH) {
+    refused['nested-index'] = (refused['nested-index'] ?? 0) + reading.sitemaps.length;
+    return [];
+  }
+  const children: NewFrontierEntry[] = [];
+  for (const child of reading.sitemaps) {
+    const canonical = canonicalOf(child.loc, context, refused);
+    if (!canonical) continue;
+    children.push({
+      fingerprint: urlFingerprint(canonical.url),
+      url: canonical.url,
+      host: canonical.host,
+      origin: canonical.origin,
+      canonicalizationVersion: canonical.version,
+      depth: input.depth + 1,
+      priority: 1,
+      tier: 0,
+      purpose: 'sitemap',
+      source: 'sitemap',
+      discoveredFrom: input.fingerprint,
+    });
+  }
+  return children;
+}
+
+/** A sitemap's document row: no text, its links the URLs and sitemaps it lists, its figures in `extracted`. */
+function sitemapDocumentOf(input: ParseDocumentInput, reading: SitemapReading, linksRegistered: number, figures: Record<string, unknown>): DocumentRecord {
+  return {
+    fingerprint: input.fingerprint,
+    generation: input.generation,
+    parserVersion: SITEMAP_READER_VERSION,
+    crawlId: input.crawlId,
+    title: null,
+    language: null,
+    canonicalHint: null,
+    metaRobots: null,
+    xRobotsTag: null,
+    noindex: false,
+    nofollow: false,
+    charset: null,
+    textLength: 0,
+    normalizedHash: null,
+    simhashSigned: null,
+    minhash: null,
+    linksFound: reading.urls.length + reading.sitemaps.length,
+    linksRegistered,
+    extracted: { sitemap: figures },
+  };
 }
 
 /** The body as text: gunzipped when it is a .gz file (bounded, a gzip bomb is refused), then decoded. */

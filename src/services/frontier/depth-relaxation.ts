@@ -19,7 +19,7 @@ import { registerDiscoveredUrls } from './link-registration.js';
 
 /**
  * Registers a parsed page's followed links, from the link graph, at `page.depth + 1`: again at a
- * new depth here, or for a page unchanged since the crawl that parsed it (a 304, host-activities.ts).
+ * new depth here, or for a page unchanged since the crawl that parsed it (a 304, url-settlement.ts).
  * Pages this lowers in turn are marked.
  */
 export async function registerStoredLinks(client: PoolClient, context: CrawlContext, page: { fingerprint: string; depth: number }, nowMs: number): Promise<void> {

@@ -82,12 +82,14 @@ export interface LookupLimits {
  */
 export async function indexAndLookUpMany(client: PoolClient, documents: readonly DocumentKeys[], limits: LookupLimits): Promise<DocumentLookup[]> {
   if (documents.length === 0) return [];
-  const locks = documents.flatMap((entry, i) => indexLockKeys(entry.blocks, entry.bands).map((lock) => ({ i: i + 1, ...lock })));
-  const blocks = documents.flatMap((entry, i) => entry.blocks.map((key) => ({ i: i + 1, part: key.block, key: key.key })));
-  const bands = documents.flatMap((entry, i) => entry.bands.map((key) => ({ i: i + 1, part: key.band, key: key.key })));
-  const lookupArguments = `l.index_name, l.parts::smallint[], l.keys::int[], l.fingerprint, l.simhash, $15::int, $12::int, $16::int`;
-  const result = await client.query<LookupRow>(
-    `WITH docs AS (SELECT * FROM unnest($1::bytea[], $2::int[], $3::int[], $13::bigint[]) WITH ORDINALITY AS d(fingerprint, generation, parser_version, simhash, i)),
+  const result = await client.query<LookupRow>(INDEX_AND_LOOK_UP_SQL, indexAndLookUpParameters(documents, limits));
+  return lookupsOf(documents, result.rows);
+}
+
+const LOOKUP_ARGUMENTS = `l.index_name, l.parts::smallint[], l.keys::int[], l.fingerprint, l.simhash, $15::int, $12::int, $16::int`;
+
+/** indexAndLookUpMany's statement; its parameters are indexAndLookUpParameters'. */
+const INDEX_AND_LOOK_UP_SQL = `WITH docs AS (SELECT * FROM unnest($1::bytea[], $2::int[], $3::int[], $13::bigint[]) WITH ORDINALITY AS d(fingerprint, generation, parser_version, simhash, i)),
      blocks AS (SELECT * FROM unnest($4::int[], $5::smallint[], $6::int[]) AS b(i, part, key)),
      bands AS (SELECT * FROM unnest($7::int[], $8::smallint[], $9::int[]) AS b(i, part, key)),
      newer AS (
@@ -156,36 +158,45 @@ export async function indexAndLookUpMany(client: PoolClient, documents: readonly
      locked AS (SELECT count(*) AS taken FROM key_locks),
      second_look AS (
        SELECT l.i, c.* FROM may_lead l CROSS JOIN locked
-       CROSS JOIN LATERAL near_duplicate_candidates(locked.taken >= 0, ${lookupArguments}) AS c)
+       CROSS JOIN LATERAL near_duplicate_candidates(locked.taken >= 0, ${LOOKUP_ARGUMENTS}) AS c)
      SELECT f.i::int AS i, true AS current, f.kind, f.fingerprint, f.generation, f.parser_version, f.simhash, f.minhash, f.cluster_id, f.method, f.capped_keys, false AS locked
        FROM first_look f WHERE f.i NOT IN (SELECT i FROM may_lead)
      UNION ALL
      SELECT s.i::int, true, s.kind, s.fingerprint, s.generation, s.parser_version, s.simhash, s.minhash, s.cluster_id, s.method, s.capped_keys, true
        FROM second_look s
      UNION ALL
-     SELECT l.i::int, l.current, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false FROM lookups l WHERE NOT l.current`,
-    [
-      documents.map((entry) => fingerprintToBytes(entry.doc.fingerprint)),
-      documents.map((entry) => entry.doc.generation),
-      documents.map((entry) => entry.doc.parserVersion),
-      blocks.map((key) => key.i),
-      blocks.map((key) => key.part),
-      blocks.map((key) => key.key),
-      bands.map((key) => key.i),
-      bands.map((key) => key.part),
-      bands.map((key) => key.key),
-      locks.map((lock) => lock.lockClass),
-      locks.map((lock) => lock.key),
-      limits.maxCandidates,
-      documents.map((entry) => entry.simhashSigned),
-      locks.map((lock) => lock.i),
-      limits.maxSimhashDistanceBits,
-      limits.maxRowsPerKey,
-      limits.maxRowsPerKeyFirstLook,
-    ],
-  );
+     SELECT l.i::int, l.current, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false FROM lookups l WHERE NOT l.current`;
+
+/** The statement's parameters: the documents, their keys and key locks as parallel arrays (`i` numbers the documents from 1), and the limits. */
+function indexAndLookUpParameters(documents: readonly DocumentKeys[], limits: LookupLimits): unknown[] {
+  const locks = documents.flatMap((entry, i) => indexLockKeys(entry.blocks, entry.bands).map((lock) => ({ i: i + 1, ...lock })));
+  const blocks = documents.flatMap((entry, i) => entry.blocks.map((key) => ({ i: i + 1, part: key.block, key: key.key })));
+  const bands = documents.flatMap((entry, i) => entry.bands.map((key) => ({ i: i + 1, part: key.band, key: key.key })));
+  return [
+    documents.map((entry) => fingerprintToBytes(entry.doc.fingerprint)),
+    documents.map((entry) => entry.doc.generation),
+    documents.map((entry) => entry.doc.parserVersion),
+    blocks.map((key) => key.i),
+    blocks.map((key) => key.part),
+    blocks.map((key) => key.key),
+    bands.map((key) => key.i),
+    bands.map((key) => key.part),
+    bands.map((key) => key.key),
+    locks.map((lock) => lock.lockClass),
+    locks.map((lock) => lock.key),
+    limits.maxCandidates,
+    documents.map((entry) => entry.simhashSigned),
+    locks.map((lock) => lock.i),
+    limits.maxSimhashDistanceBits,
+    limits.maxRowsPerKey,
+    limits.maxRowsPerKeyFirstLook,
+  ];
+}
+
+/** Each document's lookup from the statement's rows. */
+function lookupsOf(documents: readonly DocumentKeys[], allRows: readonly LookupRow[]): DocumentLookup[] {
   return documents.map((_, index) => {
-    const rows = result.rows.filter((row) => row.i === index + 1);
+    const rows = allRows.filter((row) => row.i === index + 1);
     // A document without keys returns no row; one not indexed (a newer one is) returns one with current false.
     const current = !rows.some((row) => !row.current);
     const ownRow = rows.find((row) => row.kind === 'own');

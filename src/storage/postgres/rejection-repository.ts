@@ -6,10 +6,8 @@
 import { fingerprintToBytes, type Queryable } from './sql-codec.js';
 import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './shared-figures.js';
 
-/** The refusal code of a URL beyond the crawl's maxDepth. */
-export const DEPTH_REFUSAL = 'depth';
-/** The refusal code of a new URL the spent discovery budget left out. */
-export const DISCOVERY_BUDGET_REFUSAL = 'discovery-budget';
+/** The refusal codes registration decides (a URL beyond maxDepth; a new URL the spent discovery budget left out). */
+export { DEPTH_REFUSAL, DISCOVERY_BUDGET_REFUSAL } from '../../domain/registration/index.js';
 
 /** crawl_rejections keeps at most this many URLs per crawl; crawl_rejection_counts counts them all. */
 export const MAX_REJECTION_ROWS_PER_CRAWL = 10_000;

@@ -9,6 +9,10 @@ import { DISCOVERY_ROOM_SQL } from './frontier-registration.js';
 import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
 import { readRejectionCounts } from './rejection-repository.js';
 import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './shared-figures.js';
+import { depthContentKey, pathStatKey } from '../../domain/registration/index.js';
+
+/** The keys registration decides by: the ones this module's reads are keyed by. */
+export { depthContentKey, pathStatKey };
 
 /** Those of `crawlIds` that have finished or stopped (or no longer exist). */
 export async function endedCrawls(db: Queryable, crawlIds: readonly string[]): Promise<string[]> {
@@ -61,7 +65,6 @@ export interface RegistrationFacts extends GrowthStats {
   rejectionsCounted: number;
 }
 
-export const depthContentKey = (depth: number, host: string): string => `${depth} ${host}`;
 
 /**
  * Everything a batch of registrations reads before deciding, in one statement (one snapshot, one
@@ -130,7 +133,6 @@ export interface GrowthStats {
   pathVariants: Map<string, number>;
 }
 
-export const pathStatKey = (host: string, path: string): string => `${host} ${path}`;
 
 export interface HostGrowth {
   urls: number;
