@@ -3,31 +3,21 @@
 // history carries the signal sweep (a child crawl), the plan and the cycle's crawl. It writes
 // test/replay/histories/recrawl-cycle-workflow.json only. Run it after a change to the cycle workflow:
 //   npm run replay:record-recrawl
-import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import pg from 'pg';
 import { resolveCrawlConfig } from '../src/config/crawl-config.js';
-import { ensureStack, findTool } from '../src/stack/index.js';
+import { ensureStack } from '../src/stack/index.js';
 import { createCrawlerWorker } from '../src/workers/crawler-worker.js';
 import { crawlWorkflowId } from '../src/contracts/messages.js';
 import type { RecrawlCycleInput } from '../src/workflows/recrawl-cycle-workflow.js';
 import { startTestWeb } from '../test/support/test-web/index.js';
+import { exportedHistory, scratchDatabase } from './lib/recording.js';
 
 const OUT_FILE = path.resolve('test/replay/histories/recrawl-cycle-workflow.json');
 const dataDir = path.resolve('.test-data/record-histories');
 const stack = await ensureStack({ dataDir, log: console.log });
 
-const database = `record_recrawl_${Date.now()}`;
-const admin = new pg.Client({ connectionString: stack.postgres.url });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${database}`);
-await admin.end();
-// The same server and connection (its socket folder included), another database.
-const databaseUrlOf = new URL(stack.postgres.url);
-databaseUrlOf.pathname = `/${database}`;
-const databaseUrl = databaseUrlOf.href;
+const databaseUrl = await scratchDatabase(stack, 'record_recrawl');
 
 const HOST = '127.29.1.1';
 const items = [1, 2, 3];
@@ -81,12 +71,7 @@ const workflowId = `recrawl/record-${Date.now()}`;
 const cycle = await worker.client.workflow.start('recrawlCycleWorkflow', { workflowId, taskQueue, args: [cycleInput] });
 console.log('cycle', JSON.stringify((await cycle.result()).summary));
 
-const { stdout } = await promisify(execFile)(
-  findTool('temporal')!,
-  ['workflow', 'show', '--workflow-id', workflowId, '--run-id', cycle.firstExecutionRunId, '--output', 'json', '--address', stack.temporal.address, '--namespace', stack.temporal.namespace],
-  { maxBuffer: 64 * 1024 * 1024 },
-);
-const history = JSON.parse(stdout) as { events: unknown[] };
+const history = await exportedHistory(stack, workflowId, cycle.firstExecutionRunId);
 await mkdir(path.dirname(OUT_FILE), { recursive: true });
 await writeFile(OUT_FILE, `${JSON.stringify({ workflowId, history })}\n`);
 console.log(`saved ${path.basename(OUT_FILE)} (${history.events.length} events)`);

@@ -5,16 +5,15 @@
 //   npm run replay:record-render
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
-import { parseArgs, promisify } from 'node:util';
-import pg from 'pg';
+import { parseArgs } from 'node:util';
 import { resolveCrawlConfig } from '../src/config/crawl-config.js';
 import { DEFAULT_RENDER_CONFIG } from '../src/config/render-config.js';
-import { ensureStack, findTool, stopStack } from '../src/stack/index.js';
+import { ensureStack, stopStack } from '../src/stack/index.js';
 import { createCrawlerWorker } from '../src/workers/crawler-worker.js';
 import type { CrawlWorkflowInput } from '../src/workflows/crawl-workflow.js';
 import { crawlWorkflowId, hostWorkflowId } from '../src/contracts/messages.js';
 import { appShell, html, robots, script, startRenderWeb } from '../test/support/render-web.js';
+import { exportedHistory, scratchDatabase } from './lib/recording.js';
 
 const OUT_DIR = path.resolve('test/replay/histories');
 const { suffix } = parseArgs({ options: { suffix: { type: 'string', default: '' } } }).values;
@@ -22,13 +21,7 @@ if (!/^[a-z0-9-]*$/.test(suffix)) throw new Error(`--suffix must be lower-case l
 const dataDir = path.resolve('.test-data/record-render-history');
 const stack = await ensureStack({ dataDir, log: console.log });
 
-const database = `record_render_${Date.now()}`;
-const admin = new pg.Client({ connectionString: stack.postgres.url });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${database}`);
-await admin.end();
-const databaseUrlOf = new URL(stack.postgres.url);
-databaseUrlOf.pathname = `/${database}`;
+const databaseUrl = await scratchDatabase(stack, 'record_render');
 
 const HOST = '127.75.0.1';
 const ROUTER = `
@@ -51,7 +44,7 @@ const web = await startRenderWeb([
   },
 ]);
 const taskQueue = `record-render-${Date.now()}`;
-const worker = await createCrawlerWorker({ temporal: stack.temporal, databaseUrl: databaseUrlOf.href, s3: stack.s3, dataDir, taskQueue, logLevel: 'INFO', renderSlots: 1 });
+const worker = await createCrawlerWorker({ temporal: stack.temporal, databaseUrl, s3: stack.s3, dataDir, taskQueue, logLevel: 'INFO', renderSlots: 1 });
 const running = worker.run();
 running.catch((error: unknown) => console.error('worker stopped:', error));
 
@@ -78,13 +71,7 @@ for await (const execution of worker.client.workflow.list({ query: `WorkflowId =
   if (execution.startTime >= recordingStartedAt) runs.push(execution);
 }
 runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
-const temporalBinary = findTool('temporal')!;
-const { stdout } = await promisify(execFile)(
-  temporalBinary,
-  ['workflow', 'show', '--workflow-id', hostWorkflowId(HOST), '--run-id', runs[0]!.runId, '--output', 'json', '--address', stack.temporal.address, '--namespace', stack.temporal.namespace],
-  { maxBuffer: 64 * 1024 * 1024 },
-);
-const history = JSON.parse(stdout) as { events: { activityTaskScheduledEventAttributes?: { activityType?: { name?: string } } }[] };
+const history = await exportedHistory<{ activityTaskScheduledEventAttributes?: { activityType?: { name?: string } } }>(stack, hostWorkflowId(HOST), runs[0]!.runId);
 const renders = history.events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'renderPage').length;
 if (renders < 3) throw new Error(`expected the host's run to render its page and two routes, saw ${renders} renderPage activities`);
 await writeFile(path.join(OUT_DIR, `host-workflow-render-run${suffix}.json`), `${JSON.stringify({ workflowId: hostWorkflowId(HOST), history })}\n`);

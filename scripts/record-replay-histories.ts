@@ -8,15 +8,14 @@
 // path, and adds new ones (CONTRIBUTING.md, "Versioning workflows").
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
-import { parseArgs, promisify } from 'node:util';
-import pg from 'pg';
+import { parseArgs } from 'node:util';
 import { resolveCrawlConfig } from '../src/config/crawl-config.js';
-import { ensureStack, findTool, stopStack } from '../src/stack/index.js';
+import { ensureStack, stopStack } from '../src/stack/index.js';
 import { createCrawlerWorker } from '../src/workers/crawler-worker.js';
 import type { CrawlWorkflowInput } from '../src/workflows/crawl-workflow.js';
 import { addSeedsUpdate, crawlStatusQuery, crawlWorkflowId, hostWorkflowId, pauseCrawlSignal, resumeCrawlSignal } from '../src/contracts/messages.js';
 import { generateWeb, startTestWeb } from '../test/support/test-web/index.js';
+import { exportedHistory, scratchDatabase } from './lib/recording.js';
 
 const OUT_DIR = path.resolve('test/replay/histories');
 const { suffix } = parseArgs({ options: { suffix: { type: 'string', default: '' } } }).values;
@@ -24,15 +23,7 @@ if (!/^[a-z0-9-]*$/.test(suffix)) throw new Error(`--suffix must be lower-case l
 const dataDir = path.resolve('.test-data/record-histories');
 const stack = await ensureStack({ dataDir, temporalDynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 100 }, log: console.log });
 
-const database = `record_${Date.now()}`;
-const admin = new pg.Client({ connectionString: stack.postgres.url });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${database}`);
-await admin.end();
-// The same server and connection (its socket folder included), another database.
-const databaseUrlOf = new URL(stack.postgres.url);
-databaseUrlOf.pathname = `/${database}`;
-const databaseUrl = databaseUrlOf.href;
+const databaseUrl = await scratchDatabase(stack, 'record');
 
 const generated = generateWeb({ hosts: 2, pagesPerHost: 1500, linksPerPage: 4, crossHostLinkRatio: 0.2, seed: 3, base: '127.29.0.1', robots: 'some-disallow' });
 const web = await startTestWeb(generated.spec);
@@ -63,14 +54,8 @@ console.log('crawl', summary);
 
 await mkdir(OUT_DIR, { recursive: true });
 // The CLI's JSON is the format `temporal workflow show` gives operators, and replay reads it as is.
-const temporalBinary = findTool('temporal')!;
 async function save(name: string, workflowId: string, runId: string): Promise<void> {
-  const { stdout } = await promisify(execFile)(
-    temporalBinary,
-    ['workflow', 'show', '--workflow-id', workflowId, '--run-id', runId, '--output', 'json', '--address', stack.temporal.address, '--namespace', stack.temporal.namespace],
-    { maxBuffer: 64 * 1024 * 1024 },
-  );
-  const history = JSON.parse(stdout) as { events: unknown[] };
+  const history = await exportedHistory(stack, workflowId, runId);
   await writeFile(path.join(OUT_DIR, `${name}${suffix}.json`), `${JSON.stringify({ workflowId, history })}\n`);
   console.log(`saved ${name}${suffix} (${history.events.length} events)`);
 }
