@@ -56,13 +56,17 @@ export type HostPhaseName = HostPhase['name'];
 /** Every step `next` may return leads to one of these. */
 const AFTER_NEXT: readonly HostPhaseName[] = ['ready', 'claiming', 'waiting', 'releasing', 'continuing', 'failed'];
 
-/** The phases each phase may move to. `claimed` is entered only from a claim; the terminal phases lead nowhere. */
+/**
+ * The phases each phase may move to. `claimed` is entered only from a claim; the terminal phases
+ * lead nowhere. From `releasing` the loop decides only after a wake, which keeps it from
+ * releasing again before it claims.
+ */
 export const HOST_PHASE_TRANSITIONS: Readonly<Record<HostPhaseName, readonly HostPhaseName[]>> = Object.freeze({
   ready: AFTER_NEXT,
   claiming: ['claimed', 'releasing'],
   claimed: AFTER_NEXT,
   waiting: ['ready'],
-  releasing: AFTER_NEXT,
+  releasing: AFTER_NEXT.filter((name) => name !== 'releasing'),
   continuing: [],
   failed: [],
 });
