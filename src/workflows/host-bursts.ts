@@ -6,7 +6,7 @@
 import type { BurstClaim, ClaimHostWorkInput, FetchBurstInput, FetchBurstResult, HostWorkItem } from '../contracts/activities.js';
 import { parseInputOf } from '../contracts/fetch-followup.js';
 import { DEFAULT_FETCH_BURST_LIMITS, policyDelayMs, type HostPolitenessState } from '../domain/politeness/index.js';
-import { afterFailedParse, afterFetch, decideAfterFailure, noteRobotsRules, pushDefined, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
+import { afterFailedParse, afterFetch, applyDecision, decideAfterFailure, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
 import type { HostLoopContext, HostLoopState } from './host-phase.js';
 import type { HostQueue } from './host-queue.js';
 import { queueRenders } from './host-renders.js';
@@ -44,7 +44,7 @@ export function claimSize(minDelayMs: number): number {
 /** The carried bodies, for a step that parses them on its own (no longer counted as carried). */
 export function takeCarriedParses(state: HostQueue, loop: HostLoopState): FetchedItem[] {
   const batch = loop.carriedParses.splice(0);
-  state.pendingParses -= batch.length;
+  state.parsesEnded(batch.length);
   return batch;
 }
 
@@ -65,7 +65,7 @@ export function startBurst(context: HostLoopContext, first: HostWorkItem, size: 
   const { queue: state, loop } = context;
   const local = loop.localBurst === 'available';
   loop.localBurst = 'spent';
-  const items = [first, ...state.queue.splice(0, (local ? Math.min(size, LOCAL_BURST.maxUrls) : size) - 1)];
+  const items = [first, ...state.takeFront((local ? Math.min(size, LOCAL_BURST.maxUrls) : size) - 1)];
   const politeness: HostPolitenessState = state.politenessAt(nowMs);
   const claim = state.queue.length <= 1 ? burstClaim(context, first) : undefined;
   // The burst holds the host's one slot until it reports back.
@@ -103,7 +103,7 @@ export function burstClaimRecovery({ queue: state, options }: HostLoopContext, c
 
 /** The URLs a burst claimed join the back of the queue; the loop claims on its own again. */
 export function burstClaimTaken({ queue: state, loop }: HostLoopContext, items: readonly HostWorkItem[]): void {
-  state.queue.push(...items);
+  state.enqueue(items);
   loop.claim = items.length === 0 ? 'exhausted' : 'open';
 }
 
@@ -141,10 +141,10 @@ export function burstReported(context: HostLoopContext, burst: BurstStep, result
     if (parsed?.ok === true && parsed.renders) queueRenders(context, item, fetched, parsed.renders);
   });
   // Its robots.txt refreshes, counted in its politeness already.
-  for (const { origin, refreshed } of result.robots ?? []) noteRobotsRules(state, origin, refreshed);
+  for (const { origin, refreshed } of result.robots ?? []) state.noteRobotsRules(origin, refreshed);
   const ending: BurstEnding = { followUps: [], requeued: [], toParse: [] };
   // Carried bodies the burst could not parse go to parseDocument and its poison budget (settled at once if over the parse budget).
-  state.pendingParses -= burst.parsing.length;
+  state.parsesEnded(burst.parsing.length);
   burst.parsing.forEach(({ item, fetched }, index) => {
     if (result.parseOutcomes?.[index]?.ok !== true) ending.followUps.push(afterFailedParse(item, fetched, result.parseOutcomes?.[index]));
   });
@@ -157,7 +157,7 @@ export function burstReported(context: HostLoopContext, burst: BurstStep, result
   }
   // Parsed beside the next burst's requests, or on their own by the next step that flushes.
   loop.carriedParses.push(...toParse);
-  state.pendingParses += toParse.length;
+  state.parsesStarted(toParse.length);
   // The release stands only if it left nothing here, and the operator changed nothing meanwhile
   // (else the loop's own claim releases the host again, with the settings it has now).
   const settings = burst.claim?.releaseIfDone;
@@ -190,9 +190,9 @@ function endBurstUrls({ queue: state, loop, options }: HostLoopContext, burst: B
       requeued.push(handBack ? { ...item, notBeforeMs: nowMs } : item);
     } else if (outcome.kind === 'failed') {
       if (outcome.retryDelayMs !== undefined) requeued.push({ ...item, priorAttempts: 1, notBeforeMs: nowMs + outcome.retryDelayMs });
-      else pushDefined(followUps, decideAfterFailure(state, item, outcome.failureType, outcome.details, outcome.message, nowMs, options.random));
+      else followUps.push(...applyDecision(state, decideAfterFailure(state, item, outcome.failureType, outcome.details, outcome.message, nowMs, options.random)));
     } else if (outcome.result.kind === 'robots-stale') {
-      state.robotsFreshUntilMs[item.origin] = 0;
+      state.noteRobotsFreshUntil(item.origin, 0);
       requeued.push(item);
     } else if (outcome.result.kind === 'fetched' && outcome.result.parse) {
       // Parsed by the burst: done, or waiting for its renders. Not parsed there: to the next
@@ -201,7 +201,7 @@ function endBurstUrls({ queue: state, loop, options }: HostLoopContext, burst: B
       else if (!outcome.parsed.ok) followUps.push(afterFailedParse(item, outcome.result, outcome.parsed));
       else if (outcome.parsed.renders) queueRenders({ queue: state, loop, options }, item, outcome.result, outcome.parsed.renders);
     } else if (outcome.settled !== true) {
-      pushDefined(followUps, afterFetch(state, item, outcome.result));
+      followUps.push(...applyDecision(state, afterFetch(item, outcome.result)));
     }
   });
 }

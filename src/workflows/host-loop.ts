@@ -27,7 +27,7 @@ import type {
 import { DEFAULT_FETCH_BURST_LIMITS, hostOutcomeOfFailure, hostOutcomeOfResult, hostOutcomeOfRobotsRefresh } from '../domain/politeness/index.js';
 import { HostQueue, type HostQueueSnapshot } from './host-queue.js';
 import type { FetchedResult } from '../contracts/fetch-followup.js';
-import { afterFetch, decideAfterFailure, deferredOutcome, noteRobotsRules, robotsPatienceEndsAtMs, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
+import { afterFetch, applyDecision, decideAfterFailure, deferredOutcome, robotsPatienceEndsAtMs, waitForRobotsRefresh, type FetchedItem, type FollowUp } from './host-outcomes.js';
 import type { HostStatus, HostWaitReason } from '../contracts/status.js';
 import { HostWaitReporter, hostWaitReason, type HostWait } from './host-wait-report.js';
 import { enterPhase, expectPhase, HostPhaseError, initialHostLoopState, type HostLoopContext, type HostLoopOptions, type HostLoopState, type HostPhase, type HostPhaseName } from './host-phase.js';
@@ -113,15 +113,15 @@ export class HostLoop {
     this.signalled();
   }
   pause(): void {
-    this.state.paused = true;
+    this.state.pause();
     this.signalled();
   }
   resume(): void {
-    this.state.paused = false;
+    this.state.resume();
     this.signalled();
   }
   setDelayOverride(minDelayMs: number | null): void {
-    this.state.delayOverrideMs = minDelayMs === null ? null : Math.max(0, Math.floor(minDelayMs));
+    this.state.overrideDelay(minDelayMs === null ? null : Math.max(0, Math.floor(minDelayMs)));
     this.signalled();
   }
   private signalled(): void {
@@ -146,10 +146,10 @@ export class HostLoop {
     this.loop.counters.settles -= 1;
   }
   parsesStarted(count: number): void {
-    this.state.pendingParses += count;
+    this.state.parsesStarted(count);
   }
   parsesEnded(count: number): void {
-    this.state.pendingParses -= count;
+    this.state.parsesEnded(count);
   }
 
   /** No request, parse or settle of this run is under way. */
@@ -300,16 +300,16 @@ export class HostLoop {
     const { state } = this;
     const hold = state.holdAt(nowMs);
     if (hold !== undefined) {
-      const held = state.queue.shift()!;
+      const held = state.takeFirst();
       const until = new Date(hold.untilMs).toISOString();
       const message = `host ${state.host} is held after ${hold.reason} until ${until}; no request sent`;
       return { kind: 'settle', item: held, outcome: { kind: 'failed', failureType: hold.reason, message, stage: 'fetch', attempts: held.attempt + 1 }, flush: this.takeCarriedParses() };
     }
     const outOfPatience = state.queue.findIndex((queued) => (robotsPatienceEndsAtMs(state, queued) ?? Infinity) <= nowMs);
     if (outOfPatience < 0) return undefined;
-    const [deferred] = state.queue.splice(outOfPatience, 1);
-    const outcome = deferredOutcome(deferred!, state.robotsUnreachableSinceMs[deferred!.origin]!, nowMs);
-    return { kind: 'settle', item: deferred!, outcome, flush: this.takeCarriedParses() };
+    const deferred = state.takeAt(outOfPatience)!;
+    const outcome = deferredOutcome(deferred, state.robotsUnreachableSince(deferred.origin)!, nowMs);
+    return { kind: 'settle', item: deferred, outcome, flush: this.takeCarriedParses() };
   }
 
   /** The queue's next request (a burst, a robots.txt refresh, one URL), or the wait before it. */
@@ -337,7 +337,7 @@ export class HostLoop {
       return this.waitFor('change', { timeoutMs, reason, report: this.waitReporter.reportFor(reason, nowMs, nowMs + timeoutMs) });
     }
 
-    const item = state.queue.shift()!;
+    const item = state.takeFirst();
     if (state.quarantinedReason !== null) {
       const outcome: SettleOutcome = { kind: 'failed', failureType: 'TlsCertificateError', message: state.quarantinedReason, stage: 'fetch', attempts: item.attempt + 1 };
       return { kind: 'settle', item, outcome, flush: this.takeCarriedParses() };
@@ -347,7 +347,7 @@ export class HostLoop {
     // A burst refreshes stale rules itself; a URL fetched on its own waits for them here.
     if (!state.robotsFresh(item.origin, nowMs) && burstSize === 0) {
       // robots.txt is a request to the host like any other: it takes a politeness slot.
-      state.queue.unshift(item);
+      state.requeueFront(item);
       state.noteRequestStarted(nowMs, item);
       return { kind: 'refresh-robots', item, flush: this.takeCarriedParses() };
     }
@@ -410,7 +410,7 @@ export class HostLoop {
    */
   private retryWait(nowMs: number, untilMs: number): [HostWaitReason, HostWaitReport | undefined] {
     const first = this.state.queue.reduce((earliest, item) => ((item.notBeforeMs ?? nowMs) < (earliest.notBeforeMs ?? nowMs) ? item : earliest));
-    const robotsSinceMs = this.state.robotsUnreachableSinceMs[first.origin];
+    const robotsSinceMs = this.state.robotsUnreachableSince(first.origin);
     if (robotsSinceMs !== undefined) return ['robots-unreachable', this.waitReporter.reportFor('robots-unreachable', nowMs, untilMs, robotsSinceMs)];
     const reason = hostWaitReason(this.state.politeness, untilMs, 'retry-backoff');
     return [reason, this.waitReporter.reportFor(reason, nowMs, untilMs)];
@@ -427,12 +427,9 @@ export class HostLoop {
     if (loop.localBurst !== 'spent') loop.localBurst = result.localBursts === true ? 'available' : 'not-here';
     if (loop.nextClaim.withHostRecord && result.host) {
       loop.nextClaim.withHostRecord = false;
-      state.politeness ??= (result.host.politeness as HostQueue['politeness']) ?? null;
-      state.delayOverrideMs ??= result.host.delayOverrideMs;
-      state.paused = state.paused || result.host.paused;
-      state.quarantinedReason ??= result.host.quarantinedReason;
+      state.adoptHostRecord({ ...result.host, politeness: (result.host.politeness as HostQueue['politeness']) ?? null });
     }
-    state.queue.push(...result.items);
+    state.enqueue(result.items);
     if (result.released) {
       loop.nextClaim.markRunStarted = true;
       enterPhase(loop, { name: 'releasing' }, 'claimReported (released)');
@@ -457,7 +454,7 @@ export class HostLoop {
   /** A burst failed every retry: its carried bodies go to one parseBatch (each parse is idempotent). */
   burstFailed(burst: BurstStep): FetchedItem[] {
     this.loop.burst = 'none';
-    this.state.pendingParses -= burst.parsing.length;
+    this.state.parsesEnded(burst.parsing.length);
     return burst.parsing;
   }
 
@@ -479,7 +476,7 @@ export class HostLoop {
   /** A robots.txt refresh of the loop's own returned. */
   robotsReported(item: HostWorkItem, result: RefreshRobotsResult, nowMs: number): FollowUp[] {
     const { random } = this.context.options;
-    noteRobotsRules(this.state, item.origin, result);
+    this.state.noteRobotsRules(item.origin, result);
     // A robots.txt that fails below HTTP tells about the host: a bad certificate or NXDOMAIN holds it.
     this.state.noteOutcome(hostOutcomeOfRobotsRefresh(result), item, random, nowMs);
     // (A held host's URLs fail with the hold's type instead, at the next step.)
@@ -490,13 +487,13 @@ export class HostLoop {
   /** A one-URL fetch returned. */
   fetchReported(item: HostWorkItem, result: FetchUrlResult, nowMs: number): FollowUp | undefined {
     this.state.noteOutcome(hostOutcomeOfResult(result), item, this.context.options.random, nowMs);
-    return afterFetch(this.state, item, result);
+    return applyDecision(this.state, afterFetch(item, result))[0];
   }
 
   /** A one-URL fetch failed every activity-level retry with a typed failure. */
   fetchFailed(item: HostWorkItem, type: string, details: FetchFailureDetails | undefined, message: string, nowMs: number): FollowUp | undefined {
     // A hold (NXDOMAIN, private address) applies although no request reached the host.
     this.state.noteOutcome(hostOutcomeOfFailure(type, details, nowMs), item, this.context.options.random, nowMs);
-    return decideAfterFailure(this.state, item, type, details, message, nowMs, this.context.options.random);
+    return applyDecision(this.state, decideAfterFailure(this.state, item, type, details, message, nowMs, this.context.options.random))[0];
   }
 }

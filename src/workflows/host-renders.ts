@@ -67,7 +67,7 @@ export function nextRender({ queue: state, loop }: HostLoopContext, nowMs: numbe
   const task = state.renders[index]!;
   const hold = state.holdAt(nowMs);
   if (hold !== undefined) {
-    state.renders.splice(index, 1);
+    state.takeRenderAt(index);
     const [followUp] = renderEnded(state, task, { kind: 'render-failed', routeKey: task.routeKey, failureType: hold.reason, message: `host ${state.host} is held after ${hold.reason}; not rendered`, attempts: 1, settlesPage: false });
     return { kind: 'settle', item: followUp!.item, outcome: followUp!.outcome };
   }
@@ -75,7 +75,7 @@ export function nextRender({ queue: state, loop }: HostLoopContext, nowMs: numbe
   const policy = state.policyFor(task);
   if (politeness.inFlight > 0 || circuitStateAt(politeness, policy, nowMs) !== 'closed') return undefined;
   if (nextFetchAtMs(politeness, nowMs) - nowMs > MAX_SUBRESOURCE_WAIT_MS) return undefined;
-  state.renders.splice(index, 1);
+  state.takeRenderAt(index);
   const input: RenderPageInput = { task, politeness, policy, scheduledAtMs: nowMs };
   // The render holds the host's one slot until it reports back.
   state.noteRequestStarted(nowMs, task);
@@ -93,7 +93,7 @@ export function renderStartAtMs(state: HostQueue, nowMs: number): number {
 export function queueRenders({ queue: state, loop }: HostLoopContext, item: HostWorkItem, fetched: FetchedResult, wanted: readonly RenderWanted[]): void {
   if (wanted.length === 0) return;
   for (const want of wanted) {
-    state.renders.push({
+    state.queueRender({
       ...want,
       crawlId: item.crawlId,
       fingerprint: item.fingerprint,
@@ -112,7 +112,7 @@ export function queueRenders({ queue: state, loop }: HostLoopContext, item: Host
     });
   }
   const key = renderPageKey(item);
-  state.rendersOutstanding[key] = (state.rendersOutstanding[key] ?? 0) + wanted.length;
+  state.addOutstandingRenders(key, wanted.length, 0);
   loop.counters.rendersQueued += 1;
 }
 
@@ -123,10 +123,10 @@ export function renderReported({ queue: state, loop }: HostLoopContext, task: Re
   const key = renderPageKey(task);
   for (const route of result.routes) {
     const { unstartedTries: _tries, notBeforeMs: _notBefore, ...base } = task;
-    state.renders.push({ ...base, ...route });
+    state.queueRender({ ...base, ...route });
   }
   if (result.routes.length > 0) {
-    state.rendersOutstanding[key] = (state.rendersOutstanding[key] ?? 1) + result.routes.length;
+    state.addOutstandingRenders(key, result.routes.length, 1);
     loop.counters.rendersQueued += 1;
   }
   return renderEnded(state, task, { kind: 'rendered' });
@@ -146,7 +146,7 @@ export function renderFailed({ queue: state, loop, options }: HostLoopContext, t
     const tries = (task.unstartedTries ?? 0) + 1;
     if (tries < MAX_UNSTARTED_RENDER_TRIES) {
       const waitMs = Math.min(MAX_RENDER_WORKER_RETRY_MS, RENDER_WORKER_RETRY_MS * 2 ** (tries - 1));
-      state.renders.push({ ...task, unstartedTries: tries, notBeforeMs: nowMs + waitMs });
+      state.queueRender({ ...task, unstartedTries: tries, notBeforeMs: nowMs + waitMs });
       return { followUps: [], report: { host: state.host, reason: 'render-worker', sinceMs: nowMs, untilMs: nowMs + waitMs } };
     }
     failure = { ...failure, type: 'BrowserUnavailable', message: `no render worker took the render in ${tries} tries (crawler worker --render-slots N runs one): ${failure.message}` };
@@ -158,10 +158,7 @@ export function renderFailed({ queue: state, loop, options }: HostLoopContext, t
 
 /** One render of a page ended: its settlement, and the page's when it was the last. */
 function renderEnded(state: HostQueue, task: RenderTask, outcome: Extract<SettleOutcome, { kind: 'rendered' | 'render-failed' }>): (FollowUp & { kind: 'settle' })[] {
-  const key = renderPageKey(task);
-  const left = (state.rendersOutstanding[key] ?? 1) - 1;
-  if (left > 0) state.rendersOutstanding[key] = left;
-  else delete state.rendersOutstanding[key];
+  const left = state.endOutstandingRender(renderPageKey(task));
   const item = renderPageItem(task);
   if (outcome.kind === 'render-failed') return [{ kind: 'settle', item, outcome: { ...outcome, settlesPage: left <= 0 } }];
   return left <= 0 ? [{ kind: 'settle', item, outcome }] : [];

@@ -62,7 +62,7 @@ function loop(): HostLoop {
   const hostLoop = new HostLoop(HOST, undefined, { taskQueue: 'q', runKey: 'host/spa/run-1', random: () => 0.5 });
   expectStep(hostLoop.next(T0, HISTORY), 'claim');
   hostLoop.claimReported(claimed([]));
-  hostLoop.state.robotsFreshUntilMs[`http://${HOST}`] = T0 + 24 * 3600_000;
+  hostLoop.state.noteRobotsFreshUntil(`http://${HOST}`, T0 + 24 * 3600_000);
   return hostLoop;
 }
 
@@ -87,7 +87,7 @@ describe('HostLoop: renders in the host turn', () => {
     const page = item();
     // The page was fetched just now: the host's next fetch time is 2 s away, more than a render's first wait.
     const policy = resolveHostPolitenessPolicy({ minDelayMs: 2000 });
-    hostLoop.state.politeness = applyHostOutcome(onFetchStarted(hostLoop.state.politenessAt(T0), T0), { kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 50, status: 200, responseMs: 10 }, policy, () => 0.5);
+    hostLoop.state.adoptPoliteness(applyHostOutcome(onFetchStarted(hostLoop.state.politenessAt(T0), T0), { kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 50, status: 200, responseMs: 10 }, policy, () => 0.5));
     hostLoop.queueRenders(page, fetched(page, T0), [{ routeKey: '', reason: 'empty-app-root', sampleBothWays: false }]);
     expect(hostLoop.waitIsOver('idle-or-requeue')).toBe(true);
     // 2 s to the host's next fetch time is within a render's first wait: it starts now and waits inside.
@@ -186,7 +186,7 @@ describe('HostLoop: renders in the host turn', () => {
     expect(expectStep(hostLoop.next(T0, HISTORY), 'wait').wait).toBe('change');
     hostLoop.resume();
     hostLoop.waited('change');
-    hostLoop.state.politeness = { ...hostLoop.state.politenessAt(T0), retryAfterAtMs: T0 + 60_000 };
+    hostLoop.state.adoptPoliteness({ ...hostLoop.state.politenessAt(T0), retryAfterAtMs: T0 + 60_000 });
     // It waits for the host's time within a render's first wait (claiming again every RENDER_WAIT_CLAIM_MS meanwhile).
     const wait = expectStep(hostLoop.next(T0, HISTORY), 'wait');
     expect(wait.timeoutMs).toBe(Math.min(60_000 - MAX_SUBRESOURCE_WAIT_MS, RENDER_WAIT_CLAIM_MS));
@@ -216,7 +216,7 @@ describe('HostLoop: renders in the host turn', () => {
     const hostLoop = loop();
     const page = item();
     hostLoop.queueRenders(page, fetched(page, T0), [{ routeKey: '', reason: 'empty-app-root', sampleBothWays: false }]);
-    hostLoop.state.politeness = { ...hostLoop.state.politenessAt(T0), holdUntilMs: T0 + 3600_000, holdReason: 'TlsCertificateError' };
+    hostLoop.state.adoptPoliteness({ ...hostLoop.state.politenessAt(T0), holdUntilMs: T0 + 3600_000, holdReason: 'TlsCertificateError' });
     const step = expectStep(hostLoop.next(T0, HISTORY), 'settle');
     expect(step.outcome).toMatchObject({ kind: 'render-failed', failureType: 'TlsCertificateError', settlesPage: true });
   });

@@ -78,7 +78,7 @@ function loadedLoop(items: HostWorkItem[], nowMs = T0): HostLoop {
   const loop = newLoop();
   expectStep(loop.next(nowMs, SMALL_HISTORY), 'claim');
   loop.claimReported(claimed(items));
-  loop.state.robotsFreshUntilMs[`http://${HOST}`] = nowMs + 24 * 3600_000;
+  loop.state.noteRobotsFreshUntil(`http://${HOST}`, nowMs + 24 * 3600_000);
   return loop;
 }
 
@@ -352,7 +352,7 @@ describe('HostLoop: failures', () => {
     expect(followUp).toBeUndefined();
     expect(loop.state.queue[0]).toMatchObject({ notBeforeMs: T0 + 30_000, heldByRobotsSinceMs: T0 });
     // Past the patience, the same failure defers the URL.
-    const later = loop.fetchFailed(loop.state.queue.shift()!, 'RobotsUnreachable', { startedAtMs: T0, finishedAtMs: T0, requested: false, retryAfterAtMs: T0 + 200_000 } as never, 'unreachable', T0 + 170_000);
+    const later = loop.fetchFailed(loop.state.takeFirst(), 'RobotsUnreachable', { startedAtMs: T0, finishedAtMs: T0, requested: false, retryAfterAtMs: T0 + 200_000 } as never, 'unreachable', T0 + 170_000);
     expect(later).toMatchObject({ kind: 'settle', outcome: { kind: 'deferred', reason: 'robots-unreachable' } });
   });
 
@@ -405,7 +405,7 @@ describe('HostLoop: bursts report', () => {
   const returnedBurstOfTwo = (options: { robotsStale?: boolean } = {}) => {
     const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
     const loop = loadedLoop(items);
-    if (options.robotsStale) loop.state.robotsFreshUntilMs[`http://${HOST}`] = 0;
+    if (options.robotsStale) loop.state.noteRobotsFreshUntil(`http://${HOST}`, 0);
     const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
     loop.burstReturned();
     loop.burstClaimTaken([]);
@@ -603,7 +603,7 @@ describe("HostLoop: a run's first burst as a local activity", () => {
     const loop = newLoop();
     expectStep(loop.next(T0, SMALL_HISTORY), 'claim');
     loop.claimReported({ ...claimed(items), ...(localBursts ? { localBursts: true as const } : {}) });
-    loop.state.robotsFreshUntilMs[`http://${HOST}`] = T0 + 24 * 3600_000;
+    loop.state.noteRobotsFreshUntil(`http://${HOST}`, T0 + 24 * 3600_000);
     return loop;
   };
   const fastItems = (n: number): HostWorkItem[] => Array.from({ length: n }, () => item({ minHostDelayMs: 100 }));

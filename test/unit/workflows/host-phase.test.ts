@@ -59,7 +59,7 @@ function claimedLoop(items: HostWorkItem[], localBursts = false): HostLoop {
   const loop = newLoop();
   expectStep(loop.next(T0, SMALL), 'claim');
   loop.claimReported(claimed(items, false, localBursts));
-  loop.state.robotsFreshUntilMs[`http://${HOST}`] = T0 + 24 * 3600_000;
+  loop.state.noteRobotsFreshUntil(`http://${HOST}`, T0 + 24 * 3600_000);
   return loop;
 }
 
@@ -129,14 +129,14 @@ describe('HostLoop: each transition as the loop takes it', () => {
     expect(loop.phase).toBe('claiming');
     expect(loop.claimReported(claimed([item()]))).toBe(false);
     expect(loop.phase).toBe('claimed');
-    loop.state.robotsFreshUntilMs[`http://${HOST}`] = T0 + 24 * 3600_000;
+    loop.state.noteRobotsFreshUntil(`http://${HOST}`, T0 + 24 * 3600_000);
     expectStep(loop.next(T0, SMALL), 'fetch');
     expect(loop.phase).toBe('ready');
   });
 
   it('ready → ready: a step carried out at once (a settle) leaves the loop deciding', () => {
     const loop = claimedLoop([item(), item(), item()]);
-    loop.state.quarantinedReason = 'certificate expired';
+    loop.state.adoptHostRecord({ politeness: null, delayOverrideMs: null, paused: false, quarantinedReason: 'certificate expired' });
     expectStep(loop.next(T0, SMALL), 'settle');
     expect(loop.phase).toBe('ready');
     expectStep(loop.next(T0, SMALL), 'settle');
@@ -197,7 +197,7 @@ describe('HostLoop: each transition as the loop takes it', () => {
 
   it('releasing → waiting, ready, continuing, failed after a wake: the run decides as from ready', () => {
     const waits = releasingLoop();
-    waits.state.queue.push(item(), item());
+    waits.state.enqueue([item(), item()]);
     waits.state.politenessAt(T0);
     waits.state.noteRequestStarted(T0, undefined);
     waits.wake();
@@ -205,8 +205,8 @@ describe('HostLoop: each transition as the loop takes it', () => {
     expect(waits.phase).toBe('waiting');
 
     const fetches = releasingLoop();
-    fetches.state.queue.push(item(), item());
-    fetches.state.robotsFreshUntilMs[`http://${HOST}`] = T0 + 24 * 3600_000;
+    fetches.state.enqueue([item(), item()]);
+    fetches.state.noteRobotsFreshUntil(`http://${HOST}`, T0 + 24 * 3600_000);
     fetches.wake();
     expectStep(fetches.next(T0 + 1, SMALL), 'fetch');
     expect(fetches.phase).toBe('ready');
