@@ -66,20 +66,76 @@ const store = proxyActivities<Activities>({
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 30 },
 });
 
+/** The crawl's operator controls as this run holds them; a signal or an update marks them changed, so the wait between ticks ends. */
+interface CrawlControl {
+  paused: boolean;
+  stopping: boolean;
+  maxInFlight: number;
+  changed: boolean;
+  signalsThisRun: number;
+}
+
 export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlSummary> {
   const taskQueue = input.taskQueue ?? DEFAULT_TASK_QUEUE;
   const tickIntervalMs = input.options?.tickIntervalMs ?? 1000;
   const maxHostsToWake = input.options?.maxHostsToWakePerTick ?? 500;
   const carried = input.carried;
-  let paused = carried?.paused ?? false;
-  let stopping = carried?.stopping ?? false;
-  let maxInFlight = carried?.maxInFlight ?? input.config.maxInFlight;
+  const control: CrawlControl = {
+    paused: carried?.paused ?? false,
+    stopping: carried?.stopping ?? false,
+    maxInFlight: carried?.maxInFlight ?? input.config.maxInFlight,
+    changed: false,
+    signalsThisRun: 0,
+  };
   const startedAtMs = carried?.startedAtMs ?? Date.now();
-  let controlChanged = false;
-  let signalsThisRun = 0;
+  const run = { status: carried?.lastStatus ?? initialStatus(input.crawlId, control.maxInFlight, startedAtMs) };
 
-  let status: CrawlStatus = carried?.lastStatus ?? {
-    crawlId: input.crawlId,
+  handleControls(input, control);
+  setHandler(crawlStatusQuery, () => run.status);
+
+  upsertSearchAttributes({ [SEARCH_ATTRIBUTES.crawlId]: [input.crawlId] });
+
+  if (!carried && !input.resume) {
+    await store.registerSeeds({ crawlId: input.crawlId, config: input.config, seeds: input.seeds, createCrawl: true });
+  }
+
+  const publish = statusPublisher(input.crawlId, startedAtMs);
+  for (;;) {
+    const { paused, stopping, maxInFlight } = control;
+    const tick = await store.frontierTick({ crawlId: input.crawlId, control: { paused, stopping, maxInFlight }, maxHostsToWake, taskQueue });
+    // The state as the controls stand now: a signal may have come during the tick.
+    run.status = publish(tick, control.stopping ? 'stopping' : control.paused ? 'paused' : 'running');
+    if (tick.finished) break;
+
+    const info = workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength > 8000 || control.signalsThisRun > 4000) {
+      await condition(allHandlersFinished);
+      // The next run's memo starts with these counters, not empty until its first tick.
+      await makeContinueAsNewFunc<typeof crawlWorkflow>({ memo: memoOf(run.status.counts) })({
+        ...input,
+        seeds: [],
+        carried: { paused: control.paused, stopping: control.stopping, maxInFlight: control.maxInFlight, startedAtMs, lastStatus: run.status },
+      });
+    }
+
+    control.changed = false;
+    await condition(() => control.changed, tickIntervalMs);
+  }
+
+  await condition(allHandlersFinished);
+  const summary = await store.finishCrawl({ crawlId: input.crawlId, stopped: control.stopping, startedAtMs });
+  run.status = { ...run.status, state: summary.state, updatedAtMs: summary.finishedAtMs };
+  upsertSearchAttributes({ [SEARCH_ATTRIBUTES.state]: [summary.state] });
+  setCurrentDetails(
+    `**${summary.state}** · fetched ${summary.pagesFetched} · discovered ${summary.urlsDiscovered} in ${(summary.durationMs / 1000).toFixed(1)} s${summary.end === undefined ? '' : `\n\n${describeCrawlEnd(summary.end)}`}`,
+  );
+  return summary;
+}
+
+/** The status a crawl reports before its first tick. */
+function initialStatus(crawlId: string, maxInFlight: number, startedAtMs: number): CrawlStatus {
+  return {
+    crawlId,
     state: 'starting',
     counts: { queuedByTier: [], queued: 0, inFlight: 0, done: 0, failed: 0, dead: 0, dropped: 0, discovered: 0, admitted: 0, fetched: 0, notModified: 0 },
     admission: { maxInFlight, admitFactor: 1, backlogSeconds: 0, reason: 'ok' },
@@ -88,26 +144,29 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlSum
     startedAtMs,
     updatedAtMs: startedAtMs,
   };
+}
 
+/** The operator's signals and the addSeeds update change `control`. */
+function handleControls(input: CrawlWorkflowInput, control: CrawlControl): void {
   const onControl = (): void => {
-    controlChanged = true;
-    signalsThisRun += 1;
+    control.changed = true;
+    control.signalsThisRun += 1;
   };
   setHandler(pauseCrawlSignal, () => {
-    paused = true;
+    control.paused = true;
     onControl();
   });
   setHandler(resumeCrawlSignal, () => {
-    paused = false;
+    control.paused = false;
     onControl();
   });
   setHandler(stopCrawlSignal, () => {
-    stopping = true;
+    control.stopping = true;
     onControl();
   });
   setHandler(setCrawlLimitsSignal, (limits) => {
     if (limits.maxInFlight !== undefined && Number.isInteger(limits.maxInFlight) && limits.maxInFlight > 0) {
-      maxInFlight = limits.maxInFlight;
+      control.maxInFlight = limits.maxInFlight;
     }
     onControl();
   });
@@ -125,31 +184,12 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlSum
       },
     },
   );
-  setHandler(crawlStatusQuery, () => status);
+}
 
-  upsertSearchAttributes({ [SEARCH_ATTRIBUTES.crawlId]: [input.crawlId] });
-
-  if (!carried && !input.resume) {
-    await store.registerSeeds({ crawlId: input.crawlId, config: input.config, seeds: input.seeds, createCrawl: true });
-  }
-
-  const stateNow = (): CrawlState => (stopping ? 'stopping' : paused ? 'paused' : 'running');
+/** Publishes a tick's figures (the run's current details, its memo, its state search attribute when it changed) and returns the status it makes. */
+function statusPublisher(crawlId: string, startedAtMs: number): (tick: FrontierTickResult, state: CrawlState) => CrawlStatus {
   let lastPublishedState: CrawlState | undefined;
-
-  const publish = (tick: FrontierTickResult): void => {
-    const state = stateNow();
-    status = {
-      crawlId: input.crawlId,
-      state,
-      counts: tick.counts,
-      admission: tick.admission,
-      activeHosts: tick.activeHosts,
-      errorsByType: tick.errorsByType,
-      waits: tick.waits,
-      ...(tick.renders === undefined ? {} : { renders: tick.renders }),
-      startedAtMs,
-      updatedAtMs: tick.nowMs,
-    };
+  return (tick, state) => {
     const counts = tick.counts;
     const waits = describeCrawlWaits(tick.waits);
     const renders = describeRenders(tick.renders);
@@ -161,41 +201,19 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlSum
       upsertSearchAttributes({ [SEARCH_ATTRIBUTES.state]: [state] });
       lastPublishedState = state;
     }
+    return {
+      crawlId,
+      state,
+      counts: tick.counts,
+      admission: tick.admission,
+      activeHosts: tick.activeHosts,
+      errorsByType: tick.errorsByType,
+      waits: tick.waits,
+      ...(tick.renders === undefined ? {} : { renders: tick.renders }),
+      startedAtMs,
+      updatedAtMs: tick.nowMs,
+    };
   };
-
-  for (;;) {
-    const tick = await store.frontierTick({
-      crawlId: input.crawlId,
-      control: { paused, stopping, maxInFlight },
-      maxHostsToWake,
-      taskQueue,
-    });
-    publish(tick);
-    if (tick.finished) break;
-
-    const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength > 8000 || signalsThisRun > 4000) {
-      await condition(allHandlersFinished);
-      // The next run's memo starts with these counters, not empty until its first tick.
-      await makeContinueAsNewFunc<typeof crawlWorkflow>({ memo: memoOf(status.counts) })({
-        ...input,
-        seeds: [],
-        carried: { paused, stopping, maxInFlight, startedAtMs, lastStatus: status },
-      });
-    }
-
-    controlChanged = false;
-    await condition(() => controlChanged, tickIntervalMs);
-  }
-
-  await condition(allHandlersFinished);
-  const summary = await store.finishCrawl({ crawlId: input.crawlId, stopped: stopping, startedAtMs });
-  status = { ...status, state: summary.state, updatedAtMs: summary.finishedAtMs };
-  upsertSearchAttributes({ [SEARCH_ATTRIBUTES.state]: [summary.state] });
-  setCurrentDetails(
-    `**${summary.state}** · fetched ${summary.pagesFetched} · discovered ${summary.urlsDiscovered} in ${(summary.durationMs / 1000).toFixed(1)} s${summary.end === undefined ? '' : `\n\n${describeCrawlEnd(summary.end)}`}`,
-  );
-  return summary;
 }
 
 /** The live counters the Temporal UI shows for a crawl (its memo). */

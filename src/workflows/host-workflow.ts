@@ -162,16 +162,7 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
   setHandler(setHostDelaySignal, ({ minDelayMs }) => loop.setDelayOverride(minDelayMs));
   setHandler(hostStatusQuery, () => loop.status(Date.now()));
 
-  // Its starter sets the host search attribute, and continue-as-new carries it.
-  const startAttributes = workflowInfo().typedSearchAttributes;
-  if (startAttributes.get(HOST_SEARCH_ATTRIBUTE) === undefined) {
-    upsertSearchAttributes({ [SEARCH_ATTRIBUTES.host]: [state.host] });
-  }
-  const served = new ServedCrawls(startAttributes.get(CRAWL_IDS_SEARCH_ATTRIBUTE) ?? [], MAX_CRAWL_IDS_PER_HOST_RUN);
-  const took = (items: readonly HostWorkItem[]): void => {
-    const crawlIds = served.took(items);
-    if (crawlIds !== undefined) upsertSearchAttributes({ [SEARCH_ATTRIBUTES.crawlIds]: crawlIds });
-  };
+  const took = tagServedCrawls(state.host);
 
   const track = (work: Promise<void>): void => {
     work.catch((error: unknown) => loop.failed(error));
@@ -199,25 +190,9 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
       case 'continue-as-new':
         await condition(allHandlersFinished);
         return continueAsNew<typeof hostWorkflow>({ host: state.host, taskQueue, carried: loop.snapshotForNextRun() });
-      case 'wait': {
-        if (step.report) track(reportWait(step.report));
-        const nowMs = Date.now();
-        setCurrentDetails(
-          describeHostWait({
-            wait: step.wait,
-            nowMs,
-            ...(step.timeoutMs === undefined ? {} : { untilMs: nowMs + step.timeoutMs }),
-            ...(step.reason === undefined ? {} : { reason: step.reason }),
-            paused: state.paused,
-            queued: state.queue.length,
-            inFlight: state.inFlight,
-            parsing: state.pendingParses,
-          }),
-        );
-        await (step.timeoutMs === undefined ? condition(() => loop.waitIsOver(step.wait)) : condition(() => loop.waitIsOver(step.wait), step.timeoutMs));
-        loop.waited(step.wait);
+      case 'wait':
+        await waitStep(loop, step, track);
         break;
-      }
       case 'released':
         if (await endsAfterRelease()) return { host: state.host, fetches: state.fetchesThisRun, runs: state.run };
         break;
@@ -253,6 +228,43 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
 }
 
 /**
+ * Tags the run with its host (its starter sets it, and continue-as-new carries it) and returns
+ * what tags it with the crawls whose URLs it took (search attributes, for the operator).
+ */
+function tagServedCrawls(host: string): (items: readonly HostWorkItem[]) => void {
+  const startAttributes = workflowInfo().typedSearchAttributes;
+  if (startAttributes.get(HOST_SEARCH_ATTRIBUTE) === undefined) {
+    upsertSearchAttributes({ [SEARCH_ATTRIBUTES.host]: [host] });
+  }
+  const served = new ServedCrawls(startAttributes.get(CRAWL_IDS_SEARCH_ATTRIBUTE) ?? [], MAX_CRAWL_IDS_PER_HOST_RUN);
+  return (items) => {
+    const crawlIds = served.took(items);
+    if (crawlIds !== undefined) upsertSearchAttributes({ [SEARCH_ATTRIBUTES.crawlIds]: crawlIds });
+  };
+}
+
+/** Carries out a 'wait' step: its report beside it, the run's current details, then the wait until it is over or times out. */
+async function waitStep(loop: HostLoop, step: Extract<HostStep, { kind: 'wait' }>, track: (work: Promise<void>) => void): Promise<void> {
+  const { state } = loop;
+  if (step.report) track(reportWait(step.report));
+  const nowMs = Date.now();
+  setCurrentDetails(
+    describeHostWait({
+      wait: step.wait,
+      nowMs,
+      ...(step.timeoutMs === undefined ? {} : { untilMs: nowMs + step.timeoutMs }),
+      ...(step.reason === undefined ? {} : { reason: step.reason }),
+      paused: state.paused,
+      queued: state.queue.length,
+      inFlight: state.inFlight,
+      parsing: state.pendingParses,
+    }),
+  );
+  await (step.timeoutMs === undefined ? condition(() => loop.waitIsOver(step.wait)) : condition(() => loop.waitIsOver(step.wait), step.timeoutMs));
+  loop.waited(step.wait);
+}
+
+/**
  * Beside the wait, not before it: a report is for the operator, and must neither delay the host
  * nor fail it (Postgres down: the next long wait reports again).
  */
@@ -271,60 +283,13 @@ function hostEffects(
   took: (items: readonly HostWorkItem[]) => void,
   renderActivities: ReturnType<typeof renderActivitiesOn>,
 ) {
+  const parsing = parseEffects(loop);
+  return { ...requestEffects(loop, track, took, renderActivities, parsing), ...parsing };
+}
+
+/** What follows an outcome (settles, parses) and how parses' findings reach the loop. */
+function parseEffects(loop: HostLoop) {
   const { state } = loop;
-
-  async function runRender(task: RenderTask, input: RenderPageInput): Promise<void> {
-    let result: RenderPageResult;
-    try {
-      const summary = `render ${task.url}${task.routeKey} (${task.reason})`;
-      result = await renderActivities.renderPage.executeWithOptions({ summary }, [input]);
-    } catch (error) {
-      const { followUps, report } = loop.renderFailed(task, renderFailureOf(error), Date.now());
-      if (report) track(reportWait(report));
-      await followUp(followUps);
-      return;
-    }
-    await followUp(loop.renderReported(task, result));
-  }
-
-  async function fetchOne(item: HostWorkItem, fetchInput: FetchUrlInput): Promise<void> {
-    let result: FetchUrlResult;
-    try {
-      result = await fetchActivities.fetchUrl(fetchInput);
-    } catch (error) {
-      const { type, details, message } = classifyActivityError(error);
-      await followUp([loop.fetchFailed(item, type, details, message, Date.now())]);
-      return;
-    }
-    await followUp([loop.fetchReported(item, result, Date.now())]);
-  }
-
-  async function runBurst(burst: BurstStep): Promise<void> {
-    let result: FetchBurstResult;
-    try {
-      result = await (burst.local ? localBurstActivities : burstActivities).fetchBurst(burst.input);
-    } catch (error) {
-      // The carried bodies are parsed on their own (each parse is idempotent, whatever the burst did).
-      track(parseTogether(loop.burstFailed(burst)));
-      if (burst.claim) await takeBurstClaim(burst.claim, undefined);
-      // Fetch failures come back as outcomes; this is the burst itself failing every retry.
-      log.warn('fetch burst failed; its URLs are fetched one by one', { host: state.host, urls: burst.items.length, error: String(error) });
-      loop.burstFailedRequeue(burst, Date.now());
-      return;
-    }
-    loop.burstReturned();
-    if (result.extended !== undefined) took(result.extended.map(({ item }) => item));
-    // Before the slot is given back: a claim recovered by an activity must not leave the loop idle with none riding.
-    if (burst.claim) await takeBurstClaim(burst.claim, result.claimed);
-    await followUp(loop.burstReported(burst, result, Date.now()));
-  }
-
-  /** The URLs a burst claimed; a claim it could not report is recovered by its token, so nothing it dispatched is stranded. */
-  async function takeBurstClaim(claim: BurstClaim, claimed: HostWorkItem[] | undefined): Promise<void> {
-    const items = claimed ?? (await localStoreActivities.claimHostWork(loop.burstClaimRecovery(claim))).items;
-    took(items);
-    loop.burstClaimTaken(items);
-  }
 
   /** Starts each follow-up at once, in order (their commands keep that order), and waits for all. */
   async function followUp(followUps: readonly (FollowUp | undefined)[]): Promise<void> {
@@ -393,7 +358,73 @@ function hostEffects(
     }
   }
 
-  return { fetchOne, runBurst, runRender, followUp, parseTogether, settle };
+  return { followUp, parseTogether, settle };
+}
+
+/** The requests of a step (one URL, a burst, a render) and how their outcomes reach the loop. */
+function requestEffects(
+  loop: HostLoop,
+  track: (work: Promise<void>) => void,
+  took: (items: readonly HostWorkItem[]) => void,
+  renderActivities: ReturnType<typeof renderActivitiesOn>,
+  { followUp, parseTogether }: ReturnType<typeof parseEffects>,
+) {
+  const { state } = loop;
+
+  async function runRender(task: RenderTask, input: RenderPageInput): Promise<void> {
+    let result: RenderPageResult;
+    try {
+      const summary = `render ${task.url}${task.routeKey} (${task.reason})`;
+      result = await renderActivities.renderPage.executeWithOptions({ summary }, [input]);
+    } catch (error) {
+      const { followUps, report } = loop.renderFailed(task, renderFailureOf(error), Date.now());
+      if (report) track(reportWait(report));
+      await followUp(followUps);
+      return;
+    }
+    await followUp(loop.renderReported(task, result));
+  }
+
+  async function fetchOne(item: HostWorkItem, fetchInput: FetchUrlInput): Promise<void> {
+    let result: FetchUrlResult;
+    try {
+      result = await fetchActivities.fetchUrl(fetchInput);
+    } catch (error) {
+      const { type, details, message } = classifyActivityError(error);
+      await followUp([loop.fetchFailed(item, type, details, message, Date.now())]);
+      return;
+    }
+    await followUp([loop.fetchReported(item, result, Date.now())]);
+  }
+
+  async function runBurst(burst: BurstStep): Promise<void> {
+    let result: FetchBurstResult;
+    try {
+      result = await (burst.local ? localBurstActivities : burstActivities).fetchBurst(burst.input);
+    } catch (error) {
+      // The carried bodies are parsed on their own (each parse is idempotent, whatever the burst did).
+      track(parseTogether(loop.burstFailed(burst)));
+      if (burst.claim) await takeBurstClaim(burst.claim, undefined);
+      // Fetch failures come back as outcomes; this is the burst itself failing every retry.
+      log.warn('fetch burst failed; its URLs are fetched one by one', { host: state.host, urls: burst.items.length, error: String(error) });
+      loop.burstFailedRequeue(burst, Date.now());
+      return;
+    }
+    loop.burstReturned();
+    if (result.extended !== undefined) took(result.extended.map(({ item }) => item));
+    // Before the slot is given back: a claim recovered by an activity must not leave the loop idle with none riding.
+    if (burst.claim) await takeBurstClaim(burst.claim, result.claimed);
+    await followUp(loop.burstReported(burst, result, Date.now()));
+  }
+
+  /** The URLs a burst claimed; a claim it could not report is recovered by its token, so nothing it dispatched is stranded. */
+  async function takeBurstClaim(claim: BurstClaim, claimed: HostWorkItem[] | undefined): Promise<void> {
+    const items = claimed ?? (await localStoreActivities.claimHostWork(loop.burstClaimRecovery(claim))).items;
+    took(items);
+    loop.burstClaimTaken(items);
+  }
+
+  return { fetchOne, runBurst, runRender };
 }
 
 /** A render activity's final failure as the loop reads it: its type, and the politeness its requests left (details). */

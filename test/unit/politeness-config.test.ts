@@ -80,17 +80,17 @@ describe('host-level retries in the back queue', () => {
 
   it('let a ready URL overtake one waiting for its backoff, and say when the first is ready otherwise', () => {
     const queue = HostQueue.fresh('h.example');
-    queue.queue.push(item('a', 5000), item('b'));
+    queue.enqueue([item('a', 5000), item('b')]);
     expect(queue.promoteReady(1000)).toBeUndefined();
     expect(queue.queue.map((entry) => entry.fingerprint)).toEqual(['b', 'a']);
-    queue.queue.shift();
+    queue.takeFirst();
     expect(queue.promoteReady(1000)).toBe(5000);
     expect(queue.promoteReady(5000)).toBeUndefined();
   });
 
   it('leave a queue without retries as it is', () => {
     const queue = HostQueue.fresh('h.example');
-    queue.queue.push(item('a'), item('b'));
+    queue.enqueue([item('a'), item('b')]);
     expect(queue.promoteReady(0)).toBeUndefined();
     expect(queue.queue.map((entry) => entry.fingerprint)).toEqual(['a', 'b']);
   });

@@ -49,11 +49,20 @@ function expectStep<K extends HostStep['kind']>(step: HostStep, kind: K): Extrac
 }
 
 /** A loaded loop with nothing queued but renders to come; claims find nothing. */
+/** The next step that is not a claim: the claims that renders waiting for their time make find nothing. */
+function nextPastClaims(hostLoop: HostLoop, nowMs: number): HostStep {
+  for (;;) {
+    const step = hostLoop.next(nowMs, HISTORY);
+    if (step.kind !== 'claim') return step;
+    hostLoop.claimReported(claimed([]));
+  }
+}
+
 function loop(): HostLoop {
   const hostLoop = new HostLoop(HOST, undefined, { taskQueue: 'q', runKey: 'host/spa/run-1', random: () => 0.5 });
   expectStep(hostLoop.next(T0, HISTORY), 'claim');
   hostLoop.claimReported(claimed([]));
-  hostLoop.state.robotsFreshUntilMs[`http://${HOST}`] = T0 + 24 * 3600_000;
+  hostLoop.state.noteRobotsFreshUntil(`http://${HOST}`, T0 + 24 * 3600_000);
   return hostLoop;
 }
 
@@ -78,7 +87,7 @@ describe('HostLoop: renders in the host turn', () => {
     const page = item();
     // The page was fetched just now: the host's next fetch time is 2 s away, more than a render's first wait.
     const policy = resolveHostPolitenessPolicy({ minDelayMs: 2000 });
-    hostLoop.state.politeness = applyHostOutcome(onFetchStarted(hostLoop.state.politenessAt(T0), T0), { kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 50, status: 200, responseMs: 10 }, policy, () => 0.5);
+    hostLoop.state.adoptPoliteness(applyHostOutcome(onFetchStarted(hostLoop.state.politenessAt(T0), T0), { kind: 'response', startedAtMs: T0, finishedAtMs: T0 + 50, status: 200, responseMs: 10 }, policy, () => 0.5));
     hostLoop.queueRenders(page, fetched(page, T0), [{ routeKey: '', reason: 'empty-app-root', sampleBothWays: false }]);
     expect(hostLoop.waitIsOver('idle-or-requeue')).toBe(true);
     // 2 s to the host's next fetch time is within a render's first wait: it starts now and waits inside.
@@ -88,10 +97,13 @@ describe('HostLoop: renders in the host turn', () => {
     expect(step.input.politeness.nextFetchAtMs).toBe(T0 + 50 + 2000);
     expect(step.input.politeness.inFlight).toBe(0);
     expect(step.input.policy.minDelayMs).toBe(2000);
-    // It holds the one slot: a URL claimed meanwhile waits for it.
+    // It holds the one slot: a URL claimed meanwhile (after a wake) waits for it.
     expect(hostLoop.state.inFlight).toBe(1);
+    hostLoop.wake();
+    expectStep(hostLoop.next(T0 + 65, HISTORY), 'claim');
     hostLoop.claimReported(claimed([item()]));
-    expectStep(hostLoop.next(T0 + 70, HISTORY), 'wait');
+    const slotBusy = expectStep(hostLoop.next(T0 + 70, HISTORY), 'wait');
+    hostLoop.waited(slotBusy.wait);
     const later = hostLoop.next(T0 + 5000, HISTORY);
     if (later.kind === 'claim') hostLoop.claimReported(claimed([]));
     expect(expectStep(later.kind === 'claim' ? hostLoop.next(T0 + 5000, HISTORY) : later, 'wait').wait).toBe('change-or-outcome');
@@ -173,12 +185,15 @@ describe('HostLoop: renders in the host turn', () => {
     hostLoop.pause();
     expect(expectStep(hostLoop.next(T0, HISTORY), 'wait').wait).toBe('change');
     hostLoop.resume();
-    hostLoop.state.politeness = { ...hostLoop.state.politenessAt(T0), retryAfterAtMs: T0 + 60_000 };
+    hostLoop.waited('change');
+    hostLoop.state.adoptPoliteness({ ...hostLoop.state.politenessAt(T0), retryAfterAtMs: T0 + 60_000 });
     // It waits for the host's time within a render's first wait (claiming again every RENDER_WAIT_CLAIM_MS meanwhile).
     const wait = expectStep(hostLoop.next(T0, HISTORY), 'wait');
     expect(wait.timeoutMs).toBe(Math.min(60_000 - MAX_SUBRESOURCE_WAIT_MS, RENDER_WAIT_CLAIM_MS));
-    expectStep(hostLoop.next(T0 + 60_000 - MAX_SUBRESOURCE_WAIT_MS - 1, HISTORY), 'wait');
-    expectStep(hostLoop.next(T0 + 60_000 - MAX_SUBRESOURCE_WAIT_MS, HISTORY), 'render');
+    hostLoop.waited(wait.wait);
+    const almost = expectStep(nextPastClaims(hostLoop, T0 + 60_000 - MAX_SUBRESOURCE_WAIT_MS - 1), 'wait');
+    hostLoop.waited(almost.wait);
+    expectStep(nextPastClaims(hostLoop, T0 + 60_000 - MAX_SUBRESOURCE_WAIT_MS), 'render');
   });
 
   it('claims again while only renders wait for their time: URLs of another crawl are not held behind them', () => {
@@ -201,7 +216,7 @@ describe('HostLoop: renders in the host turn', () => {
     const hostLoop = loop();
     const page = item();
     hostLoop.queueRenders(page, fetched(page, T0), [{ routeKey: '', reason: 'empty-app-root', sampleBothWays: false }]);
-    hostLoop.state.politeness = { ...hostLoop.state.politenessAt(T0), holdUntilMs: T0 + 3600_000, holdReason: 'TlsCertificateError' };
+    hostLoop.state.adoptPoliteness({ ...hostLoop.state.politenessAt(T0), holdUntilMs: T0 + 3600_000, holdReason: 'TlsCertificateError' });
     const step = expectStep(hostLoop.next(T0, HISTORY), 'settle');
     expect(step.outcome).toMatchObject({ kind: 'render-failed', failureType: 'TlsCertificateError', settlesPage: true });
   });

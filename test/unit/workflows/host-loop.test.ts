@@ -78,7 +78,7 @@ function loadedLoop(items: HostWorkItem[], nowMs = T0): HostLoop {
   const loop = newLoop();
   expectStep(loop.next(nowMs, SMALL_HISTORY), 'claim');
   loop.claimReported(claimed(items));
-  loop.state.robotsFreshUntilMs[`http://${HOST}`] = nowMs + 24 * 3600_000;
+  loop.state.noteRobotsFreshUntil(`http://${HOST}`, nowMs + 24 * 3600_000);
   return loop;
 }
 
@@ -143,10 +143,12 @@ describe('HostLoop: politeness', () => {
     const followUp = loop.fetchReported(a, fetched(T0, T0 + 100), T0 + 100);
     expect(followUp).toMatchObject({ kind: 'parse', item: a });
     expect(loop.waitIsOver('change-or-outcome')).toBe(true);
+    loop.waited('change-or-outcome');
     const wait = expectStep(loop.next(T0 + 100, SMALL_HISTORY), 'wait');
     expect(wait.wait).toBe('change');
     // At least the policy's 2 s after the last byte.
     expect(T0 + 100 + wait.timeoutMs!).toBeGreaterThanOrEqual(T0 + 100 + 2000);
+    loop.waited(wait.wait);
     expect(expectStep(loop.next(T0 + 100 + wait.timeoutMs!, SMALL_HISTORY), 'fetch').item).toEqual(b);
   });
 
@@ -188,6 +190,7 @@ describe('HostLoop: politeness', () => {
     expect(loop.waitIsOver('change')).toBe(false);
     loop.resume();
     expect(loop.waitIsOver('change')).toBe(true);
+    loop.waited('change');
     expectStep(nextPastClaims(loop, T0), 'fetch');
   });
 });
@@ -215,6 +218,7 @@ describe('HostLoop: long waits are reported for the progress line', () => {
     expect(wait.reason).toBe('retry-after');
     expect(wait.report!.untilMs).toBeGreaterThanOrEqual(T0 + 120_000);
     loop.wake();
+    loop.waited(wait.wait);
     const again = expectStep(nextPastClaims(loop, T0 + 30), 'wait');
     expect(again.reason).toBe('retry-after');
     expect(again.report).toBeUndefined();
@@ -233,6 +237,7 @@ describe('HostLoop: long waits are reported for the progress line', () => {
       if (step.kind === 'wait') {
         if (step.report) reports.push(step.report);
         if (step.timeoutMs !== undefined) expect(step.reason).toBe('robots-unreachable');
+        loop.waited(step.wait);
         nowMs += step.timeoutMs ?? 0;
         continue;
       }
@@ -291,6 +296,7 @@ describe('HostLoop: failures', () => {
     for (let round = 0; round < 10 && outcomes.length === 0; round += 1) {
       const step = nextPastClaims(loop, nowMs);
       if (step.kind === 'wait') {
+        loop.waited(step.wait);
         nowMs += step.timeoutMs ?? 0;
         continue;
       }
@@ -320,6 +326,7 @@ describe('HostLoop: failures', () => {
     while (deferred === undefined && refreshes.length < 10) {
       const step = nextPastClaims(loop, nowMs);
       if (step.kind === 'wait') {
+        loop.waited(step.wait);
         nowMs += step.timeoutMs ?? 0;
         continue;
       }
@@ -345,7 +352,7 @@ describe('HostLoop: failures', () => {
     expect(followUp).toBeUndefined();
     expect(loop.state.queue[0]).toMatchObject({ notBeforeMs: T0 + 30_000, heldByRobotsSinceMs: T0 });
     // Past the patience, the same failure defers the URL.
-    const later = loop.fetchFailed(loop.state.queue.shift()!, 'RobotsUnreachable', { startedAtMs: T0, finishedAtMs: T0, requested: false, retryAfterAtMs: T0 + 200_000 } as never, 'unreachable', T0 + 170_000);
+    const later = loop.fetchFailed(loop.state.takeFirst(), 'RobotsUnreachable', { startedAtMs: T0, finishedAtMs: T0, requested: false, retryAfterAtMs: T0 + 200_000 } as never, 'unreachable', T0 + 170_000);
     expect(later).toMatchObject({ kind: 'settle', outcome: { kind: 'deferred', reason: 'robots-unreachable' } });
   });
 
@@ -363,8 +370,10 @@ describe('HostLoop: failures', () => {
     const deferred: string[] = [];
     for (let round = 0; round < 20 && deferred.length < 2; round += 1) {
       const step = nextPastClaims(loop, nowMs);
-      if (step.kind === 'wait') nowMs += step.timeoutMs ?? 0;
-      else if (step.kind === 'settle' && step.outcome.kind === 'deferred') deferred.push(step.item.url);
+      if (step.kind === 'wait') {
+        loop.waited(step.wait);
+        nowMs += step.timeoutMs ?? 0;
+      } else if (step.kind === 'settle' && step.outcome.kind === 'deferred') deferred.push(step.item.url);
       else expect.fail(`unexpected step ${step.kind}`);
     }
     expect(deferred.sort()).toEqual([a.url, b.url].sort());
@@ -396,7 +405,7 @@ describe('HostLoop: bursts report', () => {
   const returnedBurstOfTwo = (options: { robotsStale?: boolean } = {}) => {
     const items = [item({ minHostDelayMs: 100 }), item({ minHostDelayMs: 100 })];
     const loop = loadedLoop(items);
-    if (options.robotsStale) loop.state.robotsFreshUntilMs[`http://${HOST}`] = 0;
+    if (options.robotsStale) loop.state.noteRobotsFreshUntil(`http://${HOST}`, 0);
     const { burst } = expectStep(loop.next(T0, SMALL_HISTORY), 'burst');
     loop.burstReturned();
     loop.burstClaimTaken([]);
@@ -580,6 +589,7 @@ describe('HostLoop: continue-as-new', () => {
     expect(expectStep(loop.next(T0 + 1, large), 'wait').wait).toBe('quiet');
     loop.fetchReported(fetching.item, { kind: 'not-modified', status: 304, startedAtMs: T0, finishedAtMs: T0 + 5 }, T0 + 5);
     expect(loop.waitIsOver('quiet')).toBe(true);
+    loop.waited('quiet');
     expectStep(loop.next(T0 + 5, large), 'continue-as-new');
     const carried = loop.snapshotForNextRun();
     expect(carried.run).toBe(2);
@@ -593,7 +603,7 @@ describe("HostLoop: a run's first burst as a local activity", () => {
     const loop = newLoop();
     expectStep(loop.next(T0, SMALL_HISTORY), 'claim');
     loop.claimReported({ ...claimed(items), ...(localBursts ? { localBursts: true as const } : {}) });
-    loop.state.robotsFreshUntilMs[`http://${HOST}`] = T0 + 24 * 3600_000;
+    loop.state.noteRobotsFreshUntil(`http://${HOST}`, T0 + 24 * 3600_000);
     return loop;
   };
   const fastItems = (n: number): HostWorkItem[] => Array.from({ length: n }, () => item({ minHostDelayMs: 100 }));

@@ -23,17 +23,18 @@ describe('HostQueue', () => {
   it('takes the strictest delay: the operator override first, else the crawl, and robots Crawl-delay on top', () => {
     const queue = HostQueue.fresh('h.example');
     expect(queue.policyFor(item()).minDelayMs).toBe(500);
-    queue.robotsCrawlDelayMs = { 'http://h.example': 2000, 'https://h.example': 3000 };
+    queue.noteRobotsRules('http://h.example', { freshUntilMs: 0, policyKind: 'rules', finishedAtMs: 0, crawlDelayMs: 2000 });
+    queue.noteRobotsRules('https://h.example', { freshUntilMs: 0, policyKind: 'rules', finishedAtMs: 0, crawlDelayMs: 3000 });
     expect(queue.policyFor(item()).crawlDelayMs).toBe(3000);
-    queue.delayOverrideMs = 100;
+    queue.overrideDelay(100);
     expect(queue.policyFor(item()).minDelayMs).toBe(100);
   });
 
   it('starts the next request only after the politeness delay from the end of the last one', () => {
     const queue = HostQueue.fresh('h.example');
-    queue.queue.push(item(), item({ fingerprint: '1'.repeat(32) }));
+    queue.enqueue([item(), item({ fingerprint: '1'.repeat(32) })]);
     expect(queue.canStartAt(1_000)).toBe(true);
-    queue.queue.shift();
+    queue.takeFirst();
     queue.noteRequestStarted(1_000, item());
     expect(queue.canStartAt(1_001)).toBe(false); // one in flight
     queue.noteOutcome({ kind: 'response', startedAtMs: 1_000, finishedAtMs: 1_020, status: 200 }, item(), noJitter, 1_020);
@@ -45,18 +46,18 @@ describe('HostQueue', () => {
 
   it('holds everything while paused', () => {
     const queue = HostQueue.fresh('h.example');
-    queue.queue.push(item());
-    queue.paused = true;
+    queue.enqueue([item()]);
+    queue.pause();
     expect(queue.canStartAt(10_000)).toBe(false);
   });
 
   it('carries queue, politeness, robots and operator settings to the next run as JSON', () => {
     const queue = HostQueue.fresh('h.example');
-    queue.queue.push(item());
+    queue.enqueue([item()]);
     queue.noteRequestStarted(5_000, item());
     queue.noteOutcome({ kind: 'response', startedAtMs: 5_000, finishedAtMs: 5_100, status: 429, retryAfterAtMs: 60_000 }, item(), noJitter, 5_100);
-    queue.robotsFreshUntilMs['http://h.example'] = 99_000;
-    queue.delayOverrideMs = 700;
+    queue.noteRobotsFreshUntil('http://h.example', 99_000);
+    queue.overrideDelay(700);
     const next = new HostQueue(JSON.parse(JSON.stringify(queue.snapshotForNextRun())));
     expect(next.run).toBe(2);
     expect(next.queue).toEqual(queue.queue);
@@ -70,7 +71,7 @@ describe('HostQueue', () => {
     const limits = { maxHostDelayMs: 1000, maxPaceWaitMs: 3000, maxUrls: 4, maxSpanMs: 5000 };
     const fresh = (...items: HostWorkItem[]): HostQueue => {
       const queue = HostQueue.fresh('h.example');
-      queue.queue = items;
+      queue.enqueue(items);
       return queue;
     };
 
@@ -87,10 +88,10 @@ describe('HostQueue', () => {
       expect(fresh(item(), item()).fetchBurstSizeWith(item({ notBeforeMs: T0 - 1 }), T0, limits)).toBe(1);
       expect(fresh(item({ minHostDelayMs: 2000 })).fetchBurstSizeWith(item({ minHostDelayMs: 2000 }), T0, limits)).toBe(1);
       const tripped = fresh(item(), item());
-      tripped.politeness = { ...tripped.politenessAt(T0), consecutiveFailures: 5, circuitOpenUntilMs: T0 - 1 };
+      tripped.adoptPoliteness({ ...tripped.politenessAt(T0), consecutiveFailures: 5, circuitOpenUntilMs: T0 - 1 });
       expect(tripped.fetchBurstSizeWith(item(), T0, limits)).toBe(1);
-      tripped.delayOverrideMs = 100;
-      tripped.politeness = { ...tripped.politeness, consecutiveFailures: 0 };
+      tripped.overrideDelay(100);
+      tripped.adoptPoliteness({ ...tripped.politenessAt(T0), consecutiveFailures: 0 });
       expect(tripped.fetchBurstSizeWith(item(), T0, limits)).toBe(3);
     });
 
@@ -100,7 +101,7 @@ describe('HostQueue', () => {
       expect(fresh().burstable(item({ minHostDelayMs: 2000 }), T0, limits)).toBe(false);
       expect(fresh().burstable(item({ maxConcurrentFetches: 2 }), T0, limits)).toBe(false);
       const tripped = fresh();
-      tripped.politeness = { ...tripped.politenessAt(T0), consecutiveFailures: 5, circuitOpenUntilMs: T0 + 1 };
+      tripped.adoptPoliteness({ ...tripped.politenessAt(T0), consecutiveFailures: 5, circuitOpenUntilMs: T0 + 1 });
       expect(tripped.burstable(item(), T0, limits)).toBe(false);
       expect(tripped.burstable(item(), T0 + 1, limits)).toBe(false);
     });
@@ -109,8 +110,8 @@ describe('HostQueue', () => {
       // Two first tries queued, robots fresh, the last request ended at T0 with a 500 ms delay.
       const waiting = (...items: HostWorkItem[]): HostQueue => {
         const queue = fresh(...items);
-        queue.robotsFreshUntilMs = { 'http://h.example': T0 + 60_000 };
-        queue.politeness = { ...queue.politenessAt(T0), nextFetchAtMs: T0 + 500 };
+        queue.noteRobotsFreshUntil('http://h.example', T0 + 60_000);
+        queue.adoptPoliteness({ ...queue.politenessAt(T0), nextFetchAtMs: T0 + 500 });
         return queue;
       };
 
@@ -124,7 +125,7 @@ describe('HostQueue', () => {
 
       it('waits no longer than maxHostDelayMs for a host that signalled overload: the durable timer waits', () => {
         const throttled = waiting(item(), item());
-        throttled.politeness = { ...throttled.politenessAt(T0), recentThrottles: 1 };
+        throttled.adoptPoliteness({ ...throttled.politenessAt(T0), recentThrottles: 1 });
         expect(throttled.earlyBurstStartAtMs(T0 - 500, limits)).toBe(T0 + 500);
         expect(throttled.earlyBurstStartAtMs(T0 - 501, limits)).toBeUndefined();
       });
@@ -147,7 +148,7 @@ describe('HostQueue', () => {
         expect(waiting(item({ notBeforeMs: T0 }), item()).earlyBurstStartAtMs(T0, limits)).toBeUndefined();
         expect(waiting(item(), item({ crawlId: 'other' })).earlyBurstStartAtMs(T0, limits)).toBeUndefined();
         const paused = waiting(item(), item());
-        paused.paused = true;
+        paused.pause();
         expect(paused.earlyBurstStartAtMs(T0, limits)).toBeUndefined();
         expect(waiting().earlyBurstStartAtMs(T0, limits)).toBeUndefined();
       });
@@ -157,15 +158,15 @@ describe('HostQueue', () => {
         busy.noteRequestStarted(T0, item());
         expect(busy.earlyBurstStartAtMs(T0, limits)).toBeUndefined();
         const stale = waiting(item(), item());
-        stale.robotsFreshUntilMs = { 'http://h.example': T0 + 500 };
+        stale.noteRobotsFreshUntil('http://h.example', T0 + 500);
         expect(stale.earlyBurstStartAtMs(T0, limits)).toBeUndefined();
         const slow = waiting(item({ minHostDelayMs: 2000 }), item({ minHostDelayMs: 2000 }));
         expect(slow.earlyBurstStartAtMs(T0, limits)).toBeUndefined();
         const retryAfter = waiting(item(), item());
-        retryAfter.politeness = { ...retryAfter.politenessAt(T0), retryAfterAtMs: T0 + 1500 };
+        retryAfter.adoptPoliteness({ ...retryAfter.politenessAt(T0), retryAfterAtMs: T0 + 1500 });
         expect(retryAfter.earlyBurstStartAtMs(T0, limits)).toBeUndefined();
         const tripped = waiting(item(), item());
-        tripped.politeness = { ...tripped.politenessAt(T0), consecutiveFailures: 5, circuitOpenUntilMs: T0 + 400 };
+        tripped.adoptPoliteness({ ...tripped.politenessAt(T0), consecutiveFailures: 5, circuitOpenUntilMs: T0 + 400 });
         expect(tripped.earlyBurstStartAtMs(T0, limits)).toBeUndefined();
       });
     });
