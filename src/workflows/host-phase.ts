@@ -150,7 +150,7 @@ export function initialHostLoopState(carried: boolean): HostLoopState {
 
 /** A step reported in a phase that does not expect it: a bug in the workflow's wiring, not a state to go on from. */
 export class HostPhaseError extends Error {
-  readonly code = 'IllegalHostTransition';
+  readonly code = 'HOST_PHASE_ILLEGAL_TRANSITION';
   constructor(
     readonly from: HostPhaseName,
     readonly to: HostPhaseName | undefined,

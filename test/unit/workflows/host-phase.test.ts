@@ -113,7 +113,7 @@ describe('the phase table', () => {
             return undefined;
           })();
           expect(thrown).toBeInstanceOf(HostPhaseError);
-          expect(thrown).toMatchObject({ code: 'IllegalHostTransition', from, to, name: 'HostPhaseError' });
+          expect(thrown).toMatchObject({ code: 'HOST_PHASE_ILLEGAL_TRANSITION', from, to, name: 'HostPhaseError' });
           expect(state.phase.name).toBe(from);
         }
       }
