@@ -165,7 +165,7 @@ go_tool minio "$MINIO_MODULE" "$MINIO_MODULE" "$MINIO_VERSION"
 # `docker compose config` for the compose file's test, where no compose plugin is installed.
 local_go_tool compose-config tools/compose-config
 # The Temporal server (go.temporal.io/server at the release docker-compose.yml's image carries) and
-# its SQL schema tool, for the cluster test (test/cluster, README "Tests").
+# its SQL schema tool, for the cluster test (test/e2e/cluster, README "Tests").
 local_go_tool temporal-server tools/temporal-server
 local_go_tool temporal-sql-tool tools/temporal-server ./sql-tool
 # The files `docker build` sends, by .dockerignore, for the image's test (no Docker engine here).

@@ -1,7 +1,7 @@
 // Records a real recrawl-cycle history for the replay test (test/replay): a small crawl of a web
 // whose robots.txt declares a sitemap and which has a listing page, then one recrawl cycle, so the
 // history carries the signal sweep (a child crawl), the plan and the cycle's crawl. It writes
-// test/replay/histories/recrawl-cycle-workflow.json only. Run it after a change to the cycle workflow:
+// test/integration/workflows/replay/histories/recrawl-cycle-workflow.json only. Run it after a change to the cycle workflow:
 //   npm run replay:record-recrawl
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import type { RecrawlCycleInput } from '../src/workflows/recrawl-cycle-workflow.
 import { startTestWeb } from '../test/support/test-web/index.js';
 import { exportedHistory, scratchDatabase } from './lib/recording.js';
 
-const OUT_FILE = path.resolve('test/replay/histories/recrawl-cycle-workflow.json');
+const OUT_FILE = path.resolve('test/integration/workflows/replay/histories/recrawl-cycle-workflow.json');
 const dataDir = path.resolve('.test-data/record-histories');
 const stack = await ensureStack({ dataDir, log: console.log });
 

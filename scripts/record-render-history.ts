@@ -15,7 +15,7 @@ import { crawlWorkflowId, hostWorkflowId } from '../src/contracts/messages.js';
 import { appShell, html, robots, script, startRenderWeb } from '../test/support/render-web.js';
 import { exportedHistory, scratchDatabase } from './lib/recording.js';
 
-const OUT_DIR = path.resolve('test/replay/histories');
+const OUT_DIR = path.resolve('test/integration/workflows/replay/histories');
 const { suffix } = parseArgs({ options: { suffix: { type: 'string', default: '' } } }).values;
 if (!/^[a-z0-9-]*$/.test(suffix)) throw new Error(`--suffix must be lower-case letters, digits and dashes, got ${suffix}`);
 const dataDir = path.resolve('.test-data/record-render-history');

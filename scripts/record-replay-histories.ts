@@ -17,7 +17,7 @@ import { addSeedsUpdate, crawlStatusQuery, crawlWorkflowId, hostWorkflowId, paus
 import { generateWeb, startTestWeb } from '../test/support/test-web/index.js';
 import { exportedHistory, scratchDatabase } from './lib/recording.js';
 
-const OUT_DIR = path.resolve('test/replay/histories');
+const OUT_DIR = path.resolve('test/integration/workflows/replay/histories');
 const { suffix } = parseArgs({ options: { suffix: { type: 'string', default: '' } } }).values;
 if (!/^[a-z0-9-]*$/.test(suffix)) throw new Error(`--suffix must be lower-case letters, digits and dashes, got ${suffix}`);
 const dataDir = path.resolve('.test-data/record-histories');

@@ -38,7 +38,7 @@ describe('crawler replay', () => {
   });
 
   it('replays the committed histories of every workflow type: exit 0, one report each', async () => {
-    const result = await runCrawlerCli(harness, ['replay', '--file', 'test/replay/histories', '--json']);
+    const result = await runCrawlerCli(harness, ['replay', '--file', 'test/integration/workflows/replay/histories', '--json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const reports = reportsOf(result.stdout);
@@ -47,7 +47,7 @@ describe('crawler replay', () => {
   });
 
   it('fails on a history this code cannot replay, naming the workflow and the event', async () => {
-    const result = await runCrawlerCli(harness, ['replay', '--file', 'test/replay/divergent/host-workflow-renamed-activity.json']);
+    const result = await runCrawlerCli(harness, ['replay', '--file', 'test/integration/workflows/replay/divergent/host-workflow-renamed-activity.json']);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^DIVERGED host\/127\.29\.0\.1 \(run [0-9a-f-]+\) at event 25: .*Nondeterminism error: Activity type of scheduled event 'fetchBurstRenamed'/m);
     expect(result.stderr).toContain('1 of 1 histories diverged');
@@ -55,7 +55,7 @@ describe('crawler replay', () => {
 
   it('prints a crafted workflow id of a history file neutralised: a DIVERGED line cannot pass for ok', async () => {
     const crafted = `host/evil\r\u001b[2Kok       host/forged (run 1)\u0085\u009b2K${'z'.repeat(1_000)}`;
-    const fixture = JSON.parse(await readFile('test/replay/divergent/host-workflow-renamed-activity.json', 'utf8')) as { workflowId: string };
+    const fixture = JSON.parse(await readFile('test/integration/workflows/replay/divergent/host-workflow-renamed-activity.json', 'utf8')) as { workflowId: string };
     const dir = await mkdtemp(path.join(tmpdir(), 'replay-crafted-'));
     const file = path.join(dir, 'crafted.json');
     await writeFile(file, JSON.stringify({ ...fixture, workflowId: crafted }));

@@ -7,7 +7,7 @@
 const CJK_CLASS = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc]';
 // A placeholder from normalizeTextForHash, a CJK run (group 1), or a run of other letters, digits
 // and marks. The last is a class difference (the v flag), not a lookahead before every character:
-// the same characters (test/domain/content/tokenize.test.ts checks every code point), and faster.
+// the same characters (test/unit/domain/content/tokenize.test.ts checks every code point), and faster.
 const TOKEN = new RegExp(`⟨[a-z]+⟩|(${CJK_CLASS}+)|[[\\p{L}\\p{M}\\p{N}]--${CJK_CLASS}]+`, 'gv');
 
 /**

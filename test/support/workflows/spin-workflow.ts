@@ -1,5 +1,5 @@
 // A workflow that holds its activation in a synchronous loop: what the sandbox call timeout is for.
-// Bundled only by test/workflows/sandbox-call-timeout.test.ts, never with the crawler's workflows.
+// Bundled only by test/integration/workflows/sandbox-call-timeout.test.ts, never with the crawler's workflows.
 
 /** Spins `iterations` rounds of integer arithmetic (about 1 ns each) in one activation, then returns. */
 export async function spinWorkflow(iterations: number): Promise<number> {

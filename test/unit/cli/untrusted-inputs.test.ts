@@ -157,7 +157,7 @@ describe('crawler replay --file: regular files within the named folder only', ()
   it('follows a symbolic link that stays in the folder', async () => {
     const folder = path.join(dir, 'histories-linked-inside');
     mkdirSync(folder);
-    const history = path.join(root, 'test/replay/histories/crawl-workflow.json');
+    const history = path.join(root, 'test/integration/workflows/replay/histories/crawl-workflow.json');
     writeFileSync(path.join(folder, 'a.json'), await (await import('node:fs/promises')).readFile(history, 'utf8'));
     symlinkSync('a.json', path.join(folder, 'b.json'));
     expect((await historiesFromFiles(folder)).length).toBe(2);
