@@ -1,3 +1,4 @@
+import type { LinkEdge } from '../../domain/registration/index.js';
 import { countSettlement, settleFrontierEntriesPart, type FrontierSettlement } from './frontier-settlement.js';
 import { fingerprintToBytes, type Queryable } from './sql-codec.js';
 import { type PoolClient } from './pool.js';
@@ -133,14 +134,7 @@ export async function recordParsedPages(db: PoolClient, pages: readonly { docume
   return records;
 }
 
-export interface LinkEdge {
-  source: string;
-  target: string;
-  anchorText?: string;
-  rel?: string;
-  /** 'feed': a page's <link rel=alternate> to its RSS or Atom feed. */
-  kind: 'link' | 'redirect' | 'canonical' | 'feed';
-}
+export type { LinkEdge };
 
 /**
  * The URLs a page's followed links point to, from the link graph (`links` joined to `urls`), with

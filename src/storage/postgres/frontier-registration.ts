@@ -4,37 +4,20 @@
  * in-links that raise a queued URL's priority, and an entry read back. Every operation here is
  * safe to repeat: activities retry and get redelivered.
  */
+import type { DiscoverySource, NewEntry, UrlIdentity } from '../../domain/registration/index.js';
 import { addCrawlCounters, counterShardOf, SUMMED_COUNTERS_SQL } from './crawl-counters.js';
 import type { FrontierState } from './frontier-settlement.js';
 import { fingerprintFromBytes, fingerprintToBytes, oncePerFingerprintInKeyOrder, type Queryable } from './sql-codec.js';
 
-export interface NewFrontierEntry {
-  fingerprint: string;
-  url: string;
-  host: string;
-  origin: string;
-  canonicalizationVersion: number;
-  depth: number;
-  priority: number;
-  tier: number;
-  purpose?: string;
-  /** How the crawl found it (migration 0025); absent for what a crawl did not discover (planned visits). */
-  source?: DiscoverySource;
-  /** Weighted in-links from the pages that registered it (migration 0029). Default 0. */
-  inlinks?: number;
-  discoveredFrom?: string;
-  anchorText?: string;
-  redirectHops?: number;
-  redirectChain?: string[];
-  demotion?: unknown;
-}
+/** A URL new to a crawl's frontier: the row registration decided (src/domain/registration). */
+export type NewFrontierEntry = NewEntry;
 
 /** How a URL entered a crawl's frontier (frontier.source). */
-export type DiscoverySource = 'seed' | 'link' | 'redirect' | 'sitemap' | 'feed' | 'canonical' | 'robots';
+export type { DiscoverySource };
 export const DISCOVERY_SOURCES: readonly DiscoverySource[] = ['seed', 'link', 'redirect', 'sitemap', 'feed', 'canonical', 'robots'];
 
 /** A canonical URL's identity row (`urls`), shared by every crawl. */
-export type UrlIdentity = Pick<NewFrontierEntry, 'fingerprint' | 'url' | 'canonicalizationVersion' | 'host' | 'origin'>;
+export type { UrlIdentity };
 
 /**
  * Records URL identities, once per fingerprint, in key order. Rows already there are skipped

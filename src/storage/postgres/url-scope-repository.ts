@@ -10,6 +10,7 @@ import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-
 import { readRejectionCounts } from './rejection-repository.js';
 import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './shared-figures.js';
 import { depthContentKey, pathStatKey } from '../../domain/registration/index.js';
+import type { RegistrationFactsQuery } from '../../domain/registration/index.js';
 
 /** The keys registration decides by: the ones this module's reads are keyed by. */
 export { depthContentKey, pathStatKey };
@@ -33,20 +34,7 @@ export async function frontierDepths(db: Queryable, crawlId: string, fingerprint
 }
 
 /** What a batch of link registrations reads before it decides (readRegistrationFacts). */
-export interface RegistrationFactsQuery {
-  /** Bloom positives to confirm in the exact store, with their depths. */
-  confirm: readonly string[];
-  /** Hosts whose growth (URLs registered) trap assessment needs. */
-  hosts: readonly string[];
-  /** Paths whose variants it needs. */
-  paths: readonly { host: string; path: string }[];
-  /** Hosts whose new content at a depth it needs. */
-  depthContent: readonly { depth: number; host: string }[];
-  /** Fingerprints whose presence in the frontier it needs (session-free twins). */
-  present: readonly string[];
-  /** Read the discovery budget's room too. */
-  withDiscoveryRoom: boolean;
-}
+export type { RegistrationFactsQuery };
 
 export interface RegistrationFacts extends GrowthStats {
   /** Those of `confirm` the crawl's frontier holds, with their depth. */
