@@ -7,28 +7,13 @@ import type { ClaimHostWorkResult, FetchUrlResult, HostWorkItem, RenderPageResul
 import { HostLoop, MAX_UNSTARTED_RENDER_TRIES, RENDER_WAIT_CLAIM_MS, RENDER_WORKER_RETRY_MS, type HostStep, type RunHistoryFacts } from '../../../src/workflows/host-loop.js';
 import { MAX_SUBRESOURCE_WAIT_MS } from '../../../src/domain/render/index.js';
 import { applyHostOutcome, onFetchStarted, resolveHostPolitenessPolicy } from '../../../src/domain/politeness/index.js';
+import { claimOf, hostWorkItems } from '../../support/host-work-items.js';
 
 const HOST = 'spa.example';
 const HISTORY: RunHistoryFacts = { continueAsNewSuggested: false, historyLength: 10 };
 const T0 = Date.UTC(2026, 11, 3, 12, 0, 0);
 
-let next = 0;
-const item = (overrides: Partial<HostWorkItem> = {}): HostWorkItem => {
-  next += 1;
-  return {
-    crawlId: 'c',
-    fingerprint: next.toString(16).padStart(32, '0'),
-    url: `http://${HOST}/p${next}`,
-    origin: `http://${HOST}`,
-    depth: 1,
-    generation: 1,
-    attempt: 0,
-    purpose: 'discovery',
-    minHostDelayMs: 2000,
-    maxConcurrentFetches: 1,
-    ...overrides,
-  };
-};
+const item = hostWorkItems(HOST);
 const fetched = (page: HostWorkItem, startedAtMs: number): Extract<FetchUrlResult, { kind: 'fetched' }> => ({
   kind: 'fetched',
   status: 200,
@@ -41,7 +26,7 @@ const fetched = (page: HostWorkItem, startedAtMs: number): Extract<FetchUrlResul
   startedAtMs,
   finishedAtMs: startedAtMs + 50,
 });
-const claimed = (items: HostWorkItem[]): ClaimHostWorkResult => ({ items, released: false, host: { politeness: null, delayOverrideMs: null, paused: false, quarantinedReason: null } });
+const claimed = (items: HostWorkItem[]): ClaimHostWorkResult => claimOf(items);
 
 function expectStep<K extends HostStep['kind']>(step: HostStep, kind: K): Extract<HostStep, { kind: K }> {
   expect(step.kind).toBe(kind);

@@ -5,36 +5,17 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimHostWorkResult, FetchBurstResult, FetchUrlResult, HostWorkItem, RefreshRobotsResult } from '../../../src/contracts/activities.js';
 import { BURST_EXTENSION, HostLoop, LOCAL_BURST, claimSize, type HostStep, type RunHistoryFacts } from '../../../src/workflows/host-loop.js';
 import { DEFAULT_FETCH_BURST_LIMITS } from '../../../src/domain/politeness/index.js';
+import { claimOf, hostWorkItems } from '../../support/host-work-items.js';
 
 const HOST = 'h.example';
 const SMALL_HISTORY: RunHistoryFacts = { continueAsNewSuggested: false, historyLength: 10 };
 const T0 = Date.UTC(2026, 11, 3, 12, 0, 0);
 
-let nextFingerprint = 0;
-const item = (overrides: Partial<HostWorkItem> = {}): HostWorkItem => {
-  nextFingerprint += 1;
-  return {
-    crawlId: 'c',
-    fingerprint: nextFingerprint.toString(16).padStart(32, '0'),
-    url: `http://${HOST}/p${nextFingerprint}`,
-    origin: `http://${HOST}`,
-    depth: 1,
-    generation: 1,
-    attempt: 0,
-    purpose: 'discovery',
-    minHostDelayMs: 2000,
-    maxConcurrentFetches: 1,
-    ...overrides,
-  };
-};
+const item = hostWorkItems(HOST);
 
 const newLoop = (): HostLoop => new HostLoop(HOST, undefined, { taskQueue: 'q', runKey: 'host/h.example/run-1', random: () => 0.5 });
 
-const claimed = (items: HostWorkItem[], released = false): ClaimHostWorkResult => ({
-  items,
-  released,
-  host: { politeness: null, delayOverrideMs: null, paused: false, quarantinedReason: null } as unknown as ClaimHostWorkResult['host'],
-});
+const claimed = (items: HostWorkItem[], released = false): ClaimHostWorkResult => claimOf(items, { released });
 
 const rules = (nowMs: number, overrides: Partial<RefreshRobotsResult> = {}): RefreshRobotsResult => ({
   requested: true,

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimHostWorkResult, FetchBurstResult, FetchUrlResult, HostWorkItem } from '../../../src/contracts/activities.js';
 import { HOST_PHASE_TRANSITIONS, HostLoop, HostPhaseError, type HostPhaseName, type HostStep, type RunHistoryFacts } from '../../../src/workflows/host-loop.js';
 import { enterPhase, initialHostLoopState, type HostPhase } from '../../../src/workflows/host-phase.js';
+import { claimOf, hostWorkItems } from '../../support/host-work-items.js';
 
 const HOST = 'phase.example';
 const T0 = Date.UTC(2026, 11, 3, 12, 0, 0);
@@ -11,28 +12,9 @@ const SMALL: RunHistoryFacts = { continueAsNewSuggested: false, historyLength: 1
 const LARGE: RunHistoryFacts = { continueAsNewSuggested: true, historyLength: 9000 };
 const PHASES: HostPhaseName[] = ['ready', 'claiming', 'claimed', 'waiting', 'releasing', 'continuing', 'failed'];
 
-let serial = 0;
-const item = (minHostDelayMs = 2000): HostWorkItem => {
-  serial += 1;
-  return {
-    crawlId: 'c',
-    fingerprint: serial.toString(16).padStart(32, '0'),
-    url: `http://${HOST}/p${serial}`,
-    origin: `http://${HOST}`,
-    depth: 1,
-    generation: 1,
-    attempt: 0,
-    purpose: 'discovery',
-    minHostDelayMs,
-    maxConcurrentFetches: 1,
-  };
-};
-const claimed = (items: HostWorkItem[], released = false, localBursts = false): ClaimHostWorkResult => ({
-  items,
-  released,
-  host: { politeness: null, delayOverrideMs: null, paused: false, quarantinedReason: null } as unknown as ClaimHostWorkResult['host'],
-  ...(localBursts ? { localBursts: true as const } : {}),
-});
+const makeItem = hostWorkItems(HOST);
+const item = (minHostDelayMs = 2000): HostWorkItem => makeItem({ minHostDelayMs });
+const claimed = (items: HostWorkItem[], released = false, localBursts = false): ClaimHostWorkResult => claimOf(items, { released, localBursts });
 const fetched = (startedAtMs: number, finishedAtMs: number): Extract<FetchUrlResult, { kind: 'fetched' }> => ({
   kind: 'fetched',
   status: 200,
