@@ -46,7 +46,7 @@ const SOURCE_ORDER = ['link', 'sitemap', 'feed', 'canonical', 'redirect', 'seed'
 
 /**
  * One line of what found the pages, e.g. "links 812 (fetched 700), sitemaps 300 (300), feeds 20
- * (20), seeds 3 (3); sitemaps read 4 of 5, feeds read 1 of 1".
+ * (20), seeds 3 (3); sitemaps read 4 of 6 (1 disallowed by robots.txt), feeds read 1 of 1".
  */
 export function describeDiscovery(report: DiscoveryReport): string {
   const sources = Object.keys(report.bySource).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
@@ -55,10 +55,15 @@ export function describeDiscovery(report: DiscoveryReport): string {
     return `${source === 'planned' ? 'planned' : plural(source)} ${discovered} (fetched ${fetched})`;
   });
   const documents = [
-    ...(report.sitemaps.registered > 0 ? [`sitemaps read ${report.sitemaps.read} of ${report.sitemaps.registered}`] : []),
-    ...(report.feeds.registered > 0 ? [`feeds read ${report.feeds.read} of ${report.feeds.registered}`] : []),
+    ...(report.sitemaps.registered > 0 ? [`sitemaps read ${report.sitemaps.read} of ${report.sitemaps.registered}${disallowedPart(report.sitemaps)}`] : []),
+    ...(report.feeds.registered > 0 ? [`feeds read ${report.feeds.read} of ${report.feeds.registered}${disallowedPart(report.feeds)}`] : []),
   ];
   return [parts.join(', ') || 'nothing', ...(documents.length > 0 ? [documents.join(', ')] : [])].join('; ');
+}
+
+/** A document its robots.txt disallows was never requested: said apart from the ones that failed. */
+function disallowedPart(documents: DiscoveryReport['sitemaps']): string {
+  return documents.disallowed ? ` (${documents.disallowed} disallowed by robots.txt)` : '';
 }
 
 function rank(source: string): number {

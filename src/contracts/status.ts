@@ -127,9 +127,17 @@ export interface CrawlStatus {
 export interface DiscoveryReport {
   /** By frontier.source (seed, link, redirect, sitemap, feed, canonical; 'planned' for a recrawl's visits): URLs registered, pages fetched. */
   bySource: Record<string, { discovered: number; fetched: number }>;
-  /** Sitemap files: registered, read, failed (missing, disallowed, an error). */
-  sitemaps: { registered: number; read: number; failed: number };
-  feeds: { registered: number; read: number; failed: number };
+  /** Sitemap files: registered, read, failed (missing, an error), disallowed by their robots.txt (never requested). */
+  sitemaps: DiscoveredDocuments;
+  feeds: DiscoveredDocuments;
+}
+
+export interface DiscoveredDocuments {
+  registered: number;
+  read: number;
+  failed: number;
+  /** Absent in reports made before it was counted apart from `failed`. */
+  disallowed?: number;
 }
 
 export interface CrawlSummary {

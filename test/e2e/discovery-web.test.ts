@@ -61,6 +61,12 @@ describe('discovering what sites tell us, on 21 hosts', () => {
     expect(figures.discovery).toEqual(summary.discovery);
     const text = await runCrawlerCli(harness, ['status', '--crawl', CRAWL_ID]);
     expect(text.stdout).toMatch(/found by: links \d+ \(fetched \d+\), sitemaps 36 \(fetched 36\), feeds 12 \(fetched 12\), canonicals \d+ \(fetched \d+\)/);
+    // Every sitemap was read but the /private/ ones robots.txt disallows, which are said apart from failures.
+    const sitemaps = summary.discovery!.sitemaps;
+    expect(sitemaps.failed).toBe(0);
+    expect(sitemaps.disallowed).toBeGreaterThan(0);
+    expect(sitemaps.read + sitemaps.disallowed!).toBe(sitemaps.registered);
+    expect(text.stdout).toContain(`sitemaps read ${sitemaps.read} of ${sitemaps.registered} (${sitemaps.disallowed} disallowed by robots.txt)`);
   });
 
   it('asks for nothing robots.txt disallows, a declared sitemap included, and keeps every host polite', () => {

@@ -95,9 +95,9 @@ describe('a one-shot crawl discovers pages from sitemaps and feeds', () => {
       sitemap: { discovered: SITEMAP_PAGES.length + 1, fetched: SITEMAP_PAGES.length + 1 },
       feed: { discovered: FEED_PAGES.length, fetched: FEED_PAGES.length },
     });
-    // /sitemap.xml, its two children, T's declared one and its disallowed one.
-    expect(summary.discovery?.sitemaps).toEqual({ registered: 5, read: 4, failed: 1 });
-    expect(summary.discovery?.feeds).toEqual({ registered: 1, read: 1, failed: 0 });
+    // /sitemap.xml, its two children, T's declared one and its disallowed one (never requested: not a failure).
+    expect(summary.discovery?.sitemaps).toEqual({ registered: 5, read: 4, failed: 0, disallowed: 1 });
+    expect(summary.discovery?.feeds).toEqual({ registered: 1, read: 1, failed: 0, disallowed: 0 });
   });
 
   it('records the source and the sitemap each page came from', async () => {

@@ -209,19 +209,20 @@ export async function errorsByType(db: Queryable, crawlId: string): Promise<Reco
 
 /**
  * How the crawl found its pages and what came of them, by frontier.source: URLs registered and
- * pages fetched (a 304 included); then the sitemaps and feeds it read and those that failed
- * (missing, refused). Entries a crawl did not discover (a recrawl's planned visits) are 'planned'.
+ * pages fetched (a 304 included); then the sitemaps and feeds it read, those that failed
+ * (missing, refused) and those their robots.txt disallows (never requested). Entries a crawl did not discover (a recrawl's planned visits) are 'planned'.
  */
 export async function discoveryBySource(db: Queryable, crawlId: string): Promise<DiscoveryReport> {
-  const result = await db.query<{ source: string; purpose: string; discovered: number; fetched: number; failed: number }>(
+  const result = await db.query<{ source: string; purpose: string; discovered: number; fetched: number; failed: number; disallowed: number }>(
     `SELECT COALESCE(source, 'planned') AS source, CASE WHEN purpose IN ('sitemap', 'feed') THEN purpose ELSE 'page' END AS purpose,
             count(*)::int AS discovered,
             count(*) FILTER (WHERE state = 'done' AND outcome IN ('ok', 'not-modified'))::int AS fetched,
-            count(*) FILTER (WHERE state IN ('failed', 'dead', 'dropped'))::int AS failed
+            count(*) FILTER (WHERE state IN ('failed', 'dead', 'dropped') AND outcome IS DISTINCT FROM 'robots-disallowed')::int AS failed,
+            count(*) FILTER (WHERE outcome = 'robots-disallowed')::int AS disallowed
      FROM frontier WHERE crawl_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
     [crawlId],
   );
-  const report: DiscoveryReport = { bySource: {}, sitemaps: { registered: 0, read: 0, failed: 0 }, feeds: { registered: 0, read: 0, failed: 0 } };
+  const report: DiscoveryReport = { bySource: {}, sitemaps: { registered: 0, read: 0, failed: 0, disallowed: 0 }, feeds: { registered: 0, read: 0, failed: 0, disallowed: 0 } };
   for (const row of result.rows) {
     if (row.purpose === 'page') {
       report.bySource[row.source] = { discovered: row.discovered, fetched: row.fetched };
@@ -231,6 +232,7 @@ export async function discoveryBySource(db: Queryable, crawlId: string): Promise
     documents.registered += row.discovered;
     documents.read += row.fetched;
     documents.failed += row.failed;
+    documents.disallowed = (documents.disallowed ?? 0) + row.disallowed;
   }
   return report;
 }
