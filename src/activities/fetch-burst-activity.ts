@@ -49,9 +49,9 @@ import type {
   SettleUrlInput,
   SettleUrlResult,
 } from '../contracts/activities.js';
-import { activityCallToken } from './activity-call-token.js';
+import { activityCallToken } from './support/activity-call-token.js';
 import type { ActivityDeps } from '../services/deps.js';
-import type { UrlFetcher, UrlFetchOptions } from './fetch-activity.js';
+import type { UrlFetcher, UrlFetchOptions } from '../services/fetching/url-fetch-types.js';
 import type { HeldBody, HeldBodyBudget } from '../services/fetching/held-bodies.js';
 import { ownParseQueue } from '../services/fetching/own-parse-queue.js';
 import type { RobotsRefresher } from './robots-activity.js';

@@ -8,7 +8,7 @@ import type { ActivityDeps } from '../services/deps.js';
 import type { CrawlContextCache } from '../services/frontier/crawl-context.js';
 import { claimHostWork as claimWork, reportHostWait as recordWait } from '../services/frontier/host-work.js';
 import { settleUrl as settleUrlOutcome } from '../services/frontier/url-settlement.js';
-import { activityCallToken } from './activity-call-token.js';
+import { activityCallToken } from './support/activity-call-token.js';
 
 export function createHostActivities(deps: ActivityDeps, crawls: CrawlContextCache) {
   async function claimHostWork(input: ClaimHostWorkInput): Promise<ClaimHostWorkResult> {

@@ -5,7 +5,9 @@
 import { createCrawlActivities } from './crawl-activities.js';
 import { CrawlContextCache } from '../services/frontier/crawl-context.js';
 import type { ActivityDeps } from '../services/deps.js';
-import { createFetchActivities, createUrlFetcher } from './fetch-activity.js';
+import { createFetchActivities } from './fetch-activity.js';
+import { createUrlFetcher } from '../services/fetching/url-fetcher.js';
+import { currentActivityScope } from './support/activity-scope.js';
 import { createFetchBurstActivities } from './fetch-burst-activity.js';
 import { createHostActivities } from './host-activities.js';
 import { HeldBodyBudget } from '../services/fetching/held-bodies.js';
@@ -30,7 +32,7 @@ export function createActivities(deps: ActivityDeps) {
   const bodyPacker = new BodyPacker(deps.bodies, (sha256s) => storedBodyKeys(deps.pool, sha256s));
   // Hosts renders reach as other origins: every request to them reserves its start in the pacing ledger.
   const pacedHosts = new PacedHosts(deps.pool, deps.now);
-  const fetchUrlAttempt = instrumentFetcher(createUrlFetcher(deps, crawls, bodyPacker, pacedHosts), deps.metrics);
+  const fetchUrlAttempt = instrumentFetcher(createUrlFetcher(deps, { crawls, bodyPacker, pacedHosts, scopeOf: currentActivityScope }), deps.metrics);
   const parsePage = createPageParser(deps, crawls);
   const parseActivities = createParseActivities(parsePage, crawls);
   const hostActivities = createHostActivities(deps, crawls);

@@ -8,7 +8,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { FAILURE_POLICIES } from '../domain/failures/index.js';
 import type { RenderFailureDetails, RenderPageInput, RenderPageResult } from '../contracts/activities.js';
 import { RenderFailedError, type createRenderService } from '../services/rendering/render-service.js';
-import { activityCallToken } from './activity-call-token.js';
+import { activityCallToken } from './support/activity-call-token.js';
 
 export function createRenderActivities(render: ReturnType<typeof createRenderService>) {
   async function renderPage(input: RenderPageInput): Promise<RenderPageResult> {

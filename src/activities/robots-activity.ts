@@ -23,7 +23,7 @@ import { HttpFetchError, type FetchResponseHead, type HttpClient } from '../http
 import { getRobotsEntry, readRobotsTakingLease, releaseRobotsLease, saveRobotsEntry } from '../storage/postgres/robots-repository.js';
 import type { CrawlContextCache } from '../services/frontier/crawl-context.js';
 import type { RefreshRobotsInput, RefreshRobotsResult } from '../contracts/activities.js';
-import { activityCallToken } from './activity-call-token.js';
+import { activityCallToken } from './support/activity-call-token.js';
 import type { PacedHosts } from '../services/rendering/paced-hosts.js';
 import type { ActivityDeps } from '../services/deps.js';
 

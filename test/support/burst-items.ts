@@ -3,7 +3,7 @@
 // fake fetch whose parses and settles answer at once.
 import type { FetchUrlInput } from '../../src/contracts/activities.js';
 import type { ActivityDeps } from '../../src/services/deps.js';
-import type { UrlFetcher } from '../../src/activities/fetch-activity.js';
+import type { UrlFetcher } from '../../src/services/fetching/url-fetch-types.js';
 import { createFetchBurstActivities } from '../../src/activities/fetch-burst-activity.js';
 import { HeldBodyBudget } from '../../src/services/fetching/held-bodies.js';
 

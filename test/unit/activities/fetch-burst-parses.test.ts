@@ -5,7 +5,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import type { ActivityDeps } from '../../../src/services/deps.js';
 import type { FetchBurstInput, FetchBurstResult, FetchUrlInput, FetchUrlResult, ParseBatchInput, ParseBatchResult, ParseDocumentInput, SettleUrlInput } from '../../../src/contracts/activities.js';
-import type { UrlFetchOptions } from '../../../src/activities/fetch-activity.js';
+import type { UrlFetchOptions } from '../../../src/services/fetching/url-fetch-types.js';
 import { createFetchBurstActivities, everyUrlEnded, MAX_BODIES_STORING } from '../../../src/activities/fetch-burst-activity.js';
 import { HeldBodyBudget } from '../../../src/services/fetching/held-bodies.js';
 import { burstActivitiesFetchingWith, burstItemOf } from '../../support/burst-items.js';

@@ -1,0 +1,10 @@
+export { crawlSkipReasonOf, robotsGateOf, conditionalHeadersOf, bodyLimitsOf } from './fetch-plan.js';
+export type { CrawlSkipReason, RobotsGate, RobotsGateInput, StoredValidators, BodyLimits } from './fetch-plan.js';
+export { fetchResponseOutcomeOf, keepsBodyOf, transportFailureOf } from './response-outcome.js';
+export type { FetchResponseOutcome } from './response-outcome.js';
+export { redirectOutcomeOf } from './redirect-outcome.js';
+export type { RedirectOutcome, RedirectTargetRefusal } from './redirect-outcome.js';
+export { fetchRetryDelayMs, poisonCountOf } from './fetch-retry.js';
+export type { FetchRetryInput } from './fetch-retry.js';
+export { KEPT_HEADERS, KEPT_HEADER_MAX_CHARS, bodyRecordingOf, isHtmlContentType, isParsedBody, keptHeadersOf } from './fetched-body.js';
+export type { BodyRecordingInput } from './fetched-body.js';
