@@ -54,9 +54,10 @@ import type { ActivityDeps } from '../services/deps.js';
 import type { UrlFetcher, UrlFetchOptions } from '../services/fetching/url-fetch-types.js';
 import type { HeldBody, HeldBodyBudget } from '../services/fetching/held-bodies.js';
 import { ownParseQueue } from '../services/fetching/own-parse-queue.js';
-import type { RobotsRefresher } from './robots-activity.js';
+import type { RobotsRefresher } from '../services/fetching/robots-refresher.js';
 import { sleepUntilMs } from '../services/fetching/sleep-until.js';
-import { failedParseOutcome, parsedOutcome, type FetchedPage, type PageParser } from './parse-activity.js';
+import { failedParseOutcome, parsedOutcome, type PageParser } from '../services/documents/page-parser.js';
+import type { FetchedPage } from '../services/documents/page-analysis.js';
 import { parseInputOf, plainSettlementOf } from '../contracts/fetch-followup.js';
 
 /**

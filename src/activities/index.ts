@@ -11,9 +11,11 @@ import { currentActivityScope } from './support/activity-scope.js';
 import { createFetchBurstActivities } from './fetch-burst-activity.js';
 import { createHostActivities } from './host-activities.js';
 import { HeldBodyBudget } from '../services/fetching/held-bodies.js';
-import { createPageParser, createParseActivities, createSignalReadingCheck } from './parse-activity.js';
+import { createParseActivities } from './parse-activity.js';
+import { createPageParser, createSignalReadingCheck } from '../services/documents/page-parser.js';
 import { createRecrawlActivities } from './recrawl-activities.js';
-import { createRobotsActivities, createRobotsRefresher } from './robots-activity.js';
+import { createRobotsActivities } from './robots-activity.js';
+import { createRobotsRefresher } from '../services/fetching/robots-refresher.js';
 import { createSignalSweepActivities } from './signal-sweep-activities.js';
 import { BodyPacker } from '../storage/object-store/body-packer.js';
 import { storedBodyKeys } from '../storage/postgres/body-repository.js';
@@ -36,7 +38,7 @@ export function createActivities(deps: ActivityDeps) {
   const parsePage = createPageParser(deps, crawls);
   const parseActivities = createParseActivities(parsePage, crawls);
   const hostActivities = createHostActivities(deps, crawls);
-  const refreshRobots = instrumentRobotsRefresher(createRobotsRefresher(deps, crawls, pacedHosts), deps.metrics);
+  const refreshRobots = instrumentRobotsRefresher(createRobotsRefresher(deps, { crawls, pacedHosts, scopeOf: currentActivityScope }), deps.metrics);
   const crawlActivities = createCrawlActivities(deps, crawls);
   const recrawlActivities = createRecrawlActivities(deps);
   return {
@@ -62,7 +64,7 @@ export function createActivities(deps: ActivityDeps) {
         browsers: deps.browsers,
         crawls,
         // The render's pacers reserve its robots.txt requests in the ledger themselves.
-        refreshRobots: instrumentRobotsRefresher(createRobotsRefresher(deps, crawls), deps.metrics),
+        refreshRobots: instrumentRobotsRefresher(createRobotsRefresher(deps, { crawls, scopeOf: currentActivityScope }), deps.metrics),
         verdicts: new RenderVerdictCache(deps.pool, deps.now), pacedHosts })),
   };
 }

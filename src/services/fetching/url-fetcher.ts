@@ -79,7 +79,6 @@ async function fetchUrlAttempt(state: UrlFetcherState, input: FetchUrlInput, att
   if (gate.kind === 'stale') return { kind: 'robots-stale', atMs: deps.now() };
   // The first fetch of a crawl from an origin, its robots.txt in hand: the sitemaps it declares join the frontier.
   if (gate.registersSitemaps && robots) await state.sitemapRoots.registerOnce(context, url.origin, robots);
-  const step: UrlFetchStep = { deps, scope: state.scopeOf(), context, input, attemptNumber, options, url };
   if (gate.kind === 'unreachable') {
     // RFC 9309 §2.3.1.4: an unreachable robots.txt disallows everything *for now*. The URL is
     // not dropped: it waits (host-level retry) until the file may be fetched again.
@@ -88,6 +87,7 @@ async function fetchUrlAttempt(state: UrlFetcherState, input: FetchUrlInput, att
     throw await fetchFailure(deps, input, attemptNumber, 'RobotsUnreachable', message, { startedAtMs: atMs, finishedAtMs: atMs, requested: false, retryAfterAtMs: Math.max(atMs, gate.retryAfterAtMs) });
   }
   if (gate.kind === 'disallowed') return { kind: 'robots-disallowed', atMs: deps.now() };
+  const step: UrlFetchStep = { deps, scope: state.scopeOf(), context, input, attemptNumber, options, url };
   return fetchAllowed(state, step, preflight.validators);
 }
 

@@ -9,7 +9,7 @@ import type { UrlFetchOptions } from '../../../src/services/fetching/url-fetch-t
 import { createFetchBurstActivities, everyUrlEnded, MAX_BODIES_STORING } from '../../../src/activities/fetch-burst-activity.js';
 import { HeldBodyBudget } from '../../../src/services/fetching/held-bodies.js';
 import { burstActivitiesFetchingWith, burstItemOf } from '../../support/burst-items.js';
-import type { FetchedPage } from '../../../src/activities/parse-activity.js';
+import type { FetchedPage } from '../../../src/services/documents/page-analysis.js';
 import type { FetchedBodyRecords } from '../../../src/storage/postgres/fetch-repository.js';
 import { DEFAULT_FETCH_BURST_LIMITS, DEFAULT_HOST_POLITENESS_POLICY, initialHostPolitenessState } from '../../../src/domain/politeness/index.js';
 

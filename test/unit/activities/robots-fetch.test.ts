@@ -3,7 +3,7 @@
 // "unreachable, disallow everything".
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fetchRobots } from '../../../src/activities/robots-activity.js';
+import { fetchRobots } from '../../../src/services/fetching/robots-fetch.js';
 import { DEFAULT_ROBOTS_MAX_BYTES, nextRobotsCacheEntry, robotsVerdictFor, type RobotsFetchOutcome } from '../../../src/domain/robots/index.js';
 import { HttpClient } from '../../../src/http/index.js';
 import { startHttpServer, type LocalServer } from '../http/support/local-servers.js';
