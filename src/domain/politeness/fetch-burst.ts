@@ -84,3 +84,37 @@ export function burstWaitLimitMs(state: HostPolitenessState, nowMs: number, limi
   const paceWaitMs = Number.isFinite(limits.maxPaceWaitMs) ? limits.maxPaceWaitMs : limits.maxHostDelayMs;
   return overloaded ? limits.maxHostDelayMs : Math.max(limits.maxHostDelayMs, paceWaitMs);
 }
+
+/** A robots.txt refreshed in a burst may add a Crawl-delay: every later wait takes the longer of it and the policy's. */
+export function withCrawlDelay(policy: HostPolitenessPolicy, crawlDelayMs: number | undefined): HostPolitenessPolicy {
+  if (crawlDelayMs === undefined) return policy;
+  return { ...policy, crawlDelayMs: Math.max(policy.crawlDelayMs ?? 0, crawlDelayMs) };
+}
+
+/** Where a burst stands when it has fetched every URL it holds. */
+export interface BurstExtension {
+  /** URLs it may still take before its size limit. */
+  roomUrls: number;
+  /** Its first request's start, ms since the epoch; undefined when it sent none. */
+  firstRequestAtMs: number | undefined;
+  nowMs: number;
+}
+
+/**
+ * Whether a burst claims more of the host's URLs to fetch itself: it has room for them, and more
+ * of its span left than one delay of the host (a burst that sent nothing has no span to use).
+ */
+export function burstMayExtend(extension: BurstExtension, policy: HostPolitenessPolicy, limits: FetchBurstLimits = DEFAULT_FETCH_BURST_LIMITS): boolean {
+  if (extension.roomUrls <= 0) return false;
+  const spanLeftMs = extension.firstRequestAtMs === undefined ? 0 : limits.maxSpanMs - (extension.nowMs - extension.firstRequestAtMs);
+  return spanLeftMs > policyDelayMs(policy);
+}
+
+/**
+ * Whether a URL whose origin's robots.txt the burst has just refreshed is tried again in the
+ * burst: the file was read (not unreachable, not a transport failure), and its Crawl-delay, in
+ * `policy` now, still lets the host be fetched in bursts.
+ */
+export function burstRetriesAfterRobots(refresh: { readable: boolean }, policy: HostPolitenessPolicy, limits: FetchBurstLimits = DEFAULT_FETCH_BURST_LIMITS): boolean {
+  return refresh.readable && policyDelayMs(policy) <= limits.maxHostDelayMs;
+}
