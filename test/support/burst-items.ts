@@ -1,4 +1,4 @@
-// For the unit tests of fetch-burst-activity.ts: the URLs a burst is given (first tries of one
+// For the unit tests of fetch bursts (services/fetching/fetch-burst.ts): the URLs a burst is given (first tries of one
 // crawl on one host, with a 2 ms delay so that the bursts' waits are short), and a burst around a
 // fake fetch whose parses and settles answer at once.
 import type { FetchUrlInput } from '../../src/contracts/activities.js';

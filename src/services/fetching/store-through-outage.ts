@@ -3,7 +3,7 @@
  * that failed to store was lost with its activity, and the retry fetched it again: a MinIO outage
  * cost the hosts one request per page per burst retry. Here the body, already in hand, is tried
  * again with a growing delay while the store is down, for a bounded time; the caller stops its
- * host's requests meanwhile (fetch-burst-activity.ts), so nothing else is fetched that could not
+ * host's requests meanwhile (fetch-burst.ts), so nothing else is fetched that could not
  * be kept.
  */
 import { ApplicationFailure } from '@temporalio/activity';

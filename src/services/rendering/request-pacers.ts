@@ -17,7 +17,7 @@ import type { Pool } from '../../storage/postgres/pool.js';
 import { takeLedgerTurn } from './paced-hosts.js';
 import { sleepUntilMs } from '../fetching/sleep-until.js';
 
-/** Date.now() is whole milliseconds: a wait ends a little after its time, never before (fetch-burst-activity.ts says why). */
+/** Date.now() is whole milliseconds: a wait ends a little after its time, never before (fetch-burst.ts says why). */
 const TIMER_MARGIN_MS = 2;
 
 /** One request as a pacer runs it: what it returns, and what it told the host. */

@@ -42,7 +42,7 @@ const MAX_SUBRESOURCE_DECODED_BYTES = 32 * 1024 * 1024;
 /** Response headers handed to the browser: what it needs to use the body (type, CORS), never the transfer's own. */
 const PASSED_HEADERS = /^(content-type|content-language|x-content-type-options|access-control-[a-z-]+|timing-allow-origin)$/;
 
-/** What the gate answers with its robots.txt lookups: a refresher, as fetch bursts use (robots-activity.ts). */
+/** What the gate answers with its robots.txt lookups: a refresher, as fetch bursts use (robots-refresher.ts). */
 export type GateRobotsRefresher = (input: { origin: string; crawlId: string }, callId: string) => Promise<RefreshRobotsResult>;
 
 export interface SubresourceGateInput {

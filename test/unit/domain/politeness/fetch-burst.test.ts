@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_FETCH_BURST_LIMITS,
+  DEFAULT_HOST_POLITENESS_POLICY,
+  burstMayExtend,
+  burstRetriesAfterRobots,
+  withCrawlDelay,
   PolitenessInputError,
   applyHostOutcome,
   burstWaitMs,
@@ -124,5 +128,32 @@ describe('burstWaitMs: the same arithmetic as the workflow, and a burst never wa
   it('rejects a time that is not one, naming it', () => {
     expect(() => burstWaitMs(initialHostPolitenessState(T0), policy, Number.NaN, LIMITS)).toThrow(PolitenessInputError);
     expect(() => burstWaitMs(initialHostPolitenessState(T0), policy, Number.NaN, LIMITS)).toThrow(/nowMs/);
+  });
+});
+
+describe('the burst decisions around its requests', () => {
+  const policy = { ...DEFAULT_HOST_POLITENESS_POLICY, minDelayMs: 250 };
+  const limits = { ...DEFAULT_FETCH_BURST_LIMITS, maxSpanMs: 10_000, maxHostDelayMs: 1000 };
+
+  it('withCrawlDelay: a refreshed Crawl-delay raises the delay, never lowers it', () => {
+    expect(withCrawlDelay(policy, undefined)).toBe(policy);
+    expect(withCrawlDelay(policy, 2000).crawlDelayMs).toBe(2000);
+    expect(withCrawlDelay({ ...policy, crawlDelayMs: 3000 }, 2000).crawlDelayMs).toBe(3000);
+  });
+
+  it('burstMayExtend: room for more URLs and more span left than one delay', () => {
+    const nowMs = 1_000_000;
+    expect(burstMayExtend({ roomUrls: 5, firstRequestAtMs: nowMs - 1000, nowMs }, policy, limits)).toBe(true);
+    expect(burstMayExtend({ roomUrls: 0, firstRequestAtMs: nowMs - 1000, nowMs }, policy, limits)).toBe(false);
+    expect(burstMayExtend({ roomUrls: 5, firstRequestAtMs: undefined, nowMs }, policy, limits)).toBe(false);
+    expect(burstMayExtend({ roomUrls: 5, firstRequestAtMs: nowMs - 9750, nowMs }, policy, limits)).toBe(false);
+    expect(burstMayExtend({ roomUrls: 5, firstRequestAtMs: nowMs - 9749, nowMs }, policy, limits)).toBe(true);
+  });
+
+  it('burstRetriesAfterRobots: a readable file whose delay still fits a burst', () => {
+    expect(burstRetriesAfterRobots({ readable: true }, policy, limits)).toBe(true);
+    expect(burstRetriesAfterRobots({ readable: false }, policy, limits)).toBe(false);
+    expect(burstRetriesAfterRobots({ readable: true }, withCrawlDelay(policy, 1000), limits)).toBe(true);
+    expect(burstRetriesAfterRobots({ readable: true }, withCrawlDelay(policy, 1001), limits)).toBe(false);
   });
 });
