@@ -20,6 +20,7 @@ const ROBOTS_KEEP_BYTES = DEFAULT_ROBOTS_MAX_BYTES + 1;
  * Content-Length is refused unread, and then the host is unreachable.
  */
 const ROBOTS_MAX_WIRE_BYTES = 64 * 1024 * 1024;
+
 /** Thrown by the body sink once it holds ROBOTS_KEEP_BYTES: ends the transfer, and the refresh obeys what it has. */
 class RobotsCapReached extends Error {
   override readonly name = 'RobotsCapReached';
