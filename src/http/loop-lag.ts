@@ -8,7 +8,7 @@ const WINDOW_MS = 2000;
 /**
  * How late this process's event loop has lately been running its callbacks, ms. A fetch timed in
  * JavaScript ends when the loop gets to the response, so it includes about this much of our own
- * wait on top of the host's time: adaptive politeness takes it off (fetch-activity). The larger of
+ * wait on top of the host's time: adaptive politeness takes it off (url-fetcher.ts). The larger of
  * the last full window's mean and the current window's, so a stall counts as soon as it happened.
  */
 export class EventLoopLag {

@@ -1,6 +1,6 @@
-// The robots.txt fetch of robots-activity against a real local server: a file over the size cap
-// is obeyed for its first 512 KiB (RFC 9309 §2.5), cut at a line boundary, never turned into
-// "unreachable, disallow everything".
+// The robots.txt fetch (services/fetching/robots-fetch.ts) against a real local server: a file
+// over the size cap is obeyed for its first 512 KiB (RFC 9309 §2.5), cut at a line boundary,
+// never turned into "unreachable, disallow everything".
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchRobots } from '../../../src/services/fetching/robots-fetch.js';
