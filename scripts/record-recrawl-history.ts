@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveCrawlConfig } from '../src/config/crawl-config.js';
-import { ensureStack } from '../src/stack/index.js';
+import { ensureStack, stopStack } from '../src/stack/index.js';
 import { createCrawlerWorker } from '../src/workers/crawler-worker.js';
 import { crawlWorkflowId } from '../src/contracts/messages.js';
 import type { RecrawlCycleInput } from '../src/workflows/recrawl-cycle-workflow.js';
@@ -79,3 +79,5 @@ console.log(`saved ${path.basename(OUT_FILE)} (${history.events.length} events)`
 await worker.shutdown();
 await running;
 await web.close();
+// Its services would otherwise run on, idle but not free, until the next `crawler stack down`.
+await stopStack({ dataDir, log: console.log });
