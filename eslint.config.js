@@ -18,6 +18,13 @@ const restrictedFor = (extra, message, { allowTypeImports = true } = {}) => ({
   ],
 });
 
+const activityStoragePattern = { group: ['**/storage/**'], message: 'Activities reach storage through a service (src/services/), never directly.', allowTypeImports: false };
+const activitySiblingPattern = {
+  group: ['./*', '!./support', '!./support/**'],
+  message: 'An activity does not import another activity file: move what they share into a service or src/activities/support/.',
+  allowTypeImports: false,
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.crawler-data/**', '.test-data/**', 'coverage/**', 'scratch/**'] },
   js.configs.recommended,
@@ -74,6 +81,23 @@ export default tseslint.config(
       'Contracts are definitions shared by every layer: they import only the domain and config types.',
       { allowTypeImports: false },
     ),
+  },
+  {
+    // Activities are adapters over services: storage is reached through a service, never from an
+    // activity, and an activity does not call another activity's module (shared adapter helpers
+    // live in src/activities/support/). index.ts composes the activities, so it imports them, and
+    // the support helpers import each other.
+    files: ['src/activities/**/*.ts'],
+    ignores: ['src/activities/index.ts', 'src/activities/support/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [activityStoragePattern, activitySiblingPattern] }],
+    },
+  },
+  {
+    files: ['src/activities/index.ts', 'src/activities/support/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [activityStoragePattern] }],
+    },
   },
   {
     // Storage is below the services and activities that call it.

@@ -17,10 +17,8 @@ import { createRecrawlActivities } from './recrawl-activities.js';
 import { createRobotsActivities } from './robots-activity.js';
 import { createRobotsRefresher } from '../services/fetching/robots-refresher.js';
 import { createSignalSweepActivities } from './signal-sweep-activities.js';
-import { BodyPacker } from '../storage/object-store/body-packer.js';
-import { storedBodyKeys } from '../storage/postgres/body-repository.js';
-import { instrumentFetcher, instrumentFrontierTick, instrumentRecrawlFinish, instrumentRobotsRefresher } from '../services/metrics/instrument.js';
-import { readRejectionCounts } from '../storage/postgres/rejection-repository.js';
+import { workerBodyPacker } from '../services/fetching/worker-body-packer.js';
+import { refusalsOf, instrumentFetcher, instrumentFrontierTick, instrumentRecrawlFinish, instrumentRobotsRefresher } from '../services/metrics/instrument.js';
 import { createRenderActivities } from './render-activity.js';
 import { createRenderService } from '../services/rendering/render-service.js';
 import { RenderVerdictCache } from '../services/rendering/render-decisions.js';
@@ -31,7 +29,7 @@ export type { ActivityDeps } from '../services/deps.js';
 export function createActivities(deps: ActivityDeps) {
   const crawls = new CrawlContextCache(deps.pool, deps.now);
   // One packer per worker process: the more fetches share it, the fewer objects a page costs.
-  const bodyPacker = new BodyPacker(deps.bodies, (sha256s) => storedBodyKeys(deps.pool, sha256s));
+  const bodyPacker = workerBodyPacker(deps);
   // Hosts renders reach as other origins: every request to them reserves its start in the pacing ledger.
   const pacedHosts = new PacedHosts(deps.pool, deps.now);
   const fetchUrlAttempt = instrumentFetcher(createUrlFetcher(deps, { crawls, bodyPacker, pacedHosts, scopeOf: currentActivityScope }), deps.metrics);
@@ -43,7 +41,7 @@ export function createActivities(deps: ActivityDeps) {
   const recrawlActivities = createRecrawlActivities(deps);
   return {
     ...crawlActivities,
-    frontierTick: instrumentFrontierTick(crawlActivities.frontierTick, (crawlId) => readRejectionCounts(deps.pool, crawlId), deps.metrics),
+    frontierTick: instrumentFrontierTick(crawlActivities.frontierTick, refusalsOf(deps.pool), deps.metrics),
     ...hostActivities,
     ...createRobotsActivities(refreshRobots),
     ...createFetchActivities(fetchUrlAttempt),

@@ -2,6 +2,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { FetchUrlResult, FrontierTickInput, FrontierTickResult, RecrawlCycleSummary, RefreshRobotsInput, RefreshRobotsResult } from '../../contracts/activities.js';
 import type { CrawlMetricsSink } from './crawl-metrics-sink.js';
+import { readRejectionCounts } from '../../storage/postgres/rejection-repository.js';
+import type { Pool } from '../../storage/postgres/pool.js';
 
 type Fetcher<A extends unknown[]> = (...args: A) => Promise<FetchUrlResult>;
 
@@ -34,6 +36,11 @@ export function instrumentRobotsRefresher<A extends [RefreshRobotsInput, ...unkn
 }
 
 /** The tick's figures, and the refusals read beside them (one statement more per tick, only with metrics on). */
+/** A crawl's refused URLs by reason, as the tick's metrics read them. */
+export function refusalsOf(pool: Pool): (crawlId: string) => Promise<Record<string, number>> {
+  return (crawlId) => readRejectionCounts(pool, crawlId);
+}
+
 export function instrumentFrontierTick(
   tick: (input: FrontierTickInput) => Promise<FrontierTickResult>,
   readRefusals: (crawlId: string) => Promise<Record<string, number>>,

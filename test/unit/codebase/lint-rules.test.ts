@@ -18,6 +18,25 @@ async function restrictedImportMessages(code: string, filePath: string): Promise
 }
 
 describe('lint rules', () => {
+
+  it.each([
+    ["import { getFetch } from '../storage/postgres/fetch-repository.js';", 'storage'],
+    ["import type { Pool } from '../storage/postgres/pool.js';", 'a storage type'],
+    ["import { createUrlFetcher } from './fetch-activity.js';", 'another activity file'],
+  ])('bans %s in an activity (%s)', async (code) => {
+    const messages = await restrictedImportMessages(`${code}\nexport const x = 1;\n`, 'src/activities/lint-probe.ts');
+    expect(messages.join('\n')).toMatch(/Activities reach storage through a service|does not import another activity file/);
+  });
+
+  it('bans storage, not the activities it composes, in src/activities/index.ts', async () => {
+    expect((await restrictedImportMessages("import { getFetch } from '../storage/postgres/fetch-repository.js';\nexport const x = getFetch;\n", 'src/activities/index.ts')).join('\n')).toMatch(/through a service/);
+    expect(await restrictedImportMessages("import { createHostActivities } from './host-activities.js';\nexport const x = createHostActivities;\n", 'src/activities/index.ts')).toEqual([]);
+  });
+
+  it('allows services and the shared adapter helpers in an activity', async () => {
+    const code = "import { activityCallToken } from './support/activity-call-token.js';\nimport { registerSources } from '../services/frontier/link-registration.js';\nexport const x = [activityCallToken, registerSources];\n";
+    expect(await restrictedImportMessages(code, 'src/activities/lint-probe.ts')).toEqual([]);
+  });
   it.each([
     ["import { readFile } from 'node:fs/promises';", 'node built-in'],
     ["import crypto from 'crypto';", 'bare built-in'],
