@@ -100,6 +100,17 @@ export default tseslint.config(
     },
   },
   {
+    // Services run inside activities without knowing Temporal's activity API: the adapter hands
+    // them its scope (heartbeats, cancellation, logger) and maps their TypedFailures to Temporal's.
+    files: ['src/services/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@temporalio/activity', message: 'A service takes an ActivityScope (services/fetching/activity-scope.ts) and throws TypedFailure; the activity adapter talks to Temporal.', allowTypeImports: false }] },
+      ],
+    },
+  },
+  {
     // Storage is below the services and activities that call it.
     files: ['src/storage/**/*.ts'],
     rules: {

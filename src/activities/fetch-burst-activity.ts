@@ -6,10 +6,11 @@ import type { FetchBurstInput, FetchBurstResult } from '../contracts/activities.
 import type { ActivityDeps } from '../services/deps.js';
 import { runFetchBurst, type FetchBurstParts } from '../services/fetching/fetch-burst.js';
 import { currentActivityScope } from './support/activity-scope.js';
+import { withTemporalFailures } from './support/temporal-failure.js';
 
 export function createFetchBurstActivities(deps: ActivityDeps, parts: FetchBurstParts) {
   async function fetchBurst(input: FetchBurstInput): Promise<FetchBurstResult> {
-    return runFetchBurst(deps, parts, currentActivityScope(), input);
+    return withTemporalFailures(() => runFetchBurst(deps, parts, currentActivityScope(), input));
   }
   return { fetchBurst };
 }

@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import type { ActivityScope } from '../../services/fetching/activity-scope.js';
 import { activityCallToken } from './activity-call-token.js';
 
@@ -14,5 +14,6 @@ export function currentActivityScope(): ActivityScope {
     attempt: context.info.attempt,
     isLocal: context.info.isLocal,
     callToken: activityCallToken,
+    warn: (message, attributes) => log.warn(message, attributes),
   };
 }

@@ -31,4 +31,6 @@ export {
 export type { PoisonLedger, PoisonLedgerOptions, PoisonStage, StageFailureRecord, StageFailureVerdict } from './poison-ledger.js';
 export { failurePoliciesMarkdownTable, formatDurationMs } from './failure-policy-table.js';
 export { FailuresInputError } from './errors.js';
+export { TypedFailure } from './typed-failure.js';
+export type { TypedFailureRetry } from './typed-failure.js';
 export type { FailuresErrorCode } from './errors.js';

@@ -1,6 +1,6 @@
 /**
  * What a service that runs inside an activity needs of it: heartbeats, cancellation, sleeps, its
- * timeout and attempt. The activity adapter builds it from Temporal's context
+ * timeout and attempt, its logger. The activity adapter builds it from Temporal's context
  * (activities/support/activity-scope.ts); a unit test may build its own.
  */
 export interface ActivityScope {
@@ -19,4 +19,9 @@ export interface ActivityScope {
   readonly isLocal: boolean;
   /** Names the activity call: the same across its retries, different between calls. */
   callToken(): string;
+  /** A warning in the worker's log, with the activity's context (Temporal's activity logger). */
+  warn(message: string, attributes: Record<string, unknown>): void;
 }
+
+/** A scope's warning, for the helpers of a service that take only what they use. */
+export type ScopeWarn = ActivityScope['warn'];

@@ -1,5 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
-import { msToNumber } from '@temporalio/common';
+import { TypedFailure } from '../../domain/failures/index.js';
 import {
   applyHostOutcome,
   burstRetriesAfterRobots,
@@ -81,8 +80,8 @@ export function attemptOf(deps: ActivityDeps, parts: FetchBurstParts, item: Fetc
 
 /** A typed fetch failure as the burst reports it; any other error fails the burst. */
 function failedAttempt(deps: ActivityDeps, error: unknown): AttemptSettled {
-  if (!(error instanceof ApplicationFailure) || error.type === null || error.type === undefined) throw error;
-  const details = error.details?.[0] as FetchFailureDetails | undefined;
+  if (!(error instanceof TypedFailure)) throw error;
+  const details = error.details as FetchFailureDetails | undefined;
   return {
     hostOutcome: hostOutcomeOfFailure(error.type, details, deps.now()),
     outcome: {
@@ -90,7 +89,7 @@ function failedAttempt(deps: ActivityDeps, error: unknown): AttemptSettled {
       failureType: error.type,
       message: error.message,
       ...(details === undefined ? {} : { details }),
-      ...(error.nonRetryable || error.nextRetryDelay === undefined ? {} : { retryDelayMs: msToNumber(error.nextRetryDelay) }),
+      ...(error.retry.nonRetryable || error.retry.nextRetryDelayMs === undefined ? {} : { retryDelayMs: error.retry.nextRetryDelayMs }),
     },
   };
 }

@@ -3,7 +3,6 @@
  * parses, settles, claims and the host's release, each reporting a failure instead of throwing it
  * (the requests' outcomes must reach the workflow, which recovers what failed here).
  */
-import { log } from '@temporalio/activity';
 import type { HostPolitenessState } from '../../domain/politeness/index.js';
 import { readFetchPreflights, type FetchedBodyRecords, type FetchPreflight } from '../../storage/postgres/fetch-repository.js';
 import type { ClaimHostWorkInput } from '../../storage/postgres/frontier-claims.js';
@@ -26,7 +25,7 @@ import type {
 import type { FetchedPage } from '../documents/page-analysis.js';
 import { failedParseOutcome, parsedOutcome, type PageParser } from '../documents/page-parser.js';
 import type { ActivityDeps } from '../deps.js';
-import type { ActivityScope } from './activity-scope.js';
+import type { ActivityScope, ScopeWarn } from './activity-scope.js';
 
 /** A page's fetch records left to its parse's transaction, and the check its stored body needs after it (UrlFetchOptions.deferRecord). */
 export interface DeferredRecords {
@@ -63,22 +62,22 @@ export function parseOwn(parsePage: PageParser, item: ParseDocumentInput, fetche
 }
 
 /** A failed settle is reported by its absence (the workflow settles the URL), not thrown. */
-export function settleBeside(settleUrl: (input: SettleUrlInput) => Promise<SettleUrlResult>, item: HostWorkItem, outcome: SettleOutcome): Promise<boolean> {
+export function settleBeside(settleUrl: (input: SettleUrlInput) => Promise<SettleUrlResult>, item: HostWorkItem, outcome: SettleOutcome, warn: ScopeWarn): Promise<boolean> {
   return settleUrl({ crawlId: item.crawlId, fingerprint: item.fingerprint, generation: item.generation, url: item.url, outcome }).then(
     () => true,
     (error: unknown) => {
-      log.warn('settle inside a fetch burst failed; the host workflow settles the URL', { url: item.url, error: String(error) });
+      warn('settle inside a fetch burst failed; the host workflow settles the URL', { url: item.url, error: String(error) });
       return false;
     },
   );
 }
 
 /** A failed release is reported as none, not thrown: the workflow's own claim releases the host. */
-export function releaseBeside(deps: ActivityDeps, host: string, politeness: HostPolitenessState, settings: NonNullable<BurstClaim['releaseIfDone']>): Promise<boolean> {
+export function releaseBeside(deps: ActivityDeps, host: string, politeness: HostPolitenessState, settings: NonNullable<BurstClaim['releaseIfDone']>, warn: ScopeWarn): Promise<boolean> {
   return releaseHost(deps.pool, { host, politeness, paused: settings.paused, delayOverrideMs: settings.delayOverrideMs }).then(
     () => true,
     (error: unknown) => {
-      log.warn('release beside a fetch burst failed; the host workflow releases the host', { host, error: String(error) });
+      warn('release beside a fetch burst failed; the host workflow releases the host', { host, error: String(error) });
       return false;
     },
   );
@@ -101,7 +100,7 @@ export function claimBeside<T>(
   // burst run again after its workflow task was lost is attempt 1 again: its token may have claimed.
   const freshToken = claimedBefore || (scope.attempt === 1 && !scope.isLocal);
   return claimWith(deps.pool, { host, maxItems: claim.maxItems, claimToken: claim.claimToken, random: Math.random, freshToken }).catch((error: unknown) => {
-    log.warn('claim beside a fetch burst failed; the host workflow recovers it by its token', { host, error: String(error) });
+    scope.warn('claim beside a fetch burst failed; the host workflow recovers it by its token', { host, error: String(error) });
     return undefined;
   });
 }

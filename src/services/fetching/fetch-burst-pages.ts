@@ -8,6 +8,7 @@ import type { HeldBody, HeldBodyBudget } from './held-bodies.js';
 import { ownParseQueue } from './own-parse-queue.js';
 import type { RobotsRefresher } from './robots-refresher.js';
 import type { UrlFetcher } from './url-fetch-types.js';
+import type { ScopeWarn } from './activity-scope.js';
 
 /**
  * A burst's own pages parsed at once, at most. Each parse holds a pool connection through its
@@ -60,6 +61,7 @@ export class FetchBurstPages {
     private readonly deps: ActivityDeps,
     private readonly parts: FetchBurstParts,
     private readonly parsing: (work: Promise<ParseBatchOutcome>) => Promise<ParseBatchOutcome>,
+    private readonly warn: ScopeWarn,
   ) {}
 
   storeWaiting(waiting: boolean): void {
@@ -91,7 +93,7 @@ export class FetchBurstPages {
     const plain = plainSettlementOf(outcome.result);
     if (plain !== undefined) {
       this.settles.push(
-        settleBeside(this.parts.settleUrl, item, plain).then((settled) => {
+        settleBeside(this.parts.settleUrl, item, plain, this.warn).then((settled) => {
           if (settled) outcome.settled = true;
         }),
       );

@@ -100,7 +100,7 @@ class FetchBurstRun {
     this.politeness = input.politeness;
     this.policy = input.policy;
     this.parsed = input.parse && input.parse.length > 0 ? parseBeside(parts.parseBatch, input.parse) : undefined;
-    this.pages = new FetchBurstPages(deps, parts, (work) => this.timed('parsing', work));
+    this.pages = new FetchBurstPages(deps, parts, (work) => this.timed('parsing', work), (message, attributes) => this.scope.warn(message, attributes));
     this.items = [...input.items];
     this.preflights = preflightsOf(deps, input.items);
   }
@@ -272,7 +272,7 @@ class FetchBurstRun {
       if (untried.length > 0) claimedItems = [...untried.map(withoutHostDelay), ...(claimedItems ?? [])];
       const release = input.claim?.releaseIfDone;
       if (release !== undefined && claimedItems?.length === 0 && everyUrlEnded([...this.outcomes, ...this.extendedOutcomes], parseOutcomes, this.robots)) {
-        released = await this.timed('claiming', releaseBeside(this.deps, input.host, this.politeness, release));
+        released = await this.timed('claiming', releaseBeside(this.deps, input.host, this.politeness, release, (message, attributes) => this.scope.warn(message, attributes)));
       }
     } finally {
       clearInterval(heartbeats);

@@ -1,5 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
-import { countsTowardPoison, type FetchFailureType } from '../../domain/failures/index.js';
+import { TypedFailure, countsTowardPoison, type FetchFailureType } from '../../domain/failures/index.js';
 import { fetchRetryDelayMs, poisonCountOf } from '../../domain/fetching/index.js';
 import { retryDelayScaleOf } from '../../config/politeness-config.js';
 import { attemptsSinceLastSuccess, recordAttempt } from '../../storage/postgres/attempt-repository.js';
@@ -18,7 +17,7 @@ export async function fetchFailure(
   type: FetchFailureType,
   message: string,
   details: FetchFailureDetails,
-): Promise<ApplicationFailure> {
+): Promise<TypedFailure<FetchFailureDetails>> {
   const transfer = details.sentBytes === undefined || details.receivedBytes === undefined ? undefined : { sentBytes: details.sentBytes, receivedBytes: details.receivedBytes };
   await recordAttempt(deps.pool, {
     fingerprint: input.fingerprint,
@@ -46,11 +45,5 @@ export async function fetchFailure(
       ...(details.retryAfterAtMs === undefined ? {} : { retryAfterAtMs: details.retryAfterAtMs }),
     },
   });
-  return ApplicationFailure.create({
-    type,
-    message,
-    nonRetryable: nextDelayMs === undefined,
-    ...(nextDelayMs === undefined ? {} : { nextRetryDelay: nextDelayMs }),
-    details: [details],
-  });
+  return new TypedFailure(type, message, { nonRetryable: nextDelayMs === undefined, ...(nextDelayMs === undefined ? {} : { nextRetryDelayMs: nextDelayMs }) }, details);
 }

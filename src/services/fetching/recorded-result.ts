@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { TypedFailure } from '../../domain/failures/index.js';
 import { isParsedBody } from '../../domain/fetching/index.js';
 import { hostDownloadMs } from '../../domain/politeness/index.js';
 import { canonicalFromLinkHeader } from '../../domain/url/index.js';
@@ -39,11 +39,11 @@ export function resultFromRecord(record: FetchRecord, input: FetchUrlInput): Fet
         return { kind: 'redirect', status: record.status ?? 301, location: record.redirectLocation, decision, startedAtMs: atMs, finishedAtMs, ...responseMs };
       }
       // A failure recorded at settlement: report it again, without a new request.
-      throw ApplicationFailure.create({
-        type: record.outcome,
-        message: `already settled as ${record.outcome} for generation ${input.generation}`,
-        nonRetryable: true,
-        details: [{ startedAtMs: atMs, finishedAtMs, requested: false, ...(record.status === null ? {} : { status: record.status }) } satisfies FetchFailureDetails],
+      throw new TypedFailure<FetchFailureDetails>(record.outcome, `already settled as ${record.outcome} for generation ${input.generation}`, { nonRetryable: true }, {
+        startedAtMs: atMs,
+        finishedAtMs,
+        requested: false,
+        ...(record.status === null ? {} : { status: record.status }),
       });
   }
 }

@@ -6,7 +6,7 @@
  * host's requests meanwhile (fetch-burst.ts), so nothing else is fetched that could not
  * be kept.
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { TypedFailure } from '../../domain/failures/index.js';
 
 /** The failure type of a body that could not be stored within the patience. */
 export const STORAGE_UNAVAILABLE = 'StorageUnavailable';
@@ -51,10 +51,11 @@ export async function storeThroughOutage<T>(what: string, store: () => Promise<T
       const delayMs = Math.min(options.maxRetryDelayMs, options.firstRetryDelayMs * 2 ** failures);
       const nextTryAtMs = nowMs + delayMs;
       if (nextTryAtMs - firstFailureAtMs > options.patienceMs) {
-        throw ApplicationFailure.create({
-          type: STORAGE_UNAVAILABLE,
-          message: `could not store ${what} in ${Math.round((nowMs - firstFailureAtMs) / 1000)} s of tries (${failures + 1} tries): ${errorText(error)}; is the object store up? (crawler stack up restarts a local one)`,
-        });
+        throw new TypedFailure(
+          STORAGE_UNAVAILABLE,
+          `could not store ${what} in ${Math.round((nowMs - firstFailureAtMs) / 1000)} s of tries (${failures + 1} tries): ${errorText(error)}; is the object store up? (crawler stack up restarts a local one)`,
+          { nonRetryable: false },
+        );
       }
       hooks.onFailure?.(error, firstFailureAtMs, nextTryAtMs);
       hooks.heartbeat();

@@ -1,5 +1,5 @@
 /** Decorators that report activities' outcomes to a CrawlMetricsSink, leaving the activities as they are. */
-import { ApplicationFailure } from '@temporalio/activity';
+import { TypedFailure } from '../../domain/failures/index.js';
 import type { FetchUrlResult, FrontierTickInput, FrontierTickResult, RecrawlCycleSummary, RefreshRobotsInput, RefreshRobotsResult } from '../../contracts/activities.js';
 import type { CrawlMetricsSink } from './crawl-metrics-sink.js';
 import { readRejectionCounts } from '../../storage/postgres/rejection-repository.js';
@@ -17,7 +17,7 @@ export function instrumentFetcher<A extends unknown[]>(fetch: Fetcher<A>, metric
       metrics.fetchEnded(result.kind === 'skipped' ? `skipped:${result.reason}` : result.kind, Date.now() - startedAtMs, result.kind === 'fetched' ? result.bytes : 0);
       return result;
     } catch (error) {
-      metrics.fetchEnded(error instanceof ApplicationFailure && error.type ? error.type : 'Error', Date.now() - startedAtMs, 0);
+      metrics.fetchEnded(error instanceof TypedFailure ? error.type : 'Error', Date.now() - startedAtMs, 0);
       throw error;
     }
   };

@@ -33,6 +33,11 @@ describe('lint rules', () => {
     expect(await restrictedImportMessages("import { createHostActivities } from './host-activities.js';\nexport const x = createHostActivities;\n", 'src/activities/index.ts')).toEqual([]);
   });
 
+  it('bans Temporal\'s activity API in a service', async () => {
+    const messages = await restrictedImportMessages("import { log } from '@temporalio/activity';\nexport const x = log;\n", 'src/services/fetching/lint-probe.ts');
+    expect(messages.join('\n')).toMatch(/ActivityScope/);
+  });
+
   it('allows services and the shared adapter helpers in an activity', async () => {
     const code = "import { activityCallToken } from './support/activity-call-token.js';\nimport { registerSources } from '../services/frontier/link-registration.js';\nexport const x = [activityCallToken, registerSources];\n";
     expect(await restrictedImportMessages(code, 'src/activities/lint-probe.ts')).toEqual([]);

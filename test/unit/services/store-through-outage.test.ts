@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { TypedFailure } from '../../../src/domain/failures/index.js';
 import { describe, expect, it } from 'vitest';
 import { STORAGE_UNAVAILABLE, storeThroughOutage, type StoreOutageHooks } from '../../../src/services/fetching/store-through-outage.js';
 
@@ -66,9 +66,9 @@ describe('storeThroughOutage', () => {
     const seen = hooks();
     const { store, tries } = storeFailing(Infinity);
     const failure = await storeThroughOutage('the body of http://a.test/', store, options, seen).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(ApplicationFailure);
-    expect((failure as ApplicationFailure).type).toBe(STORAGE_UNAVAILABLE);
-    expect((failure as ApplicationFailure).nonRetryable).toBe(false);
+    expect(failure).toBeInstanceOf(TypedFailure);
+    expect((failure as TypedFailure).type).toBe(STORAGE_UNAVAILABLE);
+    expect((failure as TypedFailure).retry).toEqual({ nonRetryable: false });
     expect((failure as Error).message).toMatch(/could not store the body of http:\/\/a\.test\/ in \d+ s of tries \(\d+ tries\): connect ECONNREFUSED/);
     expect((failure as Error).message).toContain('crawler stack up');
     // Tries at 0, 1, 3, 7, 15, 25, 35, 45 and 55 s; the next would come at 65 s, past the 60 s patience.
