@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimHostWorkResult, FetchBurstResult, FetchUrlResult, HostWorkItem, RefreshRobotsResult } from '../../../src/contracts/activities.js';
 import { BURST_EXTENSION, HostLoop, LOCAL_BURST, claimSize, type HostStep, type RunHistoryFacts } from '../../../src/workflows/host-loop.js';
 import { DEFAULT_FETCH_BURST_LIMITS } from '../../../src/domain/politeness/index.js';
-import { claimOf, hostWorkItems } from '../../support/host-work-items.js';
+import { claimOf, fetchedPage, hostWorkItems } from '../../support/host-work-items.js';
 
 const HOST = 'h.example';
 const SMALL_HISTORY: RunHistoryFacts = { continueAsNewSuggested: false, historyLength: 10 };
@@ -27,18 +27,7 @@ const rules = (nowMs: number, overrides: Partial<RefreshRobotsResult> = {}): Ref
   ...overrides,
 });
 
-const fetched = (startedAtMs: number, finishedAtMs: number): FetchUrlResult => ({
-  kind: 'fetched',
-  status: 200,
-  bodyKey: 'k',
-  rawHash: 'h',
-  bytes: 100,
-  contentType: 'text/html',
-  parse: true,
-  finalUrl: `http://${HOST}/`,
-  startedAtMs,
-  finishedAtMs,
-});
+const fetched = (startedAtMs: number, finishedAtMs: number): FetchUrlResult => fetchedPage(HOST, startedAtMs, finishedAtMs);
 
 function expectStep<K extends HostStep['kind']>(step: HostStep, kind: K): Extract<HostStep, { kind: K }> {
   expect(step.kind).toBe(kind);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimHostWorkResult, FetchBurstResult, FetchUrlResult, HostWorkItem } from '../../../src/contracts/activities.js';
 import { HOST_PHASE_TRANSITIONS, HostLoop, HostPhaseError, type HostPhaseName, type HostStep, type RunHistoryFacts } from '../../../src/workflows/host-loop.js';
 import { enterPhase, initialHostLoopState, type HostPhase } from '../../../src/workflows/host-phase.js';
-import { claimOf, hostWorkItems } from '../../support/host-work-items.js';
+import { claimOf, fetchedPage, hostWorkItems } from '../../support/host-work-items.js';
 
 const HOST = 'phase.example';
 const T0 = Date.UTC(2026, 11, 3, 12, 0, 0);
@@ -15,18 +15,7 @@ const PHASES: HostPhaseName[] = ['ready', 'claiming', 'claimed', 'waiting', 'rel
 const makeItem = hostWorkItems(HOST);
 const item = (minHostDelayMs = 2000): HostWorkItem => makeItem({ minHostDelayMs });
 const claimed = (items: HostWorkItem[], released = false, localBursts = false): ClaimHostWorkResult => claimOf(items, { released, localBursts });
-const fetched = (startedAtMs: number, finishedAtMs: number): Extract<FetchUrlResult, { kind: 'fetched' }> => ({
-  kind: 'fetched',
-  status: 200,
-  bodyKey: 'k',
-  rawHash: 'h',
-  bytes: 100,
-  contentType: 'text/html',
-  parse: true,
-  finalUrl: `http://${HOST}/`,
-  startedAtMs,
-  finishedAtMs,
-});
+const fetched = (startedAtMs: number, finishedAtMs: number): Extract<FetchUrlResult, { kind: 'fetched' }> => fetchedPage(HOST, startedAtMs, finishedAtMs);
 const notModified: FetchUrlResult = { kind: 'not-modified', status: 304, startedAtMs: T0, finishedAtMs: T0 + 5 };
 
 const newLoop = (): HostLoop => new HostLoop(HOST, undefined, { taskQueue: 'q', runKey: 'host/phase.example/run-1', random: () => 0.5 });
