@@ -4,7 +4,7 @@
  * clustering keeps them: membership, never deletion).
  */
 import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
-import { FIGURE_ORDER, holdRows, type RowStatement } from './shared-figures.js';
+import { FIGURE_ORDER, holdRows, type RowStatement } from './held-rows.js';
 
 /** One URL's side of a hint, from its latest document and fetch. */
 export interface CanonicalEndFacts {

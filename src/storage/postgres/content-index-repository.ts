@@ -5,7 +5,7 @@
 import type { MinhashBandKey, SimhashBlockKey } from '../../domain/content/index.js';
 import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
 import type { PoolClient } from './pool.js';
-import { FIGURE_ORDER, holdRows, type RowStatement } from './shared-figures.js';
+import { FIGURE_ORDER, holdRows, type RowStatement } from './held-rows.js';
 
 /** Advisory lock classes: one lock per index key, so two near-duplicates indexed at once meet. */
 const SIMHASH_LOCK_CLASS = 1_397_000;

@@ -1,4 +1,4 @@
-import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './shared-figures.js';
+import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './held-rows.js';
 import type { Queryable } from './sql-codec.js';
 
 /** Shards per crawl for counters that every parse and settlement bumps. */

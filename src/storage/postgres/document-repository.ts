@@ -3,7 +3,7 @@ import { countSettlement, settleFrontierEntriesPart, type FrontierSettlement } f
 import { fingerprintToBytes, type Queryable } from './sql-codec.js';
 import { type PoolClient } from './pool.js';
 import { lockedEvidenceOf, lockUrlEvidencesPart, type EvidenceRow, type LockedUrlEvidence } from './observation-repository.js';
-import { FIGURE_ORDER, holdRows, type RowStatement } from './shared-figures.js';
+import { FIGURE_ORDER, holdRows, type RowStatement } from './held-rows.js';
 import { composeStatement, type StatementPart } from './statement-composition.js';
 
 export interface DocumentRecord {

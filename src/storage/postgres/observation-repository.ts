@@ -7,7 +7,7 @@ import type { ChangeObservation, PageSignals, UrlChangeEvidence, VersionDateHead
 import { pageSignalsOf, SIGNAL_COLUMNS, type SignalColumns } from './cheap-signal-repository.js';
 import { fingerprintToBytes } from './sql-codec.js';
 import type { PoolClient } from './pool.js';
-import { FIGURE_ORDER, holdRows, type RowStatement } from './shared-figures.js';
+import { FIGURE_ORDER, holdRows, type RowStatement } from './held-rows.js';
 import type { StatementPart } from './statement-composition.js';
 
 export interface LockedUrlEvidence {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { inlineParameters } from './inline-parameters.js';
 import { DEFAULT_PLAN_ONCE_AT_ROWS, planOnceWhenDescribedSql } from './planner-statistics.js';
-import { dropSharedFigures, holdSharedFigures, sharedFiguresThenCommit } from './shared-figures.js';
+import { dropSharedFigures, holdSharedFigures, sharedFiguresThenCommit } from './held-rows.js';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;

@@ -1,10 +1,10 @@
 /**
  * The URLs a crawl refused to register, and why: counts by reason code (all of them), a bounded
  * sample of the URLs themselves, and which refusals still stand at the crawl's end. Both writes go
- * with COMMIT inside a transaction (shared-figures.ts).
+ * with COMMIT inside a transaction (held-rows.ts).
  */
 import { fingerprintToBytes, type Queryable } from './sql-codec.js';
-import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './shared-figures.js';
+import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './held-rows.js';
 
 /** The refusal codes registration decides (a URL beyond maxDepth; a new URL the spent discovery budget left out). */
 export { DEPTH_REFUSAL, DISCOVERY_BUDGET_REFUSAL } from '../../domain/registration/index.js';

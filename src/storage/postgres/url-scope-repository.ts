@@ -8,7 +8,7 @@
 import { DISCOVERY_ROOM_SQL } from './frontier-registration.js';
 import { fingerprintFromBytes, fingerprintToBytes, type Queryable } from './sql-codec.js';
 import { readRejectionCounts } from './rejection-repository.js';
-import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './shared-figures.js';
+import { FIGURE_ORDER, holdRows, sumCountsAfterKey, type RowStatement } from './held-rows.js';
 import { depthContentKey, pathStatKey } from '../../domain/registration/index.js';
 import type { RegistrationFactsQuery } from '../../domain/registration/index.js';
 

@@ -8,7 +8,7 @@ import { addCrawlCounters } from '../../../src/storage/postgres/crawl-counters.j
 import { createCrawl } from '../../../src/storage/postgres/crawl-repository.js';
 import { migrate } from '../../../src/storage/postgres/migrate.js';
 import { createPool, inTransaction, type Pool } from '../../../src/storage/postgres/pool.js';
-import { FIGURE_ORDER, holdRows } from '../../../src/storage/postgres/shared-figures.js';
+import { FIGURE_ORDER, holdRows } from '../../../src/storage/postgres/held-rows.js';
 import { recordRejections } from '../../../src/storage/postgres/rejection-repository.js';
 import { addGrowthStats, addSeenStats, readSeenStats } from '../../../src/storage/postgres/url-scope-repository.js';
 import { freshDatabase } from '../../support/stack-context.js';
@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => pool.end());
 
-describe('shared figures sent with COMMIT', () => {
+describe('held rows sent with COMMIT', () => {
   it('stores every figure exactly, whatever the text of hosts, paths and codes', async () => {
     await inTransaction(pool, async (client) => {
       await addCrawlCounters(client, crawlId, 3, { settled: 2, discovered: 7 });

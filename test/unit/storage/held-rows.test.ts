@@ -3,7 +3,7 @@
 // (its rows folded and sorted by key), the kinds in figure order; outside one they run at once.
 import { describe, expect, it } from 'vitest';
 import { inTransaction, type Pool } from '../../../src/storage/postgres/pool.js';
-import { FIGURE_ORDER, holdRows, type RowStatement } from '../../../src/storage/postgres/shared-figures.js';
+import { FIGURE_ORDER, holdRows, type RowStatement } from '../../../src/storage/postgres/held-rows.js';
 
 function recordingPool(): { pool: Pool; statements: string[]; params: unknown[] } {
   const statements: string[] = [];

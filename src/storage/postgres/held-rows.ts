@@ -1,3 +1,6 @@
+// The hot rows many transactions write (counters, figures) and the writes nothing later in a
+// transaction reads: held back to its COMMIT and sent there in one global order, so hot rows are
+// locked last and briefly (docs/glossary.md, "held rows").
 import { inlineParameters } from './inline-parameters.js';
 import type pg from 'pg';
 import type { Queryable } from './sql-codec.js';
