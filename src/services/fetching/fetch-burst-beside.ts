@@ -62,7 +62,7 @@ export function parseOwn(parsePage: PageParser, item: ParseDocumentInput, fetche
 }
 
 /** A failed settle is reported by its absence (the workflow settles the URL), not thrown. */
-export function settleBeside(settleUrl: (input: SettleUrlInput) => Promise<SettleUrlResult>, item: HostWorkItem, outcome: SettleOutcome, warn: ScopeWarn): Promise<boolean> {
+export function settleWithinBurst(settleUrl: (input: SettleUrlInput) => Promise<SettleUrlResult>, item: HostWorkItem, outcome: SettleOutcome, warn: ScopeWarn): Promise<boolean> {
   return settleUrl({ crawlId: item.crawlId, fingerprint: item.fingerprint, generation: item.generation, url: item.url, outcome }).then(
     () => true,
     (error: unknown) => {
@@ -73,7 +73,7 @@ export function settleBeside(settleUrl: (input: SettleUrlInput) => Promise<Settl
 }
 
 /** A failed release is reported as none, not thrown: the workflow's own claim releases the host. */
-export function releaseBeside(deps: ActivityDeps, host: string, politeness: HostPolitenessState, settings: NonNullable<BurstClaim['releaseIfDone']>, warn: ScopeWarn): Promise<boolean> {
+export function releaseWithinBurst(deps: ActivityDeps, host: string, politeness: HostPolitenessState, settings: NonNullable<BurstClaim['releaseIfDone']>, warn: ScopeWarn): Promise<boolean> {
   return releaseHost(deps.pool, { host, politeness, paused: settings.paused, delayOverrideMs: settings.delayOverrideMs }).then(
     () => true,
     (error: unknown) => {
@@ -87,7 +87,7 @@ export function releaseBeside(deps: ActivityDeps, host: string, politeness: Host
  * A failed claim is reported by its absence, not thrown: the requests' outcomes must reach the
  * workflow. `claimWith`: claimHostWork, or claimHostWorkToFetch for URLs this burst fetches next.
  */
-export function claimBeside<T>(
+export function claimWithinBurst<T>(
   deps: ActivityDeps,
   scope: ActivityScope,
   host: string,

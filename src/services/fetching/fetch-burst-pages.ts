@@ -3,7 +3,7 @@ import { parseInputOf, plainSettlementOf } from '../../contracts/fetch-followup.
 import type { FetchBurstOutcome, HostWorkItem, ParseBatchInput, ParseBatchOutcome, ParseBatchResult, ParseDocumentInput, SettleUrlInput, SettleUrlResult } from '../../contracts/activities.js';
 import type { PageParser } from '../documents/page-parser.js';
 import type { ActivityDeps } from '../deps.js';
-import { parseOwn, settleBeside, type DeferredRecords } from './fetch-burst-beside.js';
+import { parseOwn, settleWithinBurst, type DeferredRecords } from './fetch-burst-beside.js';
 import type { HeldBody, HeldBodyBudget } from './held-bodies.js';
 import { ownParseQueue } from './own-parse-queue.js';
 import type { RobotsRefresher } from './robots-refresher.js';
@@ -93,7 +93,7 @@ export class FetchBurstPages {
     const plain = plainSettlementOf(outcome.result);
     if (plain !== undefined) {
       this.settles.push(
-        settleBeside(this.parts.settleUrl, item, plain, this.warn).then((settled) => {
+        settleWithinBurst(this.parts.settleUrl, item, plain, this.warn).then((settled) => {
           if (settled) outcome.settled = true;
         }),
       );

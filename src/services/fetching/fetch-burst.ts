@@ -23,7 +23,7 @@ import type { FetchBurstInput, FetchBurstOutcome, FetchBurstResult, FetchUrlInpu
 import type { ActivityDeps } from '../deps.js';
 import type { ActivityScope } from './activity-scope.js';
 import { attemptOf, robotsRefreshOf, type AttemptSettled, type BurstPage } from './fetch-burst-attempt.js';
-import { claimBeside, everyUrlEnded, firstOrTimeout, parseBeside, preflightsOf, releaseBeside, withoutHostDelay } from './fetch-burst-beside.js';
+import { claimWithinBurst, everyUrlEnded, firstOrTimeout, parseBeside, preflightsOf, releaseWithinBurst, withoutHostDelay } from './fetch-burst-beside.js';
 import { FetchBurstPages, type FetchBurstParts } from './fetch-burst-pages.js';
 import { sleepUntilMs } from './sleep-until.js';
 
@@ -238,7 +238,7 @@ class FetchBurstRun {
     await this.pages.settled();
     // After the first claim under the token, later ones must take new URLs, not return those.
     const claim = { ...input.claim, maxItems: Math.min(roomUrls, input.claim.maxItems) };
-    const claimed = await this.timed('claiming', claimBeside(this.deps, this.scope, input.host, claim, this.items.length > input.items.length, claimHostWorkToFetch));
+    const claimed = await this.timed('claiming', claimWithinBurst(this.deps, this.scope, input.host, claim, this.items.length > input.items.length, claimHostWorkToFetch));
     if (claimed === undefined || claimed.items.length === 0) {
       this.claimFoundNothing = claimed !== undefined;
       return [];
@@ -264,7 +264,7 @@ class FetchBurstRun {
       if (this.claimFoundNothing) claimedItems = [];
       else {
         // After the parses, so that the claim takes the host's links they found.
-        const claim = input.claim ? claimBeside(this.deps, this.scope, input.host, input.claim, extended, claimHostWork) : undefined;
+        const claim = input.claim ? claimWithinBurst(this.deps, this.scope, input.host, input.claim, extended, claimHostWork) : undefined;
         claimedItems = claim === undefined ? undefined : await this.timed('claiming', claim);
       }
       // Claimed URLs the burst did not get to go back with the claim's.
@@ -272,7 +272,7 @@ class FetchBurstRun {
       if (untried.length > 0) claimedItems = [...untried.map(withoutHostDelay), ...(claimedItems ?? [])];
       const release = input.claim?.releaseIfDone;
       if (release !== undefined && claimedItems?.length === 0 && everyUrlEnded([...this.outcomes, ...this.extendedOutcomes], parseOutcomes, this.robots)) {
-        released = await this.timed('claiming', releaseBeside(this.deps, input.host, this.politeness, release, (message, attributes) => this.scope.warn(message, attributes)));
+        released = await this.timed('claiming', releaseWithinBurst(this.deps, input.host, this.politeness, release, (message, attributes) => this.scope.warn(message, attributes)));
       }
     } finally {
       clearInterval(heartbeats);
