@@ -49,7 +49,9 @@ export interface ClusterCrawlResult {
   /** The identities polling the task queue for workflow tasks before the kill. */
   pollerIdentities: string[];
   killedPid?: number;
+  /** When the kill was sent, and when the worker was seen gone (its exit): a request it started in between was still its own. */
   killAtMs?: number;
+  deadAtMs?: number;
   /** Searches made while the crawl ran, after the kill if any: the query and the workflow ids it listed. */
   searchesWhileRunning: Record<string, string[]>;
   seconds: number;
@@ -149,6 +151,7 @@ export async function runClusterCrawl(options: ClusterCrawlOptions): Promise<Clu
 
     let killedPid: number | undefined;
     let killAtMs: number | undefined;
+    let deadAtMs: number | undefined;
     const searchesWhileRunning: Record<string, string[]> = {};
     if (options.killWorkerAtShare !== undefined) {
       const expected = options.generated.expectedReachable(options.web.port).size;
@@ -159,6 +162,7 @@ export async function runClusterCrawl(options: ClusterCrawlOptions): Promise<Clu
       killAtMs = Date.now();
       victim.kill('SIGKILL');
       await new Promise((resolve) => victim.once('exit', resolve));
+      deadAtMs = Date.now();
       log(`killed worker ${killedPid} after ${pages()} of ${expected} pages`);
       // Searches the README's Temporal UI section gives, while the crawl runs on without it.
       for (const query of [`CrawlId = '${options.crawlId}' AND CrawlState = 'running'`, `WorkflowType = 'hostWorkflow' AND ExecutionStatus = 'Running'`]) {
@@ -175,7 +179,7 @@ export async function runClusterCrawl(options: ClusterCrawlOptions): Promise<Clu
     } catch {
       throw new Error(`crawler crawl exited ${crawlExitCode} without a JSON summary; stderr:\n${crawlStderr.slice(-3000)}`);
     }
-    return { summary, crawlExitCode, crawlStderr, workerPids: workers.map((worker) => worker.pid!), pollerIdentities: identities, killedPid, killAtMs, searchesWhileRunning, seconds, temporalCpuSeconds, stopWorkers };
+    return { summary, crawlExitCode, crawlStderr, workerPids: workers.map((worker) => worker.pid!), pollerIdentities: identities, killedPid, killAtMs, deadAtMs, searchesWhileRunning, seconds, temporalCpuSeconds, stopWorkers };
   } catch (error) {
     await stopWorkers();
     throw error;
