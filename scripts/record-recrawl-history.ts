@@ -1,4 +1,4 @@
-// Records a real recrawl-cycle history for the replay test (test/replay): a small crawl of a web
+// Records a real recrawl-cycle history for the replay test (test/integration/workflows/replay): a small crawl of a web
 // whose robots.txt declares a sitemap and which has a listing page, then one recrawl cycle, so the
 // history carries the signal sweep (a child crawl), the plan and the cycle's crawl. It writes
 // test/integration/workflows/replay/histories/recrawl-cycle-workflow.json only. Run it after a change to the cycle workflow:

@@ -1,6 +1,6 @@
 // Records the history of a host workflow run that rendered pages (renderPage activities on the
 // render task queue, hash routes, a render no worker took at first), for the replay test
-// (test/replay): a small crawl of a site built by JavaScript, on a local stack, with a render
+// (test/integration/workflows/replay): a small crawl of a site built by JavaScript, on a local stack, with a render
 // worker. Run it after a change to the render path of the host workflow, and commit the file:
 //   npm run replay:record-render
 import { writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Records real workflow histories for the replay test (test/replay): a small crawl on a local
+// Records real workflow histories for the replay test (test/integration/workflows/replay): a small crawl on a local
 // stack whose dev server suggests continue-as-new early, with pause, resume, a query and an
 // added seed along the way, so the histories carry every message type and a continue-as-new.
 // Run it after a workflow change that is meant to be compatible, and commit the files:
