@@ -1,6 +1,6 @@
 // The host back queue's decisions, step by step, without a server: HostLoop.next(nowMs) says what
 // the workflow does next, and the …Reported methods take the outcomes back. The workflow tests
-// (test/workflows) cover the wiring on a real Temporal dev server.
+// (test/integration/workflows) cover the wiring on a real Temporal dev server.
 import { describe, expect, it } from 'vitest';
 import type { ClaimHostWorkResult, FetchBurstResult, FetchUrlResult, HostWorkItem, RefreshRobotsResult } from '../../../src/contracts/activities.js';
 import { BURST_EXTENSION, HostLoop, LOCAL_BURST, claimSize, type HostStep, type RunHistoryFacts } from '../../../src/workflows/host-loop.js';
