@@ -3,7 +3,6 @@
 // any version of the crawler alike), and how the crawler itself counts them by source.
 //   node bin/run-ts.js scripts/measure-discovery-coverage.ts
 import path from 'node:path';
-import pg from 'pg';
 import { resolveCrawlConfig } from '../src/config/crawl-config.js';
 import { crawlWorkflowId } from '../src/contracts/messages.js';
 import type { CrawlSummary } from '../src/contracts/status.js';
@@ -12,21 +11,16 @@ import { createCrawlerWorker } from '../src/workers/crawler-worker.js';
 import type { CrawlWorkflowInput } from '../src/workflows/crawl-workflow.js';
 import { coverageByClass, discoveryWeb } from '../test/support/discovery-web.js';
 import { startTestWeb } from '../test/support/test-web/index.js';
+import { scratchDatabase } from './lib/recording.js';
 
 const dataDir = path.resolve('.test-data/measure-discovery');
 const stack = await ensureStack({ dataDir, log: () => undefined });
-const database = `measure_${Date.now()}`;
-const admin = new pg.Client({ connectionString: stack.postgres.url });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${database}`);
-await admin.end();
-const databaseUrl = new URL(stack.postgres.url);
-databaseUrl.pathname = `/${database}`;
+const databaseUrl = await scratchDatabase(stack, 'measure');
 
 const site = discoveryWeb();
 const web = await startTestWeb({ hosts: site.specs });
 const taskQueue = `measure-${Date.now()}`;
-const worker = await createCrawlerWorker({ temporal: stack.temporal, databaseUrl: databaseUrl.href, s3: stack.s3, dataDir, taskQueue });
+const worker = await createCrawlerWorker({ temporal: stack.temporal, databaseUrl, s3: stack.s3, dataDir, taskQueue });
 const running = worker.run();
 const crawlId = `measure-${Date.now()}`;
 const input: CrawlWorkflowInput = {

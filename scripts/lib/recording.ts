@@ -1,20 +1,14 @@
-// What the scripts that record workflow histories for the replay test share: a database of their
-// own on the local stack, and a run's history exported as the Temporal CLI writes it.
+// What the scripts that record histories or measure a crawl on the local stack share: a database
+// of their own there, and a run's history exported as the Temporal CLI writes it.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { findTool, type StackEndpoints } from '../../src/stack/index.js';
+import { ensurePostgresDatabase } from '../../src/stack/postgres-cluster.js';
 
-/** A new database on the stack's Postgres (the same server and connection, its socket folder included); its URL. */
+/** A new database on the stack's Postgres (ensurePostgresDatabase; the same server and connection, its socket folder included); its URL. */
 export async function scratchDatabase(stack: StackEndpoints, prefix: string): Promise<string> {
   const database = `${prefix}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: stack.postgres.url });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${database}`);
-  } finally {
-    await admin.end();
-  }
+  await ensurePostgresDatabase(stack.postgres.url, database);
   const url = new URL(stack.postgres.url);
   url.pathname = `/${database}`;
   return url.href;
