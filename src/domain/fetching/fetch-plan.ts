@@ -52,9 +52,10 @@ export function robotsGateOf(input: RobotsGateInput): RobotsGate {
 }
 
 /** The validators stored from a URL's last good response. */
+/** The validators a stored copy came with (a page's fetch, a robots.txt, a cached subresource). */
 export interface StoredValidators {
-  etag: string | null;
-  lastModified: string | null;
+  etag?: string | null;
+  lastModified?: string | null;
 }
 
 /**

@@ -3,6 +3,7 @@
  * when validators are held, the body cut at what the parser reads without the line the cut went
  * through.
  */
+import { conditionalHeadersOf } from '../../domain/fetching/index.js';
 import { DEFAULT_ROBOTS_MAX_BYTES, MAX_ROBOTS_REDIRECTS, robotsFetchOutcomeOf, type RobotsCacheEntry, type RobotsFetchOutcome } from '../../domain/robots/index.js';
 import { classifyTransportError, type FetchFailureType } from '../../domain/failures/index.js';
 import { hostDownloadMs } from '../../domain/politeness/index.js';
@@ -47,11 +48,7 @@ export async function fetchRobots(http: HttpClient, origin: string, cached: Robo
   let url = `${origin}/robots.txt`;
   const chain: string[] = [urlFingerprint(url)];
   for (let hop = 0; hop <= MAX_ROBOTS_REDIRECTS; hop += 1) {
-    const conditional: Record<string, string> = {};
-    if (hop === 0 && cached?.lastGoodRules) {
-      if (cached.etag) conditional['if-none-match'] = cached.etag;
-      if (cached.lastModified) conditional['if-modified-since'] = cached.lastModified;
-    }
+    const conditional = hop === 0 && cached?.lastGoodRules ? conditionalHeadersOf(cached, false) : {};
     const chunks: Uint8Array[] = [];
     let kept = 0;
     let cut = false;

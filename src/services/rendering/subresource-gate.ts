@@ -7,6 +7,7 @@
  * client (its private-network guard and limits) in its host's turn. Redirects are followed here,
  * each hop gated again: a route only ever sees a redirect's first URL. Every request is recorded.
  */
+import { conditionalHeadersOf } from '../../domain/fetching/index.js';
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { CrawlConfig } from '../../config/crawl-config.js';
@@ -187,9 +188,7 @@ class GatedRequests implements SubresourceGate {
         return { answer: fulfil({ status: cached.status, headers: cached.headers, body }) };
       }
     }
-    const conditional: Record<string, string> = {};
-    if (cached?.etag) conditional['if-none-match'] = cached.etag;
-    if (cached?.lastModified) conditional['if-modified-since'] = cached.lastModified;
+    const conditional = cached ? conditionalHeadersOf(cached, false) : {};
     const sent = await pacer.run(() => this.fetchOnce(url, conditional, request));
     if (isRefusal(sent)) {
       row({ outcome: sent.refused });
