@@ -1,6 +1,7 @@
 // The robots.txt fetch (services/fetching/robots-fetch.ts) against a real local server: a file
 // over the size cap is obeyed for its first 512 KiB (RFC 9309 §2.5), cut at a line boundary,
-// never turned into "unreachable, disallow everything".
+// never turned into "unreachable, disallow everything"; a file held with good rules is asked for
+// with its validators.
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchRobots } from '../../../src/services/fetching/robots-fetch.js';
@@ -115,5 +116,35 @@ describe('a robots.txt over the size cap', () => {
     expect(allowed(outcome, '/b')).toBe(false);
     expect(allowed(outcome, '/c')).toBe(true);
     expect(responseMs).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('a robots.txt already held', () => {
+  /** A server that answers 304 to a request carrying the file's ETag, and records what each request asked with. */
+  async function validatingServer(): Promise<{ origin: string; client: HttpClient; asked: Record<string, string | undefined>[] }> {
+    const asked: Record<string, string | undefined>[] = [];
+    const server = await startHttpServer((request, response) => {
+      asked.push({ ifNoneMatch: request.headers['if-none-match'], ifModifiedSince: request.headers['if-modified-since'] });
+      if (request.headers['if-none-match'] === '"v1"') response.writeHead(304).end();
+      else response.writeHead(200, { 'content-type': 'text/plain', etag: '"v1"' }).end('User-agent: *\nDisallow: /private\n');
+    });
+    cleanups.push(() => server.close());
+    const client = new HttpClient({ userAgent: 'RobotsCapTest/1.0', allowPrivateNetworks: true });
+    cleanups.push(() => client.close());
+    return { origin: server.url.replace(/\/$/, ''), client, asked };
+  }
+
+  it('is asked for with its validators and answered 304; one without good rules is asked for whole', async () => {
+    const { origin, client, asked } = await validatingServer();
+    const first = await fetchRobots(client, origin, undefined);
+    const held = nextRobotsCacheEntry(first.outcome, undefined, Date.now(), { etag: '"v1"', lastModified: 'Mon, 07 Dec 2026 00:00:00 GMT' });
+    const again = await fetchRobots(client, origin, held);
+    expect(again.status).toBe(304);
+    expect(asked).toEqual([
+      { ifNoneMatch: undefined, ifModifiedSince: undefined },
+      { ifNoneMatch: '"v1"', ifModifiedSince: 'Mon, 07 Dec 2026 00:00:00 GMT' },
+    ]);
+    await fetchRobots(client, origin, { ...held, lastGoodRules: undefined });
+    expect(asked[2]).toEqual({ ifNoneMatch: undefined, ifModifiedSince: undefined });
   });
 });
