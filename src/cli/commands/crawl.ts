@@ -20,7 +20,6 @@ import { ProgressLine } from '../crawl/progress-line.js';
 import type { StackEndpoints } from '../../stack/index.js';
 
 export { crawlOptions, crawlUsage } from '../crawl/crawl-usage.js';
-export { buildConfig, ONE_SHOT_ROBOTS_POLITENESS } from '../crawl/crawl-flags.js';
 
 /** 128 + SIGTERM's number, as a shell reports a process that SIGTERM ended. */
 const EXIT_ON_SIGTERM = 143;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { changeFieldsOption } from '../../../src/cli/args.js';
 import { CliError } from '../../../src/cli/cli-error.js';
-import { buildConfig } from '../../../src/cli/commands/crawl.js';
+import { buildConfig } from '../../../src/cli/crawl/crawl-flags.js';
 import { buildCreateInput } from '../../../src/cli/commands/schedule.js';
 import { flagOfConfigField } from '../../../src/cli/config-flags.js';
 

@@ -1,7 +1,7 @@
 // `crawler crawl`'s --render flags: the mode and its default, allow and deny rules, other origins,
 // the budget; a bad value exits 2 and names the flag the user typed.
 import { describe, expect, it } from 'vitest';
-import { buildConfig } from '../../../src/cli/commands/crawl.js';
+import { buildConfig } from '../../../src/cli/crawl/crawl-flags.js';
 import { CliError } from '../../../src/cli/cli-error.js';
 import { DEFAULT_RENDER_BUDGET } from '../../../src/domain/render/index.js';
 

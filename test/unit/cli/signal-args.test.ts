@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildConfig } from '../../../src/cli/commands/crawl.js';
+import { buildConfig } from '../../../src/cli/crawl/crawl-flags.js';
 import { buildCreateInput } from '../../../src/cli/commands/schedule.js';
 
 describe('--listing-page PREFIX and --signal-budget N', () => {
