@@ -2,6 +2,7 @@
 export interface HostShapeActivities {
   claim(host: string): Promise<{ urls: string[] }>;
   burst(urls: string[]): Promise<{ outcomes: string[] }>;
+  claimingBurst(host: string): Promise<{ outcomes: string[] }>;
 }
 
 export function hostShapeActivities(onBurst: () => void): HostShapeActivities {
@@ -12,6 +13,10 @@ export function hostShapeActivities(onBurst: () => void): HostShapeActivities {
     async burst(urls) {
       onBurst();
       return { outcomes: urls.map(() => 'fetched') };
+    },
+    async claimingBurst(host) {
+      onBurst();
+      return { outcomes: [1, 2, 3, 4, 5].map((page) => `fetched http://${host}/page-${page}`) };
     },
   };
 }

@@ -30,7 +30,7 @@ export interface HostShapesOptions {
   log: (line: string) => void;
 }
 
-export type HostShape = 'run-per-host' | 'back-queues';
+export type HostShape = 'run-per-host' | 'run-per-host-claiming-burst' | 'back-queues';
 
 export interface HostShapeFigures {
   shape: HostShape;
@@ -74,7 +74,7 @@ export async function runHostShapesScenario(options: HostShapesOptions): Promise
   const runs: HostShapeFigures[] = [];
   try {
     for (let round = 1; round <= options.rounds; round++) {
-      for (const shape of ['run-per-host', 'back-queues'] as const) {
+      for (const shape of ['run-per-host', 'run-per-host-claiming-burst', 'back-queues'] as const) {
         const figures = await runShape(shape, round, { connection, client, namespace, serverPid, ...options });
         options.log(
           `host-shapes: ${shape} round ${round}: ${figures.hosts} hosts in ${figures.wallSeconds} s; server ${figures.serverCpuMsPerHost} ms, worker ${figures.workerCpuMsPerHost} ms a host; ${figures.historyEventsPerHost} events a host`,
@@ -135,12 +135,13 @@ async function runShape(shape: HostShape, round: number, context: ShapeContext):
   const serverBefore = serviceCpuSeconds(context.serverPid);
   const cpuBefore = process.cpuUsage();
   const startedAt = performance.now();
-  if (shape === 'run-per-host') {
+  if (shape !== 'back-queues') {
+    const workflowType = shape === 'run-per-host' ? 'hostShapeRun' : 'hostShapeRunClaimingBurst';
     let next = 0;
     await Promise.all(
       Array.from({ length: STARTERS }, async () => {
         for (let i = next++; i < hosts.length; i = next++) {
-          await context.client.workflow.start('hostShapeRun', { workflowId: hosts[i]!, taskQueue, args: [hosts[i]!], requestEagerStart: true });
+          await context.client.workflow.start(workflowType, { workflowId: hosts[i]!, taskQueue, args: [hosts[i]!], requestEagerStart: true });
         }
       }),
     );

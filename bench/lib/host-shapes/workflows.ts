@@ -5,12 +5,17 @@
 import { continueAsNew, proxyLocalActivities } from '@temporalio/workflow';
 import type { HostShapeActivities } from './activities.js';
 
-const { claim, burst } = proxyLocalActivities<HostShapeActivities>({ startToCloseTimeout: '60s' });
+const { claim, burst, claimingBurst } = proxyLocalActivities<HostShapeActivities>({ startToCloseTimeout: '60s' });
 
 /** One run per host. */
 export async function hostShapeRun(host: string): Promise<number> {
   const { urls } = await claim(host);
   return (await burst(urls)).outcomes.length;
+}
+
+/** One run per host whose burst claims its own URLs: one local activity where the product's shape has two. */
+export async function hostShapeRunClaimingBurst(host: string): Promise<number> {
+  return (await claimingBurst(host)).outcomes.length;
 }
 
 export interface BackQueueInput {
