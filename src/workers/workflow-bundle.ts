@@ -9,6 +9,28 @@ const MODULE_EXTENSION = path.extname(fileURLToPath(import.meta.url));
 export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index${MODULE_EXTENSION}`, import.meta.url));
 const SRC_DIR = fileURLToPath(new URL('..', import.meta.url));
 
+/**
+ * Modules the workflows import that hold no state: evaluated once per worker thread and shared by
+ * every run (the SDK's `preloadModules`), where each run would otherwise evaluate them again. In a
+ * wide crawl most host runs are short, and evaluating the bundle's modules was a fixed cost of
+ * each. Only pure code belongs here (src/domain, the contracts' plain data, the politeness
+ * config): the SDK freezes what they export, and a module that imports '@temporalio/workflow'
+ * would share the SDK's per-run state. test/unit/workers/workflow-preload.test.ts checks the list.
+ */
+export const WORKFLOW_PRELOAD_MODULES: readonly string[] = [
+  'domain/failures/index',
+  'domain/politeness/index',
+  'domain/render/index',
+  'domain/robots/index',
+  'domain/text/index',
+  'domain/input-error',
+  'contracts/activities',
+  'contracts/describe-crawl-end',
+  'contracts/describe-waits',
+  'contracts/fetch-followup',
+  'config/politeness-config',
+].map((module) => path.join(SRC_DIR, `${module}${MODULE_EXTENSION}`));
+
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
   const files = await Promise.all(
@@ -36,7 +58,7 @@ export async function loadWorkflowBundle(cacheDir: string): Promise<{ code: stri
   try {
     return { code: await readFile(cachePath, 'utf8') };
   } catch {
-    const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+    const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, preloadModules: [...WORKFLOW_PRELOAD_MODULES], logger: quietLogger });
     // The data folder's: its user's alone.
     await mkdir(cacheDir, { recursive: true, mode: 0o700 });
     const temp = `${cachePath}.${process.pid}.tmp`;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
-import { WORKFLOWS_PATH } from '../../../../src/workers/workflow-bundle.js';
+import { WORKFLOW_PRELOAD_MODULES, WORKFLOWS_PATH } from '../../../../src/workers/workflow-bundle.js';
 import { localActivityOf } from '../../../support/local-activity-marker.js';
 
 const HISTORIES_DIR = path.resolve('test/integration/workflows/replay/histories');
@@ -52,6 +52,6 @@ describe('workflow history replay', async () => {
 
   it.each(files)('%s replays without nondeterminism', async (file) => {
     const { workflowId, history } = JSON.parse(await readFile(path.join(HISTORIES_DIR, file), 'utf8'));
-    await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH, replayName: file }, history, workflowId);
+    await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] }, replayName: file }, history, workflowId);
   });
 });
