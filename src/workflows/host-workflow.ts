@@ -176,6 +176,8 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
     await condition(allHandlersFinished);
     return !loop.wokenSinceRelease;
   };
+  // Most runs end with no handler running: deciding at once spares the SDK a condition's promises.
+  const endsNow = (): boolean | Promise<boolean> => (allHandlersFinished() ? !loop.wokenSinceRelease : endsAfterRelease());
 
   for (;;) {
     const { continueAsNewSuggested, historyLength } = workflowInfo();
@@ -194,12 +196,12 @@ export async function hostWorkflow(input: HostWorkflowInput): Promise<HostWorkfl
         await waitStep(loop, step, track);
         break;
       case 'released':
-        if (await endsAfterRelease()) return { host: state.host, fetches: state.fetchesThisRun, runs: state.run };
+        if (await endsNow()) return { host: state.host, fetches: state.fetchesThisRun, runs: state.run };
         break;
       case 'claim': {
         const claimed = await localStoreActivities.claimHostWork(step.input);
         took(claimed.items);
-        if (loop.claimReported(claimed) && (await endsAfterRelease())) {
+        if (loop.claimReported(claimed) && (await endsNow())) {
           return { host: state.host, fetches: state.fetchesThisRun, runs: state.run };
         }
         break;
@@ -404,7 +406,7 @@ function requestEffects(
     } catch (error) {
       // The carried bodies are parsed on their own (each parse is idempotent, whatever the burst did).
       track(parseTogether(loop.burstFailed(burst)));
-      if (burst.claim) await takeBurstClaim(burst.claim, undefined);
+      if (burst.claim) takeBurstClaim(await recoverBurstClaim(burst.claim));
       // Fetch failures come back as outcomes; this is the burst itself failing every retry.
       log.warn('fetch burst failed; its URLs are fetched one by one', { host: state.host, urls: burst.items.length, error: String(error) });
       loop.burstFailedRequeue(burst, Date.now());
@@ -413,13 +415,19 @@ function requestEffects(
     loop.burstReturned();
     if (result.extended !== undefined) took(result.extended.map(({ item }) => item));
     // Before the slot is given back: a claim recovered by an activity must not leave the loop idle with none riding.
-    if (burst.claim) await takeBurstClaim(burst.claim, result.claimed);
-    await followUp(loop.burstReported(burst, result, Date.now()));
+    if (burst.claim) takeBurstClaim(result.claimed ?? (await recoverBurstClaim(burst.claim)));
+    // Awaited only when there is something to follow up: every workflow promise costs the SDK a stack capture.
+    const followUps = loop.burstReported(burst, result, Date.now());
+    if (followUps.length > 0) await followUp(followUps);
   }
 
-  /** The URLs a burst claimed; a claim it could not report is recovered by its token, so nothing it dispatched is stranded. */
-  async function takeBurstClaim(claim: BurstClaim, claimed: HostWorkItem[] | undefined): Promise<void> {
-    const items = claimed ?? (await localStoreActivities.claimHostWork(loop.burstClaimRecovery(claim))).items;
+  /** A claim the burst could not report, recovered by its token, so nothing it dispatched is stranded. */
+  async function recoverBurstClaim(claim: BurstClaim): Promise<HostWorkItem[]> {
+    return (await localStoreActivities.claimHostWork(loop.burstClaimRecovery(claim))).items;
+  }
+
+  /** The URLs a burst claimed join the queue. */
+  function takeBurstClaim(items: HostWorkItem[]): void {
     took(items);
     loop.burstClaimTaken(items);
   }
