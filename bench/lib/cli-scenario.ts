@@ -185,7 +185,8 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
       try {
         const order: { crawler: CliCrawlerName; round: number }[] = [];
         if (index === 0) order.push({ crawler: 'ours-cold', round: 1 });
-        const rounds = index === 0 ? (options.firstWebRounds ?? options.rounds) : options.rounds;
+        else if (shape.oursOnly === true) order.push({ crawler: 'ours-warm', round: 1 });
+        const rounds = shape.oursOnly === true ? 0 : index === 0 ? (options.firstWebRounds ?? options.rounds) : options.rounds;
         for (let round = 1; round <= rounds; round++) {
           order.push({ crawler: 'ours-warm', round }, ...(baseline ? [{ crawler: 'baseline-warm' as const, round }] : []), { crawler: 'crawlee-memory', round });
           // Crawlee's persistent storage is the second reference of the first web only: a minute or more a web.

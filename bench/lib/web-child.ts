@@ -8,8 +8,11 @@ import type { BenchWebOptions, WebChildReady, WebChildReply, WebChildRequest } f
 const options = JSON.parse(process.env['BENCH_WEB_OPTIONS'] ?? '{}') as BenchWebOptions;
 const generated = 'docTrees' in options ? docTreesWeb(options.docTrees) : generateWeb(options);
 const pages = 'files' in generated ? generated.files : generated.pages.length;
-// Listening on thousands of addresses at once: open them in large batches.
-const web = await startTestWeb(generated.spec, { listenConcurrency: 512 });
+// Listening on thousands of addresses at once: open them in large batches. Past the descriptors a
+// process may hold (one a listener), one wildcard listener serves every host.
+const WILDCARD_PAST_HOSTS = 10_000;
+const listen = generated.spec.hosts.length > WILDCARD_PAST_HOSTS ? 'wildcard' : 'each-address';
+const web = await startTestWeb(generated.spec, { listenConcurrency: 512, listen });
 const expected = generated.expectedReachable(web.port);
 const disallowed = generated.disallowed(web.port);
 

@@ -20,6 +20,13 @@ export interface StartTestWebOptions {
    * (another process listening there). Default 5.
    */
   portAttempts?: number;
+  /**
+   * 'each-address' (default): a listener on each host's loopback address. 'wildcard': one listener
+   * on every address of the machine (0.0.0.0), the host still told apart by the address a
+   * connection came to: for webs of more hosts than the process may hold descriptors. Requests to
+   * an address that is no host of the web get 421.
+   */
+  listen?: 'each-address' | 'wildcard';
 }
 
 /**
@@ -58,7 +65,8 @@ export async function startTestWeb(spec: WebSpec, options: StartTestWebOptions =
   // Bombs are built before the first request so that request timings measure the server, not zlib.
   await Promise.all(collectBombSizes(spec).map((bytes) => runtime.gzipBomb(bytes)));
 
-  const { port, servers } = await listenOnAll(hosts, options.port ?? 0, options.portAttempts ?? 5, concurrency, (server) =>
+  const listenHosts = options.listen === 'wildcard' ? ['0.0.0.0'] : hosts;
+  const { port, servers } = await listenOnAll(listenHosts, options.port ?? 0, options.portAttempts ?? 5, concurrency, (server) =>
     server.on('request', (req, res) => handleRequest(runtime, req, res)),
   );
   runtime.port = port;

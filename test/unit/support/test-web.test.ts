@@ -159,6 +159,16 @@ describe('startTestWeb: hosts and routing', () => {
     ]);
   });
 
+  it('with one wildcard listener, still tells hosts apart by the address a connection came to', async () => {
+    const [c, d, stranger] = loopbackHosts(3, { base: '127.22.0.0' }) as [string, string, string];
+    const web = await startTestWeb({ hosts: [{ host: c, pages: [{ path: '/', body: 'host c' }] }, { host: d, pages: [{ path: '/', body: 'host d' }] }] }, { listen: 'wildcard' });
+    webs.push(web);
+    expect((await get(web.url(c))).text).toBe('host c');
+    expect((await get(web.url(d))).text).toBe('host d');
+    expect((await get(`http://${stranger}:${web.port}/`)).status).toBe(421);
+    expect((await waitForLog(web, 3)).map((entry) => entry.host)).toEqual([c, d, stranger]);
+  });
+
   it('matches the raw target exactly, query included', async () => {
     const web = await start({
       hosts: [
