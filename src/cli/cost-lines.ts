@@ -1,5 +1,5 @@
 // A crawl's cost report (CrawlCostReport) as lines for `crawler status` and `crawler schedule describe`.
-import type { CostFigures, CrawlCostReport, RenderingCostFigures } from '../contracts/status.js';
+import type { CostFigures, CrawlCostReport, RenderingCostFigures, RobotsCostFigures } from '../contracts/status.js';
 
 /** 1234567 bytes as "1.23 MB" (decimal units, as bandwidth is billed). */
 export function formatBytes(bytes: number): string {
@@ -41,6 +41,12 @@ function renderingLine(figures: RenderingCostFigures): string {
   );
 }
 
+function robotsLine(figures: RobotsCostFigures): string {
+  const failed = figures.failedRequests > 0 ? ` (${figures.failedRequests} failed, ${formatBytes(figures.failedTransferBytes)})` : '';
+  const amount = figures.amount === null ? '' : `, amount ${formatAmount(figures.amount)}`;
+  return `${figures.requests} requests, ${formatBytes(figures.transferBytes)}${failed}${amount} (in the total above)`;
+}
+
 /** The report's lines, each indented for a status block. */
 export function describeCostReport(report: CrawlCostReport, indent = '  '): string[] {
   return [
@@ -49,6 +55,7 @@ export function describeCostReport(report: CrawlCostReport, indent = '  '): stri
       (row) => `${indent}  host ${row.key}: ${figuresLine(row)}${row.validatorsHonoured === undefined || row.validatorsHonoured === null ? '' : `; validators honoured ${Math.round(row.validatorsHonoured * 100)}%`}`,
     ),
     ...report.byPageType.map((row) => `${indent}  page type ${row.key}: ${figuresLine(row)}`),
+    ...(report.robots === undefined || report.robots.requests === 0 ? [] : [`${indent}  robots.txt: ${robotsLine(report.robots)}`]),
     ...(report.rendering === undefined ? [] : [`${indent}  rendering: ${renderingLine(report.rendering)}`]),
   ];
 }

@@ -223,6 +223,24 @@ export interface CrawlCostReport {
   byPageType: CostBreakdownRow[];
   /** What rendering cost, apart from the page requests above; absent when the crawl rendered nothing. */
   rendering?: RenderingCostFigures;
+  /**
+   * The crawl's robots.txt requests, their own line item and part of `totals` (not of the hosts'
+   * and page types' rows); absent from reports made before they were billed.
+   */
+  robots?: RobotsCostFigures;
+}
+
+/** A crawl's robots.txt requests priced under its model: each redirect hop, failure and 304 is a request on the wire. */
+export interface RobotsCostFigures {
+  requests: number;
+  /** Answered 2xx, 3xx or 304: what API credits bill. */
+  successfulRequests: number;
+  failedRequests: number;
+  /** Bytes sent and received on the wire, heads included, failed requests' too. */
+  transferBytes: number;
+  failedTransferBytes: number;
+  /** The robots.txt requests priced by the crawl's model; null without a price. */
+  amount: number | null;
 }
 
 /**

@@ -13,7 +13,8 @@ import { createGuardedConnector } from './guarded-connector.js';
 import { isPrivateAddress } from './private-address.js';
 import type { ProxyCredentials } from './proxy-credentials.js';
 import { ProxyRotation } from './proxy-rotation.js';
-import { noteTunnelsEstablished, tunnelEstablishedSince } from './proxy-tunnels.js';
+import { noteTunnelsEstablished, takeFailedConnects, tunnelEstablishedSince } from './proxy-tunnels.js';
+import { proxyConnectFailureCode, type ProxyConnectAnswer, type ProxyConnectFailure } from '../domain/failures/index.js';
 import { flattenResponseHeaders } from './response-headers.js';
 import { chargeTransfer, claimSocketOfRequest, type SocketFacts, type TransferBytes } from './socket-facts.js';
 import type { DnsResolver } from './system-dns-resolver.js';
@@ -403,9 +404,19 @@ export class HttpClient {
     flight.exchange.fail(error instanceof Error ? error : new Error(String(error)));
     let failure = this.nameFailure(error, request, signal, flight.partial);
     if (route.proxyOrigin !== undefined && !flight.connected && failure instanceof HttpFetchError && isProxyStage(failure, request, flight.startedAtMs)) {
-      // Nothing reached the target yet: the proxy refused, failed or could not open the tunnel.
-      failure = new HttpFetchError('HTTP_PROXY_FAILED', request.url, { cause: failure, detail: `through proxy ${route.proxyOrigin}: ${proxyFailureDetail(failure)}` });
-      this.rotation?.endSession(request.hostname);
+      // Nothing reached the target yet: the proxy refused, failed or could not open the tunnel, or
+      // it answered that the target could not be reached. Its CONNECTs cost what crossed.
+      const connects = takeFailedConnects(route.proxyOrigin, request.origin);
+      const connectFailure = connectFailureOf(failure, connects?.answer);
+      const code = proxyConnectFailureCode(connectFailure);
+      if (code === 'HTTP_PROXY_FAILED') {
+        failure = new HttpFetchError('HTTP_PROXY_FAILED', request.url, { cause: failure, detail: `through proxy ${route.proxyOrigin}: ${proxyFailureDetail(failure)}` });
+        this.rotation?.endSession(request.hostname);
+      } else if (connectFailure.kind === 'answered') {
+        const { status, reason } = connectFailure.answer;
+        failure = new HttpFetchError(code, request.url, { cause: failure, detail: `proxy ${route.proxyOrigin} could not reach the target: its CONNECT was answered ${status} ${JSON.stringify(reason.slice(0, 100))}` });
+      }
+      if (connects !== undefined && failure instanceof HttpFetchError) failure = failure.withTransfer(connects.transfer);
     }
     // What it cost before it failed: a reset after 30 KB cost 30 KB.
     if (failure instanceof HttpFetchError && flight.socket.socket !== undefined) failure = failure.withTransfer(chargeTransfer(flight.socket.socket));
@@ -456,6 +467,16 @@ function isProxyStage(failure: HttpFetchError, request: ResolvedFetchRequest, st
     return viaProxyTls || !tunnelEstablishedSince(request.origin, startedAtMs);
   }
   return true;
+}
+
+/**
+ * The CONNECT failure behind `failure`: the proxy's answer when undici failed the tunnel for that
+ * very status ("Proxy response (500) !== 200"), else no answer (refused, reset, timed out).
+ */
+function connectFailureOf(failure: HttpFetchError, answer: ProxyConnectAnswer | undefined): ProxyConnectFailure {
+  const status = /Proxy response \((\d{3})\)/.exec(String((failure.cause as Error | undefined)?.message ?? ''))?.[1];
+  if (status === undefined || answer === undefined || String(answer.status) !== status) return { kind: 'no-answer' };
+  return { kind: 'answered', answer };
 }
 
 /**

@@ -75,7 +75,7 @@ function recordOf(socket: Socket): SocketRecord {
 }
 
 /** The socket whose counters are wire bytes: a TLS socket's transport (`_parent`, set when TLS runs over a socket), else itself. */
-function wireSocketOf(socket: Socket): Socket {
+export function wireSocketOf(socket: Socket): Socket {
   const parent = (socket as Socket & { _parent?: unknown })._parent;
   return parent !== null && typeof parent === 'object' && typeof (parent as Socket).bytesRead === 'number' ? (parent as Socket) : socket;
 }

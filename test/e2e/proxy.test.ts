@@ -2,7 +2,7 @@
 // exit address): `crawler crawl --proxy` covers the web with the worker's credentials and stays
 // polite, the proxy carries every request, the credentials show up in no log, status or export,
 // and a proxy that dies or refuses mid-crawl gives ProxyFailed, charged to no host, until it is
-// back and the crawl carries on.
+// back and the crawl carries on; a target the live proxy cannot reach is the host's failure.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCrawlConfig } from '../../src/config/crawl-config.js';
 import type { CrawlSummary } from '../../src/contracts/status.js';
 import { ProxyCredentials } from '../../src/http/index.js';
+import { findFreePorts } from '../../src/stack/free-port.js';
+import { saveRobotsEntry } from '../../src/storage/postgres/robots-repository.js';
 import { createHarness, type Harness } from '../support/crawler-harness.js';
 import { runCrawlerCli } from '../support/crawler-process.js';
 import { politenessReport, startTestWeb, type RequestLogEntry, type TestWeb, type WebSpec } from '../support/test-web/index.js';
@@ -172,5 +174,48 @@ describe('crawling through a proxy (tinyproxy)', () => {
     expect(report.overlaps).toEqual([]);
     expect(report.violations).toEqual([]);
     console.info(`proxy outage e2e: ${messages.length} ProxyFailed attempts, ${summary.pagesFetched + summary.pagesNotModified} of ${pageCount} pages`);
+    // A CONNECT refused with 407 or 401 cost what crossed: our CONNECT, the proxy's answer.
+    const refused = await harness.pool.query<{ sent: string; received: string }>(
+      `SELECT sent_bytes AS sent, received_bytes AS received FROM attempts WHERE crawl_id = $1 AND failure_type = 'ProxyFailed' AND message ~ 'refused our credentials'`,
+      [crawlId],
+    );
+    expect(refused.rows.length).toBeGreaterThan(0);
+    for (const row of refused.rows) {
+      expect(Number(row.sent)).toBeGreaterThan(0);
+      expect(Number(row.received)).toBeGreaterThan(0);
+    }
+  });
+
+  it('takes a target the live proxy cannot reach (tinyproxy’s 500 Unable to connect) for the host’s ConnectionFailed, not ProxyFailed', async () => {
+    await harness.stopWorker();
+    await harness.startWorker({ proxyCredentials: ProxyCredentials.parse(`${USER}:${PASSWORD}`, 'test') });
+    const crawlId = 'proxy-dead-target';
+    // Nothing listens there. Its robots.txt is held fresh, so the page itself is asked for.
+    const deadHost = '127.86.0.4';
+    const origin = `http://${deadHost}:${(await findFreePorts(1))[0]!}`;
+    const nowMs = Date.now();
+    await saveRobotsEntry(harness.pool, { origin, owner: 'test', entry: { policy: { kind: 'allow-all', reason: 'held fresh by the test' }, fetchedAtMs: nowMs, expiresAtMs: nowMs + 3_600_000 }, sitemaps: [] });
+    const summary = await harness.runCrawl({
+      crawlId,
+      seeds: [`${origin}/`],
+      config: { maxDepth: 0, minHostDelayMs: DELAY_MS, proxy: resolveCrawlConfig({ proxy: { urls: [proxy.url], sessionRequests: 100 } }).proxy!, politeness: { retryDelayScale: 0.2 } },
+    });
+    expect(summary.errorsByType).toEqual({ ConnectionFailed: 1 });
+    const attempts = await harness.pool.query<{ failure_type: string; message: string; sent: string; received: string }>(
+      'SELECT failure_type, message, sent_bytes AS sent, received_bytes AS received FROM attempts WHERE crawl_id = $1',
+      [crawlId],
+    );
+    expect(attempts.rows.length).toBeGreaterThan(0);
+    for (const row of attempts.rows) {
+      expect(row.failure_type).toBe('ConnectionFailed');
+      expect(row.message).toContain('could not reach the target: its CONNECT was answered 500 "Unable to connect"');
+      // Each attempt's CONNECT and the proxy's answer, charged.
+      expect(Number(row.sent)).toBeGreaterThan(0);
+      expect(Number(row.received)).toBeGreaterThan(0);
+    }
+    // Charged to the host: its failures count towards its circuit breaker.
+    const host = await harness.pool.query<{ politeness: { consecutiveFailures: number } }>('SELECT politeness FROM hosts WHERE host = $1', [deadHost]);
+    expect(host.rows[0]?.politeness.consecutiveFailures).toBeGreaterThan(0);
+    console.info(`proxy dead-target e2e: ${attempts.rows.length} ConnectionFailed attempts, ${attempts.rows.map((row) => `${row.sent}+${row.received}`).join(', ')} bytes`);
   });
 });

@@ -2,7 +2,8 @@
 // attempts) and checked against the test web's own count of the bytes it took and sent, heads
 // included, a connection reset 30 KB into a body too; what each host's validators are worth
 // (one honours them with 304s, one sends an ETag and ignores it); and the crawl's bill, cost per
-// change and wasted fetches by host and page type.
+// change and wasted fetches by host and page type; the robots.txt requests billed to the crawl
+// that sent them, at the bytes the web counted for /robots.txt.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrawlSummary } from '../../src/contracts/status.js';
 import { crawlCostReport } from '../../src/services/costs/crawl-cost-report.js';
@@ -19,8 +20,8 @@ const filler = (n: number): string => '<p>lorem ipsum dolor sit amet, consectetu
 describe('what a crawl costs on the wire', () => {
   let harness: Harness;
   let web: TestWeb;
-  const first: { summary?: CrawlSummary; log: RequestLogEntry[] } = { log: [] };
-  const second: { summary?: CrawlSummary; log: RequestLogEntry[] } = { log: [] };
+  const first: { summary?: CrawlSummary; log: RequestLogEntry[]; robots: RequestLogEntry[] } = { log: [], robots: [] };
+  const second: { summary?: CrawlSummary; log: RequestLogEntry[]; robots: RequestLogEntry[] } = { log: [], robots: [] };
   const seeds = (): string[] => [web.url(HONOURS, '/'), web.url(IGNORES, '/')];
 
   beforeAll(async () => {
@@ -54,9 +55,11 @@ describe('what a crawl costs on the wire', () => {
     const config = { maxDepth: 2, minHostDelayMs: 100, politeness: { retryDelayScale: 0.1 } };
     first.summary = await harness.runCrawl({ crawlId: 'costs-1', seeds: seeds(), config });
     first.log = web.log().filter((entry) => entry.path !== '/robots.txt');
+    first.robots = web.log().filter((entry) => entry.path === '/robots.txt');
     web.clearLog();
     second.summary = await harness.runCrawl({ crawlId: 'costs-2', seeds: seeds(), config });
     second.log = web.log().filter((entry) => entry.path !== '/robots.txt');
+    second.robots = web.log().filter((entry) => entry.path === '/robots.txt');
   });
 
   afterAll(async () => {
@@ -138,11 +141,35 @@ describe('what a crawl costs on the wire', () => {
     expect(page.lastTransferBytes).toBeGreaterThan(page.lastBytes!);
   });
 
+  it.each([
+    ['the first crawl', 'costs-1', first],
+    ['the second crawl', 'costs-2', second],
+  ])('bills the robots.txt requests %s sent at the bytes the web counted for them, in its total', async (_name, crawlId, run) => {
+    const report = await crawlCostReport(harness.pool, crawlId, { costModel: { kind: 'gateway-bytes', price: 8 }, listingPages: [] });
+    const theirs = webBytes(run.robots);
+    console.info(`transfer costs e2e, ${crawlId}: robots.txt billed ${report.robots?.requests} requests, ${report.robots?.transferBytes} bytes; the web counted ${run.robots.length}, ${theirs} bytes`);
+    expect(report.robots).toEqual({
+      requests: run.robots.length,
+      successfulRequests: run.robots.length,
+      failedRequests: 0,
+      transferBytes: theirs,
+      failedTransferBytes: 0,
+      amount: (theirs * 8) / 1e9,
+    });
+    expect(report.totals.transferBytes).toBe(webBytes(run.log) + theirs);
+    expect(report.totals.requests).toBe(run.log.length + run.robots.length);
+  });
+
+  it('asked both hosts for their robots.txt in the first crawl', () => {
+    expect(first.robots.map((entry) => entry.host).sort()).toEqual([HONOURS, IGNORES]);
+  });
+
   it('reports the bill, cost per change and wasted fetches by host and page type', async () => {
     const report = await crawlCostReport(harness.pool, 'costs-2', { costModel: { kind: 'gateway-bytes', price: 8 }, listingPages: [] });
-    const theirs = webBytes(second.log);
+    // Pages, and the robots.txt requests of this crawl (none when the shared cache held both files fresh).
+    const theirs = webBytes(second.log) + webBytes(second.robots);
     expect(report.totals.transferBytes).toBe(theirs);
-    expect(report.totals.requests).toBe(second.log.length);
+    expect(report.totals.requests).toBe(second.log.length + second.robots.length);
     expect(report.totals.amount).toBeCloseTo((theirs * 8) / 1e9, 12);
     expect(report.totals.changes).toBe(1);
     expect(report.totals.perChange?.transferBytes).toBe(theirs);
@@ -158,7 +185,7 @@ describe('what a crawl costs on the wire', () => {
     const credits = await crawlCostReport(harness.pool, 'costs-2', { costModel: { kind: 'successful-requests', price: 0.001 }, listingPages: [] });
     expect(credits.totals.amount).toBeCloseTo(credits.totals.successfulRequests * 0.001, 12);
     // API credits: failed requests and target errors (the reset, the 404) are free.
-    expect(credits.totals.successfulRequests).toBe(second.log.filter((entry) => entry.status < 400 && !entry.aborted).length);
-    expect(credits.totals.successfulRequests).toBe(6);
+    expect(credits.totals.successfulRequests).toBe(second.log.filter((entry) => entry.status < 400 && !entry.aborted).length + second.robots.length);
+    expect(credits.totals.successfulRequests).toBe(6 + second.robots.length);
   });
 });

@@ -131,9 +131,12 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
     maxDelayMs: 10 * SECOND_MS,
     countsTowardPoison: false,
   }),
-  ConnectionFailed: transient('Connection refused or reset. Retried twice; a host-wide symptom, so it feeds the circuit breaker, not the poison budget.', {
-    countsTowardPoison: false,
-  }),
+  ConnectionFailed: transient(
+    'Connection refused or reset, directly or as a live proxy reports it (tinyproxy\'s 500 Unable to connect, squid\'s ERR_CONNECT_FAIL). Retried twice; a host-wide symptom, so it feeds the circuit breaker, not the poison budget.',
+    {
+      countsTowardPoison: false,
+    },
+  ),
   TlsCertificateError: terminal('Invalid, expired, self-signed or mismatched certificate. Never bypassed, never retried; the host is quarantined for 24 h.', {
     hostEffect: 'quarantine-host',
     recheckAfterMs: HOST_HOLD_RECHECK_MS,
@@ -185,7 +188,7 @@ const POLICY_FIELDS: Record<FetchFailureType, PolicyFields> = {
   ),
   ProxyFailed: {
     summary:
-      'The proxy refused or failed the request before the target answered: 407 Proxy Authentication Required, the proxy not answering or refusing the connection, a CONNECT answered with anything but 2xx (a 502 from the gateway). The request may never have reached the host, so neither the host (no delay growth, no circuit breaker) nor the URL (no poison count) is charged; the host moves to the next proxy of the list and the URL is requeued after its backoff, 6 attempts in all.',
+      'The proxy refused or failed the request before the target answered: 407 Proxy Authentication Required, the proxy not answering, refusing or dropping the connection or timing out, a CONNECT answered with a status that says nothing about the target (a bare 500, 502 or 503 from the gateway). The request may never have reached the host, so neither the host (no delay growth, no circuit breaker) nor the URL (no poison count) is charged; the host moves to the next proxy of the list and the URL is requeued after its backoff, 6 attempts in all. A live proxy that answers that the target cannot be reached (tinyproxy\'s 500 Unable to connect, squid\'s ERR_CONNECT_FAIL or ERR_DNS_FAIL, a 504) gives the target\'s failure instead: ConnectionFailed, ConnectTimeout or DnsTemporaryFailure, charged to the host.',
     retryLayer: 'host',
     maxAttempts: 6,
     baseDelayMs: 10 * SECOND_MS,

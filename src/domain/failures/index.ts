@@ -16,6 +16,8 @@ export type { FailurePolicy, HostEffect, JitterRange, RetryLayer } from './failu
 export { REDIRECT_STATUSES, classifyHttpStatus, failureTypeOfStatus } from './classify-http-status.js';
 export type { HttpStatusClass } from './classify-http-status.js';
 export { classifyTransportError } from './classify-transport-error.js';
+export { proxyConnectFailureCode } from './classify-proxy-connect.js';
+export type { ProxyConnectAnswer, ProxyConnectFailure } from './classify-proxy-connect.js';
 export { backoffDelayMs, jitterMultiplier, retryDelayMs } from './retry-delay.js';
 export type { RetryDelayOptions } from './retry-delay.js';
 export { fetchActivityRetryShape } from './activity-retry-shape.js';

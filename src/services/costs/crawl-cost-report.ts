@@ -5,9 +5,17 @@
  * summaries show it; a cycle's summary keeps it in Postgres (recrawl_cycles.summary).
  */
 import type { CrawlConfig } from '../../config/crawl-config.js';
-import type { CostBreakdownRow, CostFigures, CrawlCostReport, RenderingCostFigures } from '../../contracts/status.js';
+import type { CostBreakdownRow, CostFigures, CrawlCostReport, RenderingCostFigures, RobotsCostFigures } from '../../contracts/status.js';
 import { amountOf, costUnitOf, defaultCostModel, pageTypeOfPath, type CostModel } from '../../domain/recrawl/index.js';
-import { crawlCostRows, hostValidatorRecords, renderingCostRow, type RenderingCostRow, type RequestGroupFigures } from '../../storage/postgres/cost-repository.js';
+import {
+  crawlCostRows,
+  hostValidatorRecords,
+  renderingCostRow,
+  robotsCostRow,
+  type RenderingCostRow,
+  type RequestGroupFigures,
+  type RobotsCostRow,
+} from '../../storage/postgres/cost-repository.js';
 import type { Pool } from '../../storage/postgres/pool.js';
 
 /** Hosts and page types a report lists. */
@@ -21,7 +29,11 @@ export function costModelOf(config: Pick<CrawlConfig, 'costModel' | 'proxy'>): C
 export async function crawlCostReport(pool: Pool, crawlId: string, config: Pick<CrawlConfig, 'costModel' | 'proxy' | 'listingPages'>, top = DEFAULT_COST_REPORT_TOP): Promise<CrawlCostReport> {
   const model = costModelOf(config);
   const rankBy = costUnitOf(model) === 'requests' ? 'requests' : 'bytes';
-  const [rows, rendering] = await Promise.all([crawlCostRows(pool, crawlId, { listingPrefixes: config.listingPages ?? [], topHosts: top, rankBy }), renderingCostRow(pool, crawlId)]);
+  const [rows, rendering, robots] = await Promise.all([
+    crawlCostRows(pool, crawlId, { listingPrefixes: config.listingPages ?? [], topHosts: top, rankBy }),
+    renderingCostRow(pool, crawlId),
+    robotsCostRow(pool, crawlId),
+  ]);
   const validators = await hostValidatorRecords(pool, rows.byHost.map((row) => row.host));
   const byPageType = new Map<string, RequestGroupFigures>();
   for (const group of rows.byPathGroup) {
@@ -32,7 +44,7 @@ export async function crawlCostReport(pool: Pool, crawlId: string, config: Pick<
     rankBy === 'requests' ? b.successfulRequests - a.successfulRequests || b.transferBytes - a.transferBytes : b.transferBytes - a.transferBytes || b.requests - a.requests;
   return {
     model,
-    totals: costFiguresOf(model, rows.totals),
+    totals: costFiguresOf(model, withRobotsRequests(rows.totals, robots)),
     byHost: rows.byHost.map((row) => {
       const record = validators.get(row.host);
       return {
@@ -47,6 +59,37 @@ export async function crawlCostReport(pool: Pool, crawlId: string, config: Pick<
       .sort((a, b) => rank(a, b) || (a.key < b.key ? -1 : 1))
       .slice(0, top),
     ...(rendering.renders === 0 && rendering.subresourceRequests === 0 ? {} : { rendering: renderingCostOf(model, rendering) }),
+    robots: robotsCostOf(model, robots),
+  };
+}
+
+/**
+ * A crawl's page requests with its robots.txt requests added: they are requests on the wire like
+ * any other, so they count in the bill and in the cost per change, but they look for no page, so
+ * they are neither changes, first visits nor wasted fetches.
+ */
+export function withRobotsRequests(pages: RequestGroupFigures, robots: RobotsCostRow): RequestGroupFigures {
+  return {
+    ...pages,
+    requests: pages.requests + robots.requests,
+    successfulRequests: pages.successfulRequests + robots.successfulRequests,
+    failedRequests: pages.failedRequests + robots.requests - robots.successfulRequests,
+    sentBytes: pages.sentBytes + robots.sentBytes,
+    receivedBytes: pages.receivedBytes + robots.receivedBytes,
+    failedTransferBytes: pages.failedTransferBytes + robots.failedTransferBytes,
+  };
+}
+
+/** robots.txt priced apart, under the crawl's model: bytes as any request's, a 2xx, 3xx or 304 a successful request. */
+export function robotsCostOf(model: CostModel, row: RobotsCostRow): RobotsCostFigures {
+  const transferBytes = row.sentBytes + row.receivedBytes;
+  return {
+    requests: row.requests,
+    successfulRequests: row.successfulRequests,
+    failedRequests: row.requests - row.successfulRequests,
+    transferBytes,
+    failedTransferBytes: row.failedTransferBytes,
+    amount: amountOf(model, { transferBytes, successfulRequests: row.successfulRequests }),
   };
 }
 

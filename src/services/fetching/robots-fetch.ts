@@ -9,6 +9,7 @@ import { classifyTransportError, type FetchFailureType } from '../../domain/fail
 import { hostDownloadMs } from '../../domain/politeness/index.js';
 import { decideRedirect, urlFingerprint } from '../../domain/url/index.js';
 import { HttpFetchError, type FetchResponseHead, type HttpClient } from '../../http/index.js';
+import type { RobotsRequestRecord } from '../../storage/postgres/cost-repository.js';
 
 /**
  * Bytes of robots.txt we keep: what the parser reads (512 KiB; RFC 9309 §2.5 asks for at least
@@ -41,12 +42,15 @@ export interface RobotsResponse {
   transportFailure?: FetchFailureType;
   /** The last response's download time, ms (request to last byte). */
   responseMs?: number;
+  /** Every request sent, a redirect hop each, with its bytes on the wire: what the refresh costs its crawl. */
+  requests: RobotsRequestRecord[];
 }
 
 /** GET /robots.txt, following at most five redirects (RFC 9309 §2.3.1.2); conditional when we hold validators. */
 export async function fetchRobots(http: HttpClient, origin: string, cached: RobotsCacheEntry | undefined): Promise<RobotsResponse> {
   let url = `${origin}/robots.txt`;
   const chain: string[] = [urlFingerprint(url)];
+  const requests: RobotsRequestRecord[] = [];
   for (let hop = 0; hop <= MAX_ROBOTS_REDIRECTS; hop += 1) {
     const conditional = hop === 0 && cached?.lastGoodRules ? conditionalHeadersOf(cached, false) : {};
     const chunks: Uint8Array[] = [];
@@ -81,14 +85,18 @@ export async function fetchRobots(http: HttpClient, origin: string, cached: Robo
         },
       );
       responseMs = hostDownloadMs(response.body);
+      requests.push({ hop, status: response.head.status, ...response.transfer });
     } catch (error) {
       // Over the keep limit (or, with padding that decodes to nothing, the wire bound first): a huge
       // robots.txt is obeyed for its first 512 KiB (RFC 9309 §2.5), without the line the cut went through.
       const overCap = error instanceof RobotsCapReached || (error instanceof HttpFetchError && (error.code === 'HTTP_BODY_TOO_LARGE' || error.code === 'HTTP_DECOMPRESSED_TOO_LARGE') && kept > 0);
+      // A failed or cut request is charged what crossed before it ended; only a cut one was answered.
+      const transfer = error instanceof HttpFetchError ? error.transfer : undefined;
+      if (transfer !== undefined) requests.push({ hop, ...(overCap && head !== undefined ? { status: head.status } : {}), ...transfer });
       if (!overCap || head === undefined) {
         // A transport failure means unreachable (disallow all); anything else is our bug: fail loudly.
         if (!(error instanceof HttpFetchError)) throw error;
-        return { outcome: { kind: 'unreachable', reason: error.code }, headers: undefined, status: undefined, transportFailure: classifyTransportError(error.code) };
+        return { outcome: { kind: 'unreachable', reason: error.code }, headers: undefined, status: undefined, transportFailure: classifyTransportError(error.code), requests };
       }
       cut = true;
     }
@@ -98,16 +106,16 @@ export async function fetchRobots(http: HttpClient, origin: string, cached: Robo
     if ([301, 302, 303, 307, 308].includes(status)) {
       const decision = decideRedirect({ location: head.headers['location'], fromUrl: url, chainFingerprints: chain });
       if (decision.kind !== 'follow') {
-        return { outcome: { kind: 'unreachable', reason: `robots.txt redirect ${decision.kind}` }, headers, status, ...(responseMs === undefined ? {} : { responseMs }) };
+        return { outcome: { kind: 'unreachable', reason: `robots.txt redirect ${decision.kind}` }, headers, status, ...(responseMs === undefined ? {} : { responseMs }), requests };
       }
       chain.push(decision.fingerprint);
       url = decision.target.url;
       continue;
     }
     const body = Buffer.concat(chunks);
-    return { outcome: robotsFetchOutcomeOf(status, cut ? wholeLines(body) : body), headers, status, ...(responseMs === undefined ? {} : { responseMs }) };
+    return { outcome: robotsFetchOutcomeOf(status, cut ? wholeLines(body) : body), headers, status, ...(responseMs === undefined ? {} : { responseMs }), requests };
   }
-  return { outcome: { kind: 'unreachable', reason: `more than ${MAX_ROBOTS_REDIRECTS} redirects` }, headers: undefined, status: undefined };
+  return { outcome: { kind: 'unreachable', reason: `more than ${MAX_ROBOTS_REDIRECTS} redirects` }, headers: undefined, status: undefined, requests };
 }
 
 /** The caching and validator headers of a robots.txt response. */

@@ -220,3 +220,72 @@ export async function renderingCostRow(db: Queryable, crawlId: string): Promise<
     cachedSubresources: Number(row?.cached ?? 0),
   };
 }
+
+/** One robots.txt request as it crossed the wire: a hop of a refresh's redirect chain. */
+export interface RobotsRequestRecord {
+  /** 0 for the first request of the refresh, then one more per redirect followed. */
+  hop: number;
+  /** The response's status; absent when the request failed below HTTP. */
+  status?: number;
+  sentBytes: number;
+  receivedBytes: number;
+}
+
+/**
+ * Charges a robots.txt refresh's requests to the crawl that asked for it (robots_requests:
+ * migration 0031). Keyed by the refresh call, its activity attempt and the hop, so that writing
+ * one attempt's requests again adds nothing.
+ */
+export async function recordRobotsRequests(
+  db: Queryable,
+  input: { crawlId: string; callId: string; attempt: number; origin: string; requests: readonly RobotsRequestRecord[] },
+): Promise<void> {
+  if (input.requests.length === 0) return;
+  await db.query(
+    `INSERT INTO robots_requests (crawl_id, call_id, attempt, hop, origin, status, sent_bytes, received_bytes)
+     SELECT $1, $2, $3, r.hop, $4, r.status, r.sent, r.received
+     FROM unnest($5::int[], $6::int[], $7::bigint[], $8::bigint[]) AS r(hop, status, sent, received)
+     ON CONFLICT (crawl_id, call_id, attempt, hop) DO NOTHING`,
+    [
+      input.crawlId,
+      input.callId,
+      input.attempt,
+      input.origin,
+      input.requests.map((request) => request.hop),
+      input.requests.map((request) => request.status ?? null),
+      input.requests.map((request) => request.sentBytes),
+      input.requests.map((request) => request.receivedBytes),
+    ],
+  );
+}
+
+/** A crawl's robots.txt requests: how many, how many were answered 2xx, 3xx or 304, and their bytes. */
+export interface RobotsCostRow {
+  requests: number;
+  successfulRequests: number;
+  sentBytes: number;
+  receivedBytes: number;
+  /** Bytes of the requests that failed (part of sent + received): below HTTP, 4xx, 5xx. */
+  failedTransferBytes: number;
+}
+
+/** What a crawl's robots.txt refreshes sent and received (robots_requests). */
+export async function robotsCostRow(db: Queryable, crawlId: string): Promise<RobotsCostRow> {
+  const { rows } = await db.query<{ requests: string; successful: string; sent: string; received: string; failed_bytes: string }>(
+    `SELECT count(*)::bigint AS requests,
+            count(*) FILTER (WHERE ok)::bigint AS successful,
+            COALESCE(sum(sent_bytes), 0)::bigint AS sent,
+            COALESCE(sum(received_bytes), 0)::bigint AS received,
+            COALESCE(sum(sent_bytes + received_bytes) FILTER (WHERE NOT ok), 0)::bigint AS failed_bytes
+     FROM (SELECT sent_bytes, received_bytes, COALESCE(status BETWEEN 200 AND 399, false) AS ok FROM robots_requests WHERE crawl_id = $1) r`,
+    [crawlId],
+  );
+  const row = rows[0];
+  return {
+    requests: Number(row?.requests ?? 0),
+    successfulRequests: Number(row?.successful ?? 0),
+    sentBytes: Number(row?.sent ?? 0),
+    receivedBytes: Number(row?.received ?? 0),
+    failedTransferBytes: Number(row?.failed_bytes ?? 0),
+  };
+}

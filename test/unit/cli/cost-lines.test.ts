@@ -38,6 +38,13 @@ describe('describeCostReport', () => {
     ]);
   });
 
+  it('gives robots.txt requests a line of their own, priced under the model, and none when there were none', () => {
+    const robots = { requests: 3, successfulRequests: 2, failedRequests: 1, transferBytes: 1_234, failedTransferBytes: 80, amount: 0.002 };
+    const report: CrawlCostReport = { model: { kind: 'successful-requests', price: 0.001 }, totals: figures({ amount: 0.041 }), byHost: [], byPageType: [], robots };
+    expect(describeCostReport(report)).toContain('    robots.txt: 3 requests, 1.23 kB (1 failed, 80 B), amount 0.0020 (in the total above)');
+    expect(describeCostReport({ ...report, robots: { ...robots, requests: 0, successfulRequests: 0, failedRequests: 0, transferBytes: 0, failedTransferBytes: 0, amount: 0 } })).toHaveLength(1);
+  });
+
   it('names a per-request model by its unit', () => {
     const report: CrawlCostReport = { model: { kind: 'successful-requests', price: 0.002 }, totals: figures({ failedRequests: 0, amount: 0.078 }), byHost: [], byPageType: [] };
     expect(describeCostReport(report)[0]).toContain('successful-requests at 0.002 per successful request');

@@ -2,7 +2,7 @@
 // requests tunnel through it, its failures are told apart from the target's, the private-network
 // guard judges the target before any CONNECT, and hosts rotate over proxies by sessions.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect as connectTcp, createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,6 +28,27 @@ async function startTarget(): Promise<{ server: Server; port: number; seen: Seen
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.5', resolve));
   return { server, port: (server.address() as AddressInfo).port, seen };
+}
+
+/** A TCP relay in front of a proxy counting the bytes each way on every connection: what the proxy's sockets carried. */
+async function startRelay(toPort: number): Promise<{ server: TcpServer; url: string; up: () => number; down: () => number; connections: () => number }> {
+  let up = 0;
+  let down = 0;
+  let connections = 0;
+  const server = createTcpServer((client) => {
+    connections += 1;
+    const proxy = connectTcp(toPort, '127.0.0.1');
+    client.on('data', (chunk: Buffer) => (up += chunk.length));
+    proxy.on('data', (chunk: Buffer) => (down += chunk.length));
+    client.pipe(proxy);
+    proxy.pipe(client);
+    client.on('error', () => proxy.destroy());
+    proxy.on('error', () => client.destroy());
+    client.on('close', () => proxy.destroy());
+    proxy.on('close', () => client.end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, up: () => up, down: () => down, connections: () => connections };
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<HttpFetchError> {
@@ -105,12 +126,58 @@ describe('HttpClient through a proxy (tinyproxy)', () => {
     expect(failure.message).toContain('http://127.0.0.1:9');
   });
 
-  it('a CONNECT the proxy cannot open (it answers 5xx) is a proxy failure', async () => {
+  it('a CONNECT the live proxy answers "500 Unable to connect" is the target’s connection failure, not the proxy’s', async () => {
     const http = client({ userAgent: 'ProxyTest/1.0', allowPrivateNetworks: true, proxy: { urls: [open.url] } });
-    // Nothing listens on 127.0.0.6:1: tinyproxy answers the CONNECT with an error status.
+    // Nothing listens on 127.0.0.6:1: tinyproxy answers the CONNECT with 500 Unable to connect.
     const failure = await failureOf(http.fetch({ url: 'http://127.0.0.6:1/' }, () => undefined));
-    expect(failure.code).toBe('HTTP_PROXY_FAILED');
-    expect(failure.message).toMatch(/CONNECT was answered 5\d\d/);
+    expect(failure.code).toBe('HTTP_CONNECTION_REFUSED');
+    expect(failure.message).toContain(`proxy ${open.url} could not reach the target: its CONNECT was answered 500 "Unable to connect"`);
+    expect(failure.transfer?.receivedBytes).toBeGreaterThan(0);
+  });
+
+  it('charges a CONNECT refused with 407 what the proxy’s socket carried, and a tunnel’s CONNECT once, with its request', async () => {
+    const relay = await startRelay(authenticated.port);
+    try {
+      const refused = client({ userAgent: 'ProxyTest/1.0', allowPrivateNetworks: true, proxy: { urls: [relay.url] } });
+      const failure = await failureOf(refused.fetch({ url: url('/refused-bytes') }, () => undefined));
+      expect(failure.code).toBe('HTTP_PROXY_FAILED');
+      expect(relay.connections()).toBe(1);
+      console.info(`proxy CONNECT bytes: a 407 recorded ${failure.transfer?.sentBytes} sent and ${failure.transfer?.receivedBytes} received; the relay carried ${relay.up()} up and ${relay.down()} down`);
+      // tinyproxy writes its 407 whole, in one piece, and closes: all of it arrived before the socket was closed.
+      expect(failure.transfer).toEqual({ sentBytes: relay.up(), receivedBytes: relay.down() });
+      expect(failure.transfer!.receivedBytes).toBeGreaterThan('HTTP/1.1 407 \r\n\r\n'.length);
+
+      const login = ProxyCredentials.parse(`${relay.url.replace('//', `//crawler:${encodeURIComponent(PASSWORD)}@`)}\n`, 'test');
+      const tunnelled = client({ userAgent: 'ProxyTest/1.0', allowPrivateNetworks: true, proxy: { urls: [relay.url], credentials: login } });
+      const [upBefore, downBefore] = [relay.up(), relay.down()];
+      const { transfer } = await tunnelled.fetch({ url: url('/tunnel-bytes') }, () => undefined);
+      console.info(`proxy CONNECT bytes: a tunnelled request recorded ${transfer.sentBytes} sent and ${transfer.receivedBytes} received; the relay carried ${relay.up() - upBefore} up and ${relay.down() - downBefore} down`);
+      expect(transfer).toEqual({ sentBytes: relay.up() - upBefore, receivedBytes: relay.down() - downBefore });
+      await Promise.all([refused.close(), tunnelled.close()]);
+    } finally {
+      await new Promise((resolve) => relay.server.close(resolve));
+    }
+  });
+
+  it('charges a CONNECT the proxy reset before answering what it sent, as a proxy failure', async () => {
+    let read = 0;
+    const resetting = createTcpServer((socket) => {
+      socket.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (chunk.includes('\r\n\r\n')) socket.resetAndDestroy();
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => resetting.listen(0, '127.0.0.1', resolve));
+    try {
+      const http = client({ userAgent: 'ProxyTest/1.0', allowPrivateNetworks: true, proxy: { urls: [`http://127.0.0.1:${(resetting.address() as AddressInfo).port}`] } });
+      const failure = await failureOf(http.fetch({ url: url('/reset-connect') }, () => undefined));
+      expect(failure.code).toBe('HTTP_PROXY_FAILED');
+      expect(failure.transfer).toEqual({ sentBytes: read, receivedBytes: 0 });
+      expect(read).toBeGreaterThan(0);
+    } finally {
+      await new Promise((resolve) => resetting.close(resolve));
+    }
   });
 
   describe('the private-network guard judges the target before any CONNECT', () => {
@@ -147,12 +214,13 @@ describe('HttpClient through a proxy (tinyproxy)', () => {
 
     it('lets a public name through to the proxy', async () => {
       const guarded = client({ userAgent: 'ProxyTest/1.0', allowPrivateNetworks: false, dnsCache: { resolver }, proxy: { urls: [open.url] } });
-      // No route to the internet here: the proxy fails to reach it, and says so.
+      // No route to the internet here: the proxy fails to reach it and says so (tinyproxy's 500 Unable
+      // to connect, the target's failure), or does not answer in time (the proxy's).
       const outcome = await guarded.fetch({ url: 'http://public.example.test:81/', connectTimeoutMs: 5_000 }, () => undefined).then(
         () => undefined,
         (reason: unknown) => reason,
       );
-      expect(outcome === undefined || (outcome as HttpFetchError).code === 'HTTP_PROXY_FAILED').toBe(true);
+      expect([undefined, 'HTTP_CONNECTION_REFUSED', 'HTTP_PROXY_FAILED']).toContain((outcome as HttpFetchError | undefined)?.code);
       expect(open.connects()).toContain('public.example.test:81');
     });
   });
