@@ -6,7 +6,6 @@
 import { crawlDelayMs, isRobotsFresh, nextRobotsCacheEntry, productTokenOf, type RobotsCacheEntry } from '../../domain/robots/index.js';
 import { robotsUnreachableRetryMsOf } from '../../config/politeness-config.js';
 import { getRobotsEntry, readRobotsTakingLease, releaseRobotsLease, saveRobotsEntry } from '../../storage/postgres/robots-repository.js';
-import { recordRobotsRequests } from '../../storage/postgres/cost-repository.js';
 import type { CrawlContextCache } from '../frontier/crawl-context.js';
 import type { RefreshRobotsInput, RefreshRobotsResult } from '../../contracts/activities.js';
 import type { PacedHosts } from '../rendering/paced-hosts.js';
@@ -57,11 +56,11 @@ export function createRobotsRefresher(deps: ActivityDeps, parts: RobotsRefresher
       const fetch = () => fetchRobots(http, input.origin, cached);
       const { outcome, headers, status, transportFailure, responseMs, requests } = pacedHosts ? await pacedHosts.run(new URL(input.origin).hostname, config.minHostDelayMs, fetch, () => undefined) : await fetch();
       const finishedAtMs = deps.now();
-      // The crawl whose refresh sent the requests pays for them; a retried attempt sent them again.
-      await recordRobotsRequests(deps.pool, { crawlId: input.crawlId, callId, attempt: scopeOf().attempt, origin: input.origin, requests });
       const entry = nextRobotsCacheEntry(outcome, cached, finishedAtMs, headers, { unreachableRetryMs: robotsUnreachableRetryMsOf(config.politeness) });
       const sitemaps = entry.policy.kind === 'rules' ? entry.policy.rules.sitemaps : [];
-      await saveRobotsEntry(deps.pool, { origin: input.origin, owner, entry, sitemaps });
+      // The crawl whose refresh sent the requests pays for them; a retried attempt sent them again.
+      const billed = { crawlId: input.crawlId, callId, attempt: scopeOf().attempt, origin: input.origin, requests };
+      await saveRobotsEntry(deps.pool, { origin: input.origin, owner, entry, sitemaps, billed });
       return {
         ...summary(entry, token, true, startedAtMs, finishedAtMs),
         status,

@@ -231,32 +231,46 @@ export interface RobotsRequestRecord {
   receivedBytes: number;
 }
 
+/** A robots.txt refresh's requests, as charged to the crawl that asked for it. */
+export interface RobotsRequestsBill {
+  crawlId: string;
+  callId: string;
+  attempt: number;
+  origin: string;
+  requests: readonly RobotsRequestRecord[];
+}
+
 /**
- * Charges a robots.txt refresh's requests to the crawl that asked for it (robots_requests:
- * migration 0031). Keyed by the refresh call, its activity attempt and the hop, so that writing
- * one attempt's requests again adds nothing.
+ * The statement that charges a refresh's requests (robots_requests: migration 0031), its
+ * parameters numbered from `$first`: keyed by the refresh call, its activity attempt and the hop,
+ * so that writing one attempt's requests again adds nothing. A statement of its own, or a
+ * data-modifying WITH of the statement that saves the refreshed entry (saveRobotsEntry).
  */
-export async function recordRobotsRequests(
-  db: Queryable,
-  input: { crawlId: string; callId: string; attempt: number; origin: string; requests: readonly RobotsRequestRecord[] },
-): Promise<void> {
-  if (input.requests.length === 0) return;
-  await db.query(
-    `INSERT INTO robots_requests (crawl_id, call_id, attempt, hop, origin, status, sent_bytes, received_bytes)
-     SELECT $1, $2, $3, r.hop, $4, r.status, r.sent, r.received
-     FROM unnest($5::int[], $6::int[], $7::bigint[], $8::bigint[]) AS r(hop, status, sent, received)
+export function robotsRequestsInsert(bill: RobotsRequestsBill, first: number): { sql: string; params: unknown[] } {
+  const p = (offset: number): string => `$${first + offset}`;
+  return {
+    sql: `INSERT INTO robots_requests (crawl_id, call_id, attempt, hop, origin, status, sent_bytes, received_bytes)
+     SELECT ${p(0)}, ${p(1)}, ${p(2)}, r.hop, ${p(3)}, r.status, r.sent, r.received
+     FROM unnest(${p(4)}::int[], ${p(5)}::int[], ${p(6)}::bigint[], ${p(7)}::bigint[]) AS r(hop, status, sent, received)
      ON CONFLICT (crawl_id, call_id, attempt, hop) DO NOTHING`,
-    [
-      input.crawlId,
-      input.callId,
-      input.attempt,
-      input.origin,
-      input.requests.map((request) => request.hop),
-      input.requests.map((request) => request.status ?? null),
-      input.requests.map((request) => request.sentBytes),
-      input.requests.map((request) => request.receivedBytes),
+    params: [
+      bill.crawlId,
+      bill.callId,
+      bill.attempt,
+      bill.origin,
+      bill.requests.map((request) => request.hop),
+      bill.requests.map((request) => request.status ?? null),
+      bill.requests.map((request) => request.sentBytes),
+      bill.requests.map((request) => request.receivedBytes),
     ],
-  );
+  };
+}
+
+/** Charges a robots.txt refresh's requests to the crawl that asked for it, on their own. */
+export async function recordRobotsRequests(db: Queryable, bill: RobotsRequestsBill): Promise<void> {
+  if (bill.requests.length === 0) return;
+  const { sql, params } = robotsRequestsInsert(bill, 1);
+  await db.query(sql, params);
 }
 
 /** A crawl's robots.txt requests: how many, how many were answered 2xx, 3xx or 304, and their bytes. */

@@ -1,4 +1,5 @@
 import type { RobotsCacheEntry } from '../../domain/robots/index.js';
+import { robotsRequestsInsert, type RobotsRequestsBill } from './cost-repository.js';
 import type { Queryable } from './sql-codec.js';
 
 /** robots.txt per origin, shared by every worker (docs/design.md, "robots.txt"). */
@@ -30,15 +31,30 @@ export async function readRobotsTakingLease(
   return { entry: row.entry ?? undefined, leased: row.leased };
 }
 
-export async function saveRobotsEntry(db: Queryable, input: { origin: string; owner: string; entry: RobotsCacheEntry; sitemaps: string[] }): Promise<void> {
+/**
+ * Saves a refreshed entry and gives its lease back; with `billed`, the refresh's requests are
+ * charged to their crawl in the same statement (one round trip a refresh, as most hosts of a wide
+ * crawl make once).
+ */
+export async function saveRobotsEntry(
+  db: Queryable,
+  input: { origin: string; owner: string; entry: RobotsCacheEntry; sitemaps: string[]; billed?: RobotsRequestsBill },
+): Promise<void> {
+  const params: unknown[] = [input.origin, JSON.stringify(input.entry), input.entry.fetchedAtMs, input.entry.expiresAtMs, input.sitemaps, input.owner];
+  let billing = '';
+  if (input.billed !== undefined && input.billed.requests.length > 0) {
+    const insert = robotsRequestsInsert(input.billed, params.length + 1);
+    billing = `WITH billed AS (${insert.sql})\n     `;
+    params.push(...insert.params);
+  }
   await db.query(
-    `INSERT INTO robots_cache (origin, entry, fetched_at, expires_at, sitemaps)
+    `${billing}INSERT INTO robots_cache (origin, entry, fetched_at, expires_at, sitemaps)
      VALUES ($1, $2, to_timestamp($3 / 1000.0), to_timestamp($4 / 1000.0), $5)
      ON CONFLICT (origin) DO UPDATE SET entry = $2, fetched_at = to_timestamp($3 / 1000.0), expires_at = to_timestamp($4 / 1000.0),
        sitemaps = $5,
        lease_owner = CASE WHEN robots_cache.lease_owner = $6 THEN NULL ELSE robots_cache.lease_owner END,
        lease_until = CASE WHEN robots_cache.lease_owner = $6 THEN NULL ELSE robots_cache.lease_until END`,
-    [input.origin, JSON.stringify(input.entry), input.entry.fetchedAtMs, input.entry.expiresAtMs, input.sitemaps, input.owner],
+    params,
   );
 }
 

@@ -1,10 +1,12 @@
 // robots.txt requests charged to a crawl on a real database: one attempt's requests written twice
 // count once, a retried attempt's count again, and the crawl's row sums them with 2xx, 3xx and 304
-// as successes and a 5xx or a failure below HTTP as failed.
+// as successes and a 5xx or a failure below HTTP as failed; the entry's save charges them in its own statement.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../../src/storage/postgres/migrate.js';
 import { createPool, type Pool } from '../../../src/storage/postgres/pool.js';
 import { recordRobotsRequests, robotsCostRow } from '../../../src/storage/postgres/cost-repository.js';
+import { getRobotsEntry, saveRobotsEntry } from '../../../src/storage/postgres/robots-repository.js';
+import type { RobotsCacheEntry } from '../../../src/domain/robots/index.js';
 import { freshDatabase } from '../../support/stack-context.js';
 
 let pool: Pool;
@@ -42,5 +44,14 @@ describe('robots.txt requests in a crawl’s bill', () => {
     await recordRobotsRequests(pool, { crawlId: 'crawl-c', callId: 'wf/run/10', attempt: 1, origin: 'http://c.example', requests: [{ hop: 0, status: 503, sentBytes: 150, receivedBytes: 300 }] });
     expect(await robotsCostRow(pool, 'crawl-c')).toEqual({ requests: 2, successfulRequests: 1, sentBytes: 300, receivedBytes: 420, failedTransferBytes: 450 });
     expect(await robotsCostRow(pool, 'no-such-crawl')).toEqual({ requests: 0, successfulRequests: 0, sentBytes: 0, receivedBytes: 0, failedTransferBytes: 0 });
+  });
+
+  it('are charged by the statement that saves the refreshed entry, once however often it is written', async () => {
+    const entry: RobotsCacheEntry = { policy: { kind: 'allow-all', reason: 'robots.txt unavailable (HTTP 404)' }, fetchedAtMs: Date.now(), expiresAtMs: Date.now() + 60_000 };
+    const billed = { crawlId: 'crawl-d', callId: 'wf/run/11', attempt: 1, origin: 'http://d.example', requests: [{ hop: 0, status: 404, sentBytes: 140, receivedBytes: 160 }] };
+    await saveRobotsEntry(pool, { origin: 'http://d.example', owner: 'worker/1', entry, sitemaps: [], billed });
+    await saveRobotsEntry(pool, { origin: 'http://d.example', owner: 'worker/1', entry, sitemaps: [], billed });
+    expect(await getRobotsEntry(pool, 'http://d.example')).toMatchObject({ policy: { kind: 'allow-all' } });
+    expect(await robotsCostRow(pool, 'crawl-d')).toEqual({ requests: 1, successfulRequests: 0, sentBytes: 140, receivedBytes: 160, failedTransferBytes: 300 });
   });
 });
