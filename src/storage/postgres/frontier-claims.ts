@@ -82,27 +82,57 @@ const CLAIMABLE_CRAWLS_SQL = `
                         FROM crawl_counters WHERE crawl_id = q.crawl_id) AS s
   ORDER BY q.crawl_id`;
 
+/** What a claim's read asks beside the claimable crawls (claimReadSql). */
+interface ClaimReadShape {
+  /** Whether a claim under the token took URLs already. */
+  checkToken: boolean;
+  startRun: boolean;
+  release: boolean;
+}
+
 /**
  * What a claim reads before it claims, in one statement: whether a claim under token $3 took URLs
- * already (`earlier`, asked only when $4; then no crawl row, and CLAIMED_ROWS_SQL returns them),
- * else the claimable crawls (CLAIMABLE_CRAWLS_SQL, one row each). Beside them, what the host's run
- * does with every claim that needs it: with $5 the run begins (`run_started_at` stamped, the saved
- * record returned as it was before this statement); with $6 the host is released (politeness $7,
- * paused $8, delay override $9) when no crawl has room on it, as the claim would then take nothing.
- * The release writes the row once, stamping the run begun too when both are asked. Without a
- * crawl row the statement still returns one row (crawl columns null).
+ * already (`earlier`; then no crawl row, and CLAIMED_ROWS_SQL returns them), else the claimable
+ * crawls (CLAIMABLE_CRAWLS_SQL with host $1 and at most $2 URLs, one row each). Beside them, what
+ * the host's run does with a claim that needs it: the run begins (`run_started_at` stamped, the
+ * saved record returned as it was before this statement); the host is released (politeness,
+ * paused, delay override: the parameters after the others) when no crawl has room on it, as the
+ * claim would then take nothing, writing the row once when the run begins too. Without a crawl
+ * row the statement still returns one row (crawl columns null). Only what the shape asks is in
+ * the text: Postgres plans each call, and the unused CTEs cost planning time.
  */
-const CLAIM_READ_SQL = `
-  WITH token AS (SELECT $4::boolean AND EXISTS (SELECT 1 FROM frontier WHERE claim_token = $3) AS earlier),
-       claimable AS (SELECT q.crawl_id, q.tiers, q.counts, q.room FROM token CROSS JOIN LATERAL (${CLAIMABLE_CRAWLS_SQL}) AS q WHERE NOT token.earlier),
-       saved AS (SELECT ${HOST_RECORD_COLUMNS} FROM hosts WHERE host = $1 AND $5::boolean),
-       releasing AS (SELECT 1 FROM token WHERE $6::boolean AND NOT token.earlier AND NOT EXISTS (SELECT 1 FROM claimable WHERE room > 0)),
-       released AS (${releaseHostSql('$1::text', ['$7', '$8', '$9'], { whenSql: 'EXISTS (SELECT 1 FROM releasing)', startRunSql: '$5::boolean' })} RETURNING 1),
-       started AS (UPDATE hosts SET run_started_at = now() WHERE host = $1 AND $5::boolean AND NOT EXISTS (SELECT 1 FROM releasing) RETURNING 1)
-  SELECT token.earlier, EXISTS (SELECT 1 FROM released) AS released, (SELECT to_jsonb(saved) FROM saved) AS saved,
+function claimReadSql({ checkToken, startRun, release }: ClaimReadShape): string {
+  const firstReleaseParam = checkToken ? 4 : 3;
+  const releaseValues: [string, string, string] = [`$${firstReleaseParam}`, `$${firstReleaseParam + 1}`, `$${firstReleaseParam + 2}`];
+  const ctes = [
+    `token AS (SELECT ${checkToken ? 'EXISTS (SELECT 1 FROM frontier WHERE claim_token = $3)' : 'false'} AS earlier)`,
+    `claimable AS (SELECT q.crawl_id, q.tiers, q.counts, q.room FROM token CROSS JOIN LATERAL (${CLAIMABLE_CRAWLS_SQL}) AS q WHERE NOT token.earlier)`,
+  ];
+  if (startRun) ctes.push(`saved AS (SELECT ${HOST_RECORD_COLUMNS} FROM hosts WHERE host = $1)`);
+  if (release) {
+    ctes.push(
+      'releasing AS (SELECT 1 FROM token WHERE NOT token.earlier AND NOT EXISTS (SELECT 1 FROM claimable WHERE room > 0))',
+      `released AS (${releaseHostSql('$1::text', releaseValues, { whenSql: 'EXISTS (SELECT 1 FROM releasing)', startRunSql: String(startRun) })} RETURNING 1)`,
+    );
+  }
+  if (startRun) ctes.push(`started AS (UPDATE hosts SET run_started_at = now() WHERE host = $1${release ? ' AND NOT EXISTS (SELECT 1 FROM releasing)' : ''} RETURNING 1)`);
+  return `
+  WITH ${ctes.join(',\n       ')}
+  SELECT token.earlier, ${release ? 'EXISTS (SELECT 1 FROM released)' : 'false'} AS released, ${startRun ? '(SELECT to_jsonb(saved) FROM saved)' : 'NULL::jsonb'} AS saved,
          c.crawl_id, c.tiers, c.counts, c.room
   FROM token LEFT JOIN claimable c ON true
   ORDER BY c.crawl_id`;
+}
+
+/** claimReadSql of every shape, made once. */
+const CLAIM_READ_SQL = new Map<string, string>();
+
+function claimReadSqlOf(shape: ClaimReadShape): string {
+  const key = `${shape.checkToken}/${shape.startRun}/${shape.release}`;
+  let sql = CLAIM_READ_SQL.get(key);
+  if (sql === undefined) CLAIM_READ_SQL.set(key, (sql = claimReadSql(shape)));
+  return sql;
+}
 
 /** Above any tier a URL is given (tiers are smallints). */
 const MAX_TIER = 32_767;
@@ -251,20 +281,13 @@ interface ClaimRead {
   released: boolean;
 }
 
-/** CLAIM_READ_SQL. Read without a lock; each crawl's grant is exact. */
+/** claimReadSql. Read without a lock; each crawl's grant is exact. */
 async function readBeforeClaim(pool: Pool, input: ClaimHostWorkInput, options: HostClaimOptions): Promise<ClaimRead> {
   const release = options.releaseIfEmpty;
+  const shape: ClaimReadShape = { checkToken: input.freshToken !== true, startRun: options.startRun === true, release: release !== undefined };
   const { rows } = await pool.query<{ earlier: boolean; released: boolean; saved: HostRecordRow | null; crawl_id: string | null; tiers: number[]; counts: number[]; room: number }>(
-    CLAIM_READ_SQL,
-    [
-      input.host,
-      input.maxItems,
-      input.claimToken,
-      input.freshToken !== true,
-      options.startRun === true,
-      release !== undefined,
-      ...(release === undefined ? [null, false, null] : releaseHostParams(release)),
-    ],
+    claimReadSqlOf(shape),
+    [input.host, input.maxItems, ...(shape.checkToken ? [input.claimToken] : []), ...(release === undefined ? [] : releaseHostParams(release))],
   );
   const first = rows[0];
   const saved = first?.saved ?? undefined;
