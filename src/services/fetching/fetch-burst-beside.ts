@@ -5,8 +5,8 @@
  */
 import type { HostPolitenessState } from '../../domain/politeness/index.js';
 import { readFetchPreflights, type FetchedBodyRecords, type FetchPreflight } from '../../storage/postgres/fetch-repository.js';
-import type { ClaimHostWorkInput } from '../../storage/postgres/frontier-claims.js';
-import { releaseHost } from '../../storage/postgres/host-repository.js';
+import { takeHostClaim, type HostClaim, type HostClaimOptions } from '../../storage/postgres/frontier-claims.js';
+import { releaseHost, type HostRelease } from '../../storage/postgres/host-repository.js';
 import type {
   BurstClaim,
   FetchBurstInput,
@@ -74,7 +74,7 @@ export function settleWithinBurst(settleUrl: (input: SettleUrlInput) => Promise<
 
 /** A failed release is reported as none, not thrown: the workflow's own claim releases the host. */
 export function releaseWithinBurst(deps: ActivityDeps, host: string, politeness: HostPolitenessState, settings: NonNullable<BurstClaim['releaseIfDone']>, warn: ScopeWarn): Promise<boolean> {
-  return releaseHost(deps.pool, { host, politeness, paused: settings.paused, delayOverrideMs: settings.delayOverrideMs }).then(
+  return releaseHost(deps.pool, { host, ...burstRelease(politeness, settings) }).then(
     () => true,
     (error: unknown) => {
       warn('release beside a fetch burst failed; the host workflow releases the host', { host, error: String(error) });
@@ -85,24 +85,30 @@ export function releaseWithinBurst(deps: ActivityDeps, host: string, politeness:
 
 /**
  * A failed claim is reported by its absence, not thrown: the requests' outcomes must reach the
- * workflow. `claimWith`: claimHostWork, or claimHostWorkToFetch for URLs this burst fetches next.
+ * workflow. `options`: preflights for URLs this burst fetches next, the host's release when the
+ * claim takes nothing (takeHostClaim).
  */
-export function claimWithinBurst<T>(
+export function claimWithinBurst(
   deps: ActivityDeps,
   scope: ActivityScope,
   host: string,
   claim: NonNullable<FetchBurstInput['claim']>,
   claimedBefore: boolean,
-  claimWith: (pool: ActivityDeps['pool'], input: ClaimHostWorkInput) => Promise<T>,
-): Promise<T | undefined> {
+  options: HostClaimOptions = {},
+): Promise<HostClaim | undefined> {
   // Each burst gets a token of its own, so on its first try no claim has used it yet; a burst
   // claiming again under it (extending itself) wants new URLs, not those it took before. A local
   // burst run again after its workflow task was lost is attempt 1 again: its token may have claimed.
   const freshToken = claimedBefore || (scope.attempt === 1 && !scope.isLocal);
-  return claimWith(deps.pool, { host, maxItems: claim.maxItems, claimToken: claim.claimToken, random: Math.random, freshToken }).catch((error: unknown) => {
+  return takeHostClaim(deps.pool, { host, maxItems: claim.maxItems, claimToken: claim.claimToken, random: Math.random, freshToken }, options).catch((error: unknown) => {
     scope.warn('claim beside a fetch burst failed; the host workflow recovers it by its token', { host, error: String(error) });
     return undefined;
   });
+}
+
+/** The release a burst's claim makes when it takes nothing: the burst's politeness state and the settings the workflow gave. */
+export function burstRelease(politeness: HostPolitenessState, settings: NonNullable<BurstClaim['releaseIfDone']>): HostRelease {
+  return { politeness, paused: settings.paused, delayOverrideMs: settings.delayOverrideMs };
 }
 
 /** Whichever comes first: one of `promises` settling (they must not reject), or `timeoutMs`. */

@@ -18,12 +18,12 @@
  */
 import { applyHostOutcome, burstMayExtend, burstWaitMs, onFetchStarted, type HostOutcome, type HostPolitenessState } from '../../domain/politeness/index.js';
 import type { FetchPreflight } from '../../storage/postgres/fetch-repository.js';
-import { claimHostWork, claimHostWorkToFetch } from '../../storage/postgres/frontier-claims.js';
+import type { HostRelease } from '../../storage/postgres/host-repository.js';
 import type { FetchBurstInput, FetchBurstOutcome, FetchBurstResult, FetchUrlInput, HostWorkItem, ParseBatchOutcome, RefreshRobotsResult } from '../../contracts/activities.js';
 import type { ActivityDeps } from '../deps.js';
 import type { ActivityScope } from './activity-scope.js';
 import { attemptOf, robotsRefreshOf, type AttemptSettled, type BurstPage } from './fetch-burst-attempt.js';
-import { claimWithinBurst, everyUrlEnded, firstOrTimeout, parseBeside, preflightsOf, releaseWithinBurst, withoutHostDelay } from './fetch-burst-beside.js';
+import { burstRelease, claimWithinBurst, everyUrlEnded, firstOrTimeout, parseBeside, preflightsOf, releaseWithinBurst, withoutHostDelay } from './fetch-burst-beside.js';
 import { FetchBurstPages, type FetchBurstParts } from './fetch-burst-pages.js';
 import { sleepUntilMs } from './sleep-until.js';
 
@@ -90,6 +90,10 @@ class FetchBurstRun {
   private readonly preflights: Promise<FetchPreflight>[];
   private firstRequestAtMs: number | undefined;
   private claimFoundNothing = false;
+  /** The claim that found nothing released the host too. */
+  private releasedByClaim = false;
+  /** The carried bodies' parse outcomes, once their parse returned. */
+  private parseOutcomes: ParseBatchOutcome[] | undefined;
 
   constructor(
     private readonly deps: ActivityDeps,
@@ -100,6 +104,7 @@ class FetchBurstRun {
     this.politeness = input.politeness;
     this.policy = input.policy;
     this.parsed = input.parse && input.parse.length > 0 ? parseBeside(parts.parseBatch, input.parse) : undefined;
+    void this.parsed?.then((outcomes) => (this.parseOutcomes = outcomes));
     this.pages = new FetchBurstPages(deps, parts, (work) => this.timed('parsing', work), (message, attributes) => this.scope.warn(message, attributes));
     this.items = [...input.items];
     this.preflights = preflightsOf(deps, input.items);
@@ -238,14 +243,34 @@ class FetchBurstRun {
     await this.pages.settled();
     // After the first claim under the token, later ones must take new URLs, not return those.
     const claim = { ...input.claim, maxItems: Math.min(roomUrls, input.claim.maxItems) };
-    const claimed = await this.timed('claiming', claimWithinBurst(this.deps, this.scope, input.host, claim, this.items.length > input.items.length, claimHostWorkToFetch));
+    // Taking nothing ends the burst: if that leaves the host nothing to do, the claim releases it.
+    const release = this.releaseIfClaimEmpty([]);
+    const claimed = await this.timed(
+      'claiming',
+      claimWithinBurst(this.deps, this.scope, input.host, claim, this.items.length > input.items.length, { withPreflights: true, ...(release ? { releaseIfEmpty: release } : {}) }),
+    );
     if (claimed === undefined || claimed.items.length === 0) {
       this.claimFoundNothing = claimed !== undefined;
+      this.releasedByClaim = claimed?.released === true;
       return [];
     }
     const more = claimed.items.map((item) => ({ ...item, hostDelayMs: this.policy.minDelayMs }));
     this.preflights.push(...(claimed.preflights?.map((preflight) => Promise.resolve(preflight)) ?? preflightsOf(this.deps, more)));
     return more;
+  }
+
+  /**
+   * The release a claim of this burst makes if it takes nothing, when the workflow allowed one and
+   * nothing else would be left to do: no URL `untried`, every URL ended here, the carried bodies
+   * parsed (known only once their parse returned; else the burst releases after it, if at all).
+   */
+  private releaseIfClaimEmpty(untried: readonly unknown[]): HostRelease | undefined {
+    const settings = this.input.claim?.releaseIfDone;
+    if (settings === undefined || untried.length > 0) return undefined;
+    const parseOutcomes = this.parsed === undefined ? undefined : this.parseOutcomes;
+    if (this.parsed !== undefined && parseOutcomes === undefined) return undefined;
+    if (!everyUrlEnded([...this.outcomes, ...this.extendedOutcomes], parseOutcomes, this.robots)) return undefined;
+    return burstRelease(this.politeness, settings);
   }
 
   /** Waits for the parses, settles and stores, claims after them, and releases a host left with nothing to do. */
@@ -256,22 +281,25 @@ class FetchBurstRun {
     const finishingFromMs = Date.now();
     let claimedItems: HostWorkItem[] | undefined;
     let parseOutcomes: ParseBatchOutcome[] | undefined;
-    let released = false;
+    let released = this.releasedByClaim;
     try {
       parseOutcomes = this.parsed === undefined ? undefined : await this.parsed;
       await this.pages.settled();
       const extended = this.items.length > input.items.length;
-      if (this.claimFoundNothing) claimedItems = [];
-      else {
-        // After the parses, so that the claim takes the host's links they found.
-        const claim = input.claim ? claimWithinBurst(this.deps, this.scope, input.host, input.claim, extended, claimHostWork) : undefined;
-        claimedItems = claim === undefined ? undefined : await this.timed('claiming', claim);
-      }
       // Claimed URLs the burst did not get to go back with the claim's.
       const untried = this.items.slice(input.items.length).filter((_, i) => this.extendedOutcomes[i]?.kind === 'not-attempted');
+      if (this.claimFoundNothing) claimedItems = [];
+      else if (input.claim) {
+        // After the parses, so that the claim takes the host's links they found; it releases the host if it takes nothing and nothing is left.
+        const release = this.releaseIfClaimEmpty(untried);
+        const claimed = await this.timed('claiming', claimWithinBurst(this.deps, this.scope, input.host, input.claim, extended, release ? { releaseIfEmpty: release } : {}));
+        claimedItems = claimed?.items;
+        released = claimed?.released === true;
+      }
       if (untried.length > 0) claimedItems = [...untried.map(withoutHostDelay), ...(claimedItems ?? [])];
       const release = input.claim?.releaseIfDone;
-      if (release !== undefined && claimedItems?.length === 0 && everyUrlEnded([...this.outcomes, ...this.extendedOutcomes], parseOutcomes, this.robots)) {
+      if (!released && release !== undefined && claimedItems?.length === 0 && everyUrlEnded([...this.outcomes, ...this.extendedOutcomes], parseOutcomes, this.robots)) {
+        // The claim that found nothing could not release (a carried parse had not returned yet).
         released = await this.timed('claiming', releaseWithinBurst(this.deps, input.host, this.politeness, release, (message, attributes) => this.scope.warn(message, attributes)));
       }
     } finally {

@@ -2,9 +2,8 @@
  * A host's work in the store: claiming frontier entries into its back queue (with its host record,
  * releasing the host when nothing is left), and recording the long waits it reports.
  */
-import { claimHostWork as claimFromFrontier } from '../../storage/postgres/frontier-claims.js';
+import { takeHostClaim } from '../../storage/postgres/frontier-claims.js';
 import { recordHostWait } from '../../storage/postgres/crawl-waits-repository.js';
-import { releaseHost, startHostRun } from '../../storage/postgres/host-repository.js';
 import type { ClaimHostWorkInput, ClaimHostWorkResult, HostWaitReport } from '../../contracts/activities.js';
 import type { ActivityDeps } from '../deps.js';
 
@@ -16,21 +15,18 @@ export interface HostClaimer {
 }
 
 export async function claimHostWork(deps: ActivityDeps, input: ClaimHostWorkInput, claimer: HostClaimer): Promise<ClaimHostWorkResult> {
-  const items = await claimFromFrontier(deps.pool, {
-    host: input.host,
-    maxItems: input.maxItems,
-    claimToken: claimer.claimToken,
-    random: Math.random,
-    freshToken: claimer.freshToken,
-  });
   const withHostRecord = input.withHostRecord !== false;
-  const record = withHostRecord || input.markRunStarted === true ? await startHostRun(deps.pool, input.host) : undefined;
-  const host = withHostRecord ? record : undefined;
-  if (items.length === 0 && input.releaseIfEmpty) {
-    await releaseHost(deps.pool, { host: input.host, politeness: input.politeness, paused: input.paused, delayOverrideMs: input.delayOverrideMs });
-    return { items, released: true, ...(host ? { host } : {}) };
-  }
-  return { items, released: false, ...(host ? { host } : {}) };
+  // The run's beginning and its release ride in the claim's own statements (takeHostClaim).
+  const claim = await takeHostClaim(
+    deps.pool,
+    { host: input.host, maxItems: input.maxItems, claimToken: claimer.claimToken, random: Math.random, freshToken: claimer.freshToken },
+    {
+      startRun: withHostRecord || input.markRunStarted === true,
+      ...(input.releaseIfEmpty ? { releaseIfEmpty: { politeness: input.politeness, paused: input.paused, delayOverrideMs: input.delayOverrideMs } } : {}),
+    },
+  );
+  const host = withHostRecord ? claim.hostRecord : undefined;
+  return { items: claim.items, released: claim.released, ...(host ? { host } : {}) };
 }
 
 /** A host's long wait as it begins: what `crawler status` and the progress line say the crawl waits for. */

@@ -4,10 +4,11 @@
  * crawl's admission row, and a claim token that makes a retried claim return what the first
  * attempt took. Also which hosts have queued work and no workflow running to claim it.
  */
-import type { HostWorkItem } from '../../contracts/activities.js';
+import type { HostRecord, HostWorkItem } from '../../contracts/activities.js';
 import { chooseTierCounts, TIER_COUNT } from '../../domain/frontier/index.js';
 import { SUMMED_COUNTERS_SQL } from './crawl-counters.js';
 import { PREFLIGHT_COLUMNS_SQL, preflightOfColumns, type PreflightColumns, type UrlPreflight } from './fetch-preflight.js';
+import { HOST_RECORD_COLUMNS, hostRecordOf, releaseHost, releaseHostParams, releaseHostSql, type HostRecordRow, type HostRelease } from './host-repository.js';
 import type { Pool } from './pool.js';
 import { fingerprintFromBytes, type Queryable } from './sql-codec.js';
 
@@ -81,16 +82,57 @@ const CLAIMABLE_CRAWLS_SQL = `
                         FROM crawl_counters WHERE crawl_id = q.crawl_id) AS s
   ORDER BY q.crawl_id`;
 
+/** What a claim's read asks beside the claimable crawls (claimReadSql). */
+interface ClaimReadShape {
+  /** Whether a claim under the token took URLs already. */
+  checkToken: boolean;
+  startRun: boolean;
+  release: boolean;
+}
+
 /**
- * CLAIMABLE_CRAWLS_SQL unless a claim under token $3 took URLs already (`earlier`: then no crawl
- * row, and CLAIMED_ROWS_SQL returns them): a claim whose token may have been used asks both in one
- * round trip, since it almost never has.
+ * What a claim reads before it claims, in one statement: whether a claim under token $3 took URLs
+ * already (`earlier`; then no crawl row, and CLAIMED_ROWS_SQL returns them), else the claimable
+ * crawls (CLAIMABLE_CRAWLS_SQL with host $1 and at most $2 URLs, one row each). Beside them, what
+ * the host's run does with a claim that needs it: the run begins (`run_started_at` stamped, the
+ * saved record returned as it was before this statement); the host is released (politeness,
+ * paused, delay override: the parameters after the others) when no crawl has room on it, as the
+ * claim would then take nothing, writing the row once when the run begins too. Without a crawl
+ * row the statement still returns one row (crawl columns null). Only what the shape asks is in
+ * the text: Postgres plans each call, and the unused CTEs cost planning time.
  */
-const CLAIMABLE_CRAWLS_UNLESS_CLAIMED_SQL = `
-  SELECT t.earlier, q.crawl_id, q.tiers, q.counts, q.room
-  FROM (SELECT EXISTS (SELECT 1 FROM frontier WHERE claim_token = $3) AS earlier) AS t
-  LEFT JOIN LATERAL (${CLAIMABLE_CRAWLS_SQL}) AS q ON NOT t.earlier
-  ORDER BY q.crawl_id`;
+function claimReadSql({ checkToken, startRun, release }: ClaimReadShape): string {
+  const firstReleaseParam = checkToken ? 4 : 3;
+  const releaseValues: [string, string, string] = [`$${firstReleaseParam}`, `$${firstReleaseParam + 1}`, `$${firstReleaseParam + 2}`];
+  const ctes = [
+    `token AS (SELECT ${checkToken ? 'EXISTS (SELECT 1 FROM frontier WHERE claim_token = $3)' : 'false'} AS earlier)`,
+    `claimable AS (SELECT q.crawl_id, q.tiers, q.counts, q.room FROM token CROSS JOIN LATERAL (${CLAIMABLE_CRAWLS_SQL}) AS q WHERE NOT token.earlier)`,
+  ];
+  if (startRun) ctes.push(`saved AS (SELECT ${HOST_RECORD_COLUMNS} FROM hosts WHERE host = $1)`);
+  if (release) {
+    ctes.push(
+      'releasing AS (SELECT 1 FROM token WHERE NOT token.earlier AND NOT EXISTS (SELECT 1 FROM claimable WHERE room > 0))',
+      `released AS (${releaseHostSql('$1::text', releaseValues, { whenSql: 'EXISTS (SELECT 1 FROM releasing)', startRunSql: String(startRun) })} RETURNING 1)`,
+    );
+  }
+  if (startRun) ctes.push(`started AS (UPDATE hosts SET run_started_at = now() WHERE host = $1${release ? ' AND NOT EXISTS (SELECT 1 FROM releasing)' : ''} RETURNING 1)`);
+  return `
+  WITH ${ctes.join(',\n       ')}
+  SELECT token.earlier, ${release ? 'EXISTS (SELECT 1 FROM released)' : 'false'} AS released, ${startRun ? '(SELECT to_jsonb(saved) FROM saved)' : 'NULL::jsonb'} AS saved,
+         c.crawl_id, c.tiers, c.counts, c.room
+  FROM token LEFT JOIN claimable c ON true
+  ORDER BY c.crawl_id`;
+}
+
+/** claimReadSql of every shape, made once. */
+const CLAIM_READ_SQL = new Map<string, string>();
+
+function claimReadSqlOf(shape: ClaimReadShape): string {
+  const key = `${shape.checkToken}/${shape.startRun}/${shape.release}`;
+  let sql = CLAIM_READ_SQL.get(key);
+  if (sql === undefined) CLAIM_READ_SQL.set(key, (sql = claimReadSql(shape)));
+  return sql;
+}
 
 /** Above any tier a URL is given (tiers are smallints). */
 const MAX_TIER = 32_767;
@@ -152,7 +194,7 @@ const CLAIM_READY_TO_FETCH_SQL = `${CLAIM_CTES},
  * attempt took.
  */
 export async function claimHostWork(pool: Pool, input: ClaimHostWorkInput): Promise<HostWorkItem[]> {
-  return (await claimRows(pool, input, CLAIM_FROM_CRAWL_SQL)).rows.map(toWorkItem);
+  return (await takeHostClaim(pool, input)).items;
 }
 
 export interface ClaimHostWorkInput {
@@ -164,17 +206,64 @@ export interface ClaimHostWorkInput {
   freshToken?: boolean;
 }
 
+/** What a host's run asks of a claim beside its URLs, in the claim's own statements. */
+export interface HostClaimOptions {
+  /** Each claimed URL's preflight from the claim's statement (claimHostWorkToFetch). Default false. */
+  withPreflights?: boolean;
+  /** The run begins: stamp `run_started_at` and return the host's saved record (startHostRun). Default false. */
+  startRun?: boolean;
+  /** Release the host with these values when the claim takes nothing (releaseHost). Default: no release. */
+  releaseIfEmpty?: HostRelease;
+}
+
+/** A claim's URLs, and what it did beside them (HostClaimOptions). */
+export interface HostClaim {
+  items: HostWorkItem[];
+  /**
+   * With withPreflights, each URL's preflight; undefined when the claim returned what an earlier
+   * one under its token took: those URLs may have fetch records already, and readFetchPreflights reads them.
+   */
+  preflights: UrlPreflight[] | undefined;
+  /** With startRun: the host's record as the run found it. */
+  hostRecord?: HostRecord;
+  /** With releaseIfEmpty: the claim took nothing and released the host. */
+  released: boolean;
+}
+
 /**
  * claimHostWork for URLs about to be fetched (a burst claiming on): with each URL's preflight from
  * the claim's own statement, one round trip where a claim and readFetchPreflights were two.
- * `preflights` is undefined when the claim returned what an earlier one under its token took:
- * those URLs may have fetch records already, and readFetchPreflights reads them.
  */
 export async function claimHostWorkToFetch(pool: Pool, input: ClaimHostWorkInput): Promise<{ items: HostWorkItem[]; preflights: UrlPreflight[] | undefined }> {
-  const { rows, earlier } = await claimRows<ClaimRow & PreflightColumns>(pool, input, CLAIM_READY_TO_FETCH_SQL);
+  const { items, preflights } = await takeHostClaim(pool, input, { withPreflights: true });
+  return { items, preflights };
+}
+
+/**
+ * A host claim with what its run does beside it: the read before the claim also begins the run
+ * and, when no crawl has room, releases the host; a claim that had room and got nothing releases
+ * it with a statement of its own. A host's claims thus cost the read and one statement a crawl
+ * that has room.
+ */
+export async function takeHostClaim(pool: Pool, input: ClaimHostWorkInput, options: HostClaimOptions = {}): Promise<HostClaim> {
+  const read = await readBeforeClaim(pool, input, options);
+  const hostRecord = options.startRun === true ? { hostRecord: hostRecordOf(read.saved) } : {};
+  if (read.crawls === 'earlier') {
+    const previous = await pool.query<ClaimRow>(CLAIMED_ROWS_SQL, [input.claimToken]);
+    return { items: previous.rows.sort(inClaimOrder).map(toWorkItem), preflights: undefined, released: false, ...hostRecord };
+  }
+  const claimSql = options.withPreflights === true ? CLAIM_READY_TO_FETCH_SQL : CLAIM_FROM_CRAWL_SQL;
+  const rows = await claimFromCrawls<ClaimRow & Partial<PreflightColumns>>(pool, input, read.crawls, claimSql);
+  let released = read.released;
+  if (!released && rows.length === 0 && options.releaseIfEmpty !== undefined) {
+    await releaseHost(pool, { host: input.host, ...options.releaseIfEmpty });
+    released = true;
+  }
   return {
     items: rows.map(toWorkItem),
-    preflights: earlier ? undefined : rows.map(preflightOfColumns),
+    preflights: options.withPreflights === true ? rows.map((row) => preflightOfColumns(row as PreflightColumns)) : undefined,
+    released,
+    ...hostRecord,
   };
 }
 
@@ -185,27 +274,32 @@ interface ClaimableCrawl {
   counts: number[];
 }
 
-/** The crawls a claim may take from, or 'earlier' when a claim under its token took URLs already. */
-async function claimableUnlessClaimed(pool: Pool, input: ClaimHostWorkInput): Promise<ClaimableCrawl[] | 'earlier'> {
-  const { rows } = await pool.query<ClaimableCrawl & { earlier: boolean }>(CLAIMABLE_CRAWLS_UNLESS_CLAIMED_SQL, [input.host, input.maxItems, input.claimToken]);
-  if (rows.some((row) => row.earlier)) return 'earlier';
-  // No claimable crawl leaves the token's row alone, its crawl columns null.
-  return rows.filter((row) => row.crawl_id !== null);
+interface ClaimRead {
+  /** The crawls a claim may take from, or 'earlier' when a claim under its token took URLs already. */
+  crawls: ClaimableCrawl[] | 'earlier';
+  saved: HostRecordRow | undefined;
+  released: boolean;
 }
 
-/** The claim's rows in claim order, and whether they are an earlier claim's under the same token. */
-async function claimRows<Row extends ClaimRow>(pool: Pool, input: ClaimHostWorkInput, claimSql: string): Promise<{ rows: Row[]; earlier: boolean }> {
-  // Read without a lock; each crawl's grant below is exact. Each crawl's claim is one statement (a
-  // transaction of its own): a claim that fails part way keeps what it took under its token, and
-  // its retry returns that.
-  const crawls =
-    input.freshToken === true
-      ? (await pool.query<ClaimableCrawl>(CLAIMABLE_CRAWLS_SQL, [input.host, input.maxItems])).rows
-      : await claimableUnlessClaimed(pool, input);
-  if (crawls === 'earlier') {
-    const previous = await pool.query<Row>(CLAIMED_ROWS_SQL, [input.claimToken]);
-    return { rows: previous.rows.sort(inClaimOrder), earlier: true };
-  }
+/** claimReadSql. Read without a lock; each crawl's grant is exact. */
+async function readBeforeClaim(pool: Pool, input: ClaimHostWorkInput, options: HostClaimOptions): Promise<ClaimRead> {
+  const release = options.releaseIfEmpty;
+  const shape: ClaimReadShape = { checkToken: input.freshToken !== true, startRun: options.startRun === true, release: release !== undefined };
+  const { rows } = await pool.query<{ earlier: boolean; released: boolean; saved: HostRecordRow | null; crawl_id: string | null; tiers: number[]; counts: number[]; room: number }>(
+    claimReadSqlOf(shape),
+    [input.host, input.maxItems, ...(shape.checkToken ? [input.claimToken] : []), ...(release === undefined ? [] : releaseHostParams(release))],
+  );
+  const first = rows[0];
+  const saved = first?.saved ?? undefined;
+  const released = first?.released === true;
+  if (first?.earlier === true) return { crawls: 'earlier', saved, released };
+  // No claimable crawl leaves the one row, its crawl columns null.
+  return { crawls: rows.flatMap((row) => (row.crawl_id === null ? [] : [{ crawl_id: row.crawl_id, room: row.room, tiers: row.tiers, counts: row.counts }])), saved, released };
+}
+
+/** Each crawl's part of the claim (a statement, a transaction of its own), the rows in claim order. */
+async function claimFromCrawls<Row extends ClaimRow>(pool: Pool, input: ClaimHostWorkInput, crawls: ClaimableCrawl[], claimSql: string): Promise<Row[]> {
+  // A claim that fails part way keeps what it took under its token, and its retry returns that.
   const claimed: Row[] = [];
   let remaining = input.maxItems;
   for (const { crawl_id: crawlId, room: roomNow, tiers, counts } of crawls) {
@@ -233,7 +327,7 @@ async function claimRows<Row extends ClaimRow>(pool: Pool, input: ClaimHostWorkI
     remaining -= dispatched.rows.length;
     claimed.push(...dispatched.rows);
   }
-  return { rows: claimed.sort(inClaimOrder), earlier: false };
+  return claimed.sort(inClaimOrder);
 }
 
 /** Hosts with queued work in this crawl whose workflow is idle, best tier first. */

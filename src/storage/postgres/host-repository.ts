@@ -3,29 +3,35 @@ import { addCrawlCounters } from './crawl-counters.js';
 import { inTransaction, isPool } from './pool.js';
 import type { Queryable } from './sql-codec.js';
 
-interface HostRow {
+/** A host's saved record as a statement reads it (HOST_RECORD_COLUMNS). */
+export interface HostRecordRow {
   politeness: unknown;
   delay_override_ms: number | null;
   paused: boolean;
   quarantined_reason: string | null;
 }
 
-/**
- * A host's run begins its work: stamps `run_started_at` (a host woken since, and not begun, waits
- * for a worker: crawl-waits-repository.ts) and returns the host's saved record, in one statement.
- */
-export async function startHostRun(db: Queryable, host: string): Promise<HostRecord> {
-  const result = await db.query<HostRow>(
-    'UPDATE hosts SET run_started_at = now() WHERE host = $1 RETURNING politeness, delay_override_ms, paused, quarantined_reason',
-    [host],
-  );
-  const row = result.rows[0];
+/** The columns of the `hosts` row a run begins with: its saved record. */
+export const HOST_RECORD_COLUMNS = 'politeness, delay_override_ms, paused, quarantined_reason';
+
+/** A host's saved record; a host without a row has the defaults. */
+export function hostRecordOf(row: HostRecordRow | undefined): HostRecord {
   return {
     politeness: row?.politeness ?? null,
     delayOverrideMs: row?.delay_override_ms ?? null,
     paused: row?.paused ?? false,
     quarantinedReason: row?.quarantined_reason ?? null,
   };
+}
+
+/**
+ * A host's run begins its work: stamps `run_started_at` (a host woken since, and not begun, waits
+ * for a worker: crawl-waits-repository.ts) and returns the host's saved record, in one statement.
+ * A claim does the same in its own statement (frontier-claims.ts, `startRun`).
+ */
+export async function startHostRun(db: Queryable, host: string): Promise<HostRecord> {
+  const result = await db.query<HostRecordRow>(`UPDATE hosts SET run_started_at = now() WHERE host = $1 RETURNING ${HOST_RECORD_COLUMNS}`, [host]);
+  return hostRecordOf(result.rows[0]);
 }
 
 /**
@@ -78,17 +84,36 @@ export async function markHostsInactive(db: Queryable, hosts: string[]): Promise
   await db.query('UPDATE hosts SET workflow_active = false, updated_at = now() WHERE host = ANY($1::text[])', [hosts]);
 }
 
-/** The host's workflow is about to end: keep what its next run needs. */
-export async function releaseHost(
-  db: Queryable,
-  input: { host: string; politeness: unknown; paused: boolean; delayOverrideMs: number | null },
-): Promise<void> {
-  await db.query(
-    `INSERT INTO hosts (host, workflow_active, politeness, paused, delay_override_ms) VALUES ($1, false, $2, $3, $4)
+/** What a released host keeps for its next run: its politeness state and the operator's settings. */
+export interface HostRelease {
+  politeness: unknown;
+  paused: boolean;
+  delayOverrideMs: number | null;
+}
+
+/**
+ * The release of host `hostSql` with the values `valuesSql` (politeness as jsonb text, paused,
+ * delay override), as a statement of its own or a claim's CTE (frontier-claims.ts): there only
+ * when `whenSql` holds, and with `startRunSql` true it also stamps the run begun, so that a claim
+ * that begins a run and releases the host writes the row once.
+ */
+export function releaseHostSql(hostSql: string, valuesSql: [string, string, string], options: { whenSql?: string; startRunSql?: string } = {}): string {
+  const [politeness, paused, delayOverrideMs] = valuesSql;
+  return `INSERT INTO hosts (host, workflow_active, politeness, paused, delay_override_ms)
+     SELECT ${hostSql}, false, ${politeness}::jsonb, ${paused}::boolean, ${delayOverrideMs}::integer${options.whenSql === undefined ? '' : ` WHERE ${options.whenSql}`}
      ON CONFLICT (host) DO UPDATE SET workflow_active = false, politeness = EXCLUDED.politeness,
-       paused = EXCLUDED.paused, delay_override_ms = EXCLUDED.delay_override_ms, updated_at = now()`,
-    [input.host, JSON.stringify(input.politeness ?? null), input.paused, input.delayOverrideMs],
-  );
+       paused = EXCLUDED.paused, delay_override_ms = EXCLUDED.delay_override_ms, updated_at = now(),
+       run_started_at = CASE WHEN ${options.startRunSql ?? 'false'} THEN now() ELSE hosts.run_started_at END`;
+}
+
+/** The release's parameters for releaseHostSql's values. */
+export function releaseHostParams(release: HostRelease): unknown[] {
+  return [JSON.stringify(release.politeness ?? null), release.paused, release.delayOverrideMs];
+}
+
+/** The host's workflow is about to end: keep what its next run needs. */
+export async function releaseHost(db: Queryable, input: HostRelease & { host: string }): Promise<void> {
+  await db.query(releaseHostSql('$1::text', ['$2', '$3', '$4']), [input.host, ...releaseHostParams(input)]);
 }
 
 export async function setHostOperatorSettings(

@@ -9,7 +9,7 @@ import type { RobotsCacheEntry } from '../../../src/domain/robots/index.js';
 import { urlFingerprint } from '../../../src/domain/url/index.js';
 import { createCrawl } from '../../../src/storage/postgres/crawl-repository.js';
 import { readFetchPreflights } from '../../../src/storage/postgres/fetch-repository.js';
-import { claimHostWork, claimHostWorkToFetch } from '../../../src/storage/postgres/frontier-claims.js';
+import { claimHostWork, claimHostWorkToFetch, takeHostClaim } from '../../../src/storage/postgres/frontier-claims.js';
 import { registerFrontierEntries, type NewFrontierEntry } from '../../../src/storage/postgres/frontier-registration.js';
 import { fingerprintToBytes } from '../../../src/storage/postgres/sql-codec.js';
 import { saveRobotsEntry } from '../../../src/storage/postgres/robots-repository.js';
@@ -201,5 +201,93 @@ describe('claimHostWork', () => {
     statements.length = 0;
     expect(await claimHostWork(counted, { ...input, claimToken: 'nothing-left' })).toEqual([]);
     expect(statements).toHaveLength(1); // the read finds no crawl with queued URLs
+  });
+
+  describe("a run's beginning and its release, in the claim's own statements", () => {
+    const host = '127.70.0.4';
+    const politeness = { nextFetchAtMs: 123_456, consecutiveFailures: 0 };
+    const statements: string[] = [];
+    const counted = { query: (text: string, values?: unknown[]) => (statements.push(text), harness.pool.query(text, values)) } as unknown as typeof harness.pool;
+    const hostRow = async () =>
+      (
+        await harness.pool.query<{ workflow_active: boolean; politeness: unknown; paused: boolean; delay_override_ms: number | null; run_started_at: Date | null }>(
+          'SELECT workflow_active, politeness, paused, delay_override_ms, run_started_at FROM hosts WHERE host = $1',
+          [host],
+        )
+      ).rows[0];
+    const release = { politeness, paused: true, delayOverrideMs: 700 };
+    let tokens = 0;
+    const take = (options: Parameters<typeof takeHostClaim>[2], maxItems = 5, claimToken = `begin-${++tokens}`) =>
+      takeHostClaim(counted, { host, maxItems, claimToken, random: () => 0.5, freshToken: false }, options);
+
+    beforeAll(async () => {
+      await createCrawl(harness.pool, { id: 'crawl-begin', config: resolveCrawlConfig({ allowPrivateNetworks: true, maxPages: 100 }), seedHosts: [host] });
+      await registerFrontierEntries(harness.pool, 'crawl-begin', [entry('b0', 0, host), entry('b1', 0, host)], { respectDiscoveryBudget: false });
+      await harness.pool.query(
+        `INSERT INTO hosts (host, workflow_active, woken_at, delay_override_ms, politeness) VALUES ($1, true, now(), 250, '{"nextFetchAtMs": 1}')`,
+        [host],
+      );
+    });
+
+    it('begins the run in the read before the claim: the saved record as it was, the run stamped, two statements', async () => {
+      statements.length = 0;
+      const claim = await take({ startRun: true, releaseIfEmpty: release }, 1);
+      expect(claim.items).toHaveLength(1);
+      expect(claim.released).toBe(false);
+      expect(claim.hostRecord).toEqual({ politeness: { nextFetchAtMs: 1 }, delayOverrideMs: 250, paused: false, quarantinedReason: null });
+      expect(statements).toHaveLength(2); // the read (token, crawls, the run begun), the claim
+      const row = await hostRow();
+      expect(row).toMatchObject({ workflow_active: true, delay_override_ms: 250 });
+      expect(row?.run_started_at).toBeInstanceOf(Date);
+    });
+
+    it('leaves the host alone when its token claimed before, even asked to release it', async () => {
+      const token = 'begin-retried';
+      const first = await take({}, 1, token);
+      expect(first.items).toHaveLength(1);
+      const again = await take({ releaseIfEmpty: release }, 1, token);
+      expect(again.items).toEqual(first.items);
+      expect(again.released).toBe(false);
+      expect((await hostRow())?.workflow_active).toBe(true);
+    });
+
+    it('releases the host in the read when no crawl has room on it: one statement, the run begun and the record read in it', async () => {
+      await harness.pool.query('UPDATE hosts SET run_started_at = NULL WHERE host = $1', [host]);
+      statements.length = 0;
+      const claim = await take({ startRun: true, releaseIfEmpty: release });
+      expect(claim).toMatchObject({ items: [], released: true });
+      // The record the run found, not the one the release wrote.
+      expect(claim.hostRecord).toEqual({ politeness: { nextFetchAtMs: 1 }, delayOverrideMs: 250, paused: false, quarantinedReason: null });
+      expect(statements).toHaveLength(1);
+      const row = await hostRow();
+      expect(row).toMatchObject({ workflow_active: false, politeness, paused: true, delay_override_ms: 700 });
+      expect(row?.run_started_at).toBeInstanceOf(Date);
+    });
+
+    it('releases a host it was not asked to begin without stamping its run, and releases nothing unasked', async () => {
+      await harness.pool.query('UPDATE hosts SET workflow_active = true, run_started_at = NULL WHERE host = $1', [host]);
+      expect(await take({})).toMatchObject({ items: [], released: false });
+      expect((await hostRow())?.workflow_active).toBe(true);
+      expect(await take({ releaseIfEmpty: release })).toMatchObject({ items: [], released: true });
+      expect(await hostRow()).toMatchObject({ workflow_active: false, run_started_at: null });
+    });
+
+    it('releases with a statement of its own when a crawl had room but the claim got nothing (its rows held by another claim)', async () => {
+      await registerFrontierEntries(harness.pool, 'crawl-begin', [entry('b2', 0, host)], { respectDiscoveryBudget: false });
+      await harness.pool.query('UPDATE hosts SET workflow_active = true WHERE host = $1', [host]);
+      const holder = await harness.pool.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`SELECT 1 FROM frontier WHERE crawl_id = 'crawl-begin' AND host = $1 AND state = 'queued' FOR UPDATE`, [host]);
+        statements.length = 0;
+        const claim = await take({ releaseIfEmpty: release });
+        expect(claim).toMatchObject({ items: [], released: true });
+        expect(statements).toHaveLength(3); // the read, the claim that skipped the held rows, the release
+        expect((await hostRow())?.workflow_active).toBe(false);
+      } finally {
+        await holder.query('ROLLBACK');
+        holder.release();
+      }
+    });
   });
 });

@@ -11,11 +11,11 @@ import { DEFAULT_FETCH_BURST_LIMITS, DEFAULT_HOST_POLITENESS_POLICY, initialHost
 
 const claims = vi.hoisted(() => [] as { freshToken: boolean | undefined; claimToken: string }[]);
 vi.mock('../../../src/storage/postgres/frontier-claims.js', async (original) => {
-  const claimed = async (_pool: unknown, input: ClaimHostWorkInput) => {
+  const takeHostClaim = async (_pool: unknown, input: ClaimHostWorkInput) => {
     claims.push({ freshToken: input.freshToken, claimToken: input.claimToken });
-    return { items: [], released: false };
+    return { items: [], preflights: undefined, released: false };
   };
-  return { ...(await original<object>()), claimHostWork: claimed, claimHostWorkToFetch: claimed };
+  return { ...(await original<object>()), takeHostClaim };
 });
 
 const HOST = 'local-burst.example';
