@@ -51,7 +51,6 @@ export function robotsGateOf(input: RobotsGateInput): RobotsGate {
   return { kind: verdict.allowed ? 'allowed' : 'disallowed', registersSitemaps };
 }
 
-/** The validators stored from a URL's last good response. */
 /** The validators a stored copy came with (a page's fetch, a robots.txt, a cached subresource). */
 export interface StoredValidators {
   etag?: string | null;

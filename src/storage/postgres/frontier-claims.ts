@@ -186,17 +186,6 @@ const CLAIM_READY_TO_FETCH_SQL = `${CLAIM_CTES},
   SELECT claimed.*, ${PREFLIGHT_COLUMNS_SQL}
   FROM claimed LEFT JOIN robots_cache r ON r.origin = claimed.origin LEFT JOIN urls u ON u.fingerprint = claimed.fingerprint`;
 
-/**
- * Claims up to `maxItems` queued URLs of one host, across the crawls that have room. Admission
- * (the crawl's in-flight limit scaled by its backpressure factor, its page budget, and the
- * host's share, `host_claim_cap`) is reserved atomically on the crawl's admission row. Tiers are drawn with a
- * bias that never starves low tiers. The claim token makes a retried claim return what the first
- * attempt took.
- */
-export async function claimHostWork(pool: Pool, input: ClaimHostWorkInput): Promise<HostWorkItem[]> {
-  return (await takeHostClaim(pool, input)).items;
-}
-
 export interface ClaimHostWorkInput {
   host: string;
   maxItems: number;
@@ -208,7 +197,7 @@ export interface ClaimHostWorkInput {
 
 /** What a host's run asks of a claim beside its URLs, in the claim's own statements. */
 export interface HostClaimOptions {
-  /** Each claimed URL's preflight from the claim's statement (claimHostWorkToFetch). Default false. */
+  /** Each claimed URL's preflight from the claim's statement, one round trip where a claim and readFetchPreflights would be two. Default false. */
   withPreflights?: boolean;
   /** The run begins: stamp `run_started_at` and return the host's saved record (startHostRun). Default false. */
   startRun?: boolean;
@@ -228,15 +217,6 @@ export interface HostClaim {
   hostRecord?: HostRecord;
   /** With releaseIfEmpty: the claim took nothing and released the host. */
   released: boolean;
-}
-
-/**
- * claimHostWork for URLs about to be fetched (a burst claiming on): with each URL's preflight from
- * the claim's own statement, one round trip where a claim and readFetchPreflights were two.
- */
-export async function claimHostWorkToFetch(pool: Pool, input: ClaimHostWorkInput): Promise<{ items: HostWorkItem[]; preflights: UrlPreflight[] | undefined }> {
-  const { items, preflights } = await takeHostClaim(pool, input, { withPreflights: true });
-  return { items, preflights };
 }
 
 /**

@@ -9,7 +9,7 @@ import type { RobotsCacheEntry } from '../../../src/domain/robots/index.js';
 import { urlFingerprint } from '../../../src/domain/url/index.js';
 import { createCrawl } from '../../../src/storage/postgres/crawl-repository.js';
 import { readFetchPreflights } from '../../../src/storage/postgres/fetch-repository.js';
-import { claimHostWork, claimHostWorkToFetch, takeHostClaim } from '../../../src/storage/postgres/frontier-claims.js';
+import { takeHostClaim } from '../../../src/storage/postgres/frontier-claims.js';
 import { registerFrontierEntries, type NewFrontierEntry } from '../../../src/storage/postgres/frontier-registration.js';
 import { fingerprintToBytes } from '../../../src/storage/postgres/sql-codec.js';
 import { saveRobotsEntry } from '../../../src/storage/postgres/robots-repository.js';
@@ -23,10 +23,13 @@ const entry = (path: string, tier: number, host = HOST): NewFrontierEntry => {
   return { fingerprint: urlFingerprint(url), url, host, origin: `http://${host}`, canonicalizationVersion: 1, depth: 1, priority: 10 - tier, tier };
 };
 
+/** A claim's URLs alone. */
+const claimUrls = (...args: Parameters<typeof takeHostClaim>) => takeHostClaim(...args).then(({ items }) => items);
+
 describe('claimHostWork', () => {
   let harness: Harness;
   let tokens = 0;
-  const claim = (maxItems: number, claimToken = `claim-${++tokens}`) => claimHostWork(harness.pool, { host: HOST, maxItems, claimToken, random: () => 0.5, freshToken: true });
+  const claim = (maxItems: number, claimToken = `claim-${++tokens}`) => claimUrls(harness.pool, { host: HOST, maxItems, claimToken, random: () => 0.5, freshToken: true });
   const stateOf = async (crawlId: string) =>
     (await harness.pool.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM frontier WHERE crawl_id = $1 GROUP BY state ORDER BY state', [crawlId])).rows;
 
@@ -63,7 +66,7 @@ describe('claimHostWork', () => {
   it('answers a retried claim with what the first try took, and takes nothing more', async () => {
     const first = await claim(1, 'retried-claim');
     expect(first).toHaveLength(1);
-    const again = await claimHostWork(harness.pool, { host: HOST, maxItems: 1, claimToken: 'retried-claim', random: () => 0.5 });
+    const again = await claimUrls(harness.pool, { host: HOST, maxItems: 1, claimToken: 'retried-claim', random: () => 0.5 });
     expect(again).toEqual(first);
   });
 
@@ -94,11 +97,11 @@ describe('claimHostWork', () => {
     // The claims all select their candidates while another transaction holds the admission row,
     // then meet at it: each must grant from what the ones before it reserved, not from its snapshot.
     const holder = await harness.pool.connect();
-    let racing: Awaited<ReturnType<typeof claimHostWork>>[];
+    let racing: Awaited<ReturnType<typeof claimUrls>>[];
     try {
       await holder.query('BEGIN');
       await holder.query(`SELECT admitted FROM crawl_admission WHERE crawl_id = 'crawl-race' FOR UPDATE`);
-      const claims = Array.from({ length: 4 }, (_, i) => claimHostWork(harness.pool, { host, maxItems: 3, claimToken: `race-${i}`, random: () => 0.999, freshToken: true }));
+      const claims = Array.from({ length: 4 }, (_, i) => claimUrls(harness.pool, { host, maxItems: 3, claimToken: `race-${i}`, random: () => 0.999, freshToken: true }));
       await waitForLockWaiters(holder, 'claims waiting for the admission row', 2);
       await holder.query('COMMIT');
       racing = await Promise.all(claims);
@@ -114,7 +117,7 @@ describe('claimHostWork', () => {
     ]);
     // Room for all: the demoted ones are claimed too, once tier 0 is empty.
     await harness.pool.query(`UPDATE crawls SET max_in_flight = 100 WHERE id = 'crawl-race'`);
-    const rest = await claimHostWork(harness.pool, { host, maxItems: 20, claimToken: 'race-rest', random: () => 0.5, freshToken: true });
+    const rest = await claimUrls(harness.pool, { host, maxItems: 20, claimToken: 'race-rest', random: () => 0.5, freshToken: true });
     expect(rest).toHaveLength(15);
     expect(await stateOf('crawl-race')).toEqual([{ state: 'dispatched', n: 20 }]);
   });
@@ -167,13 +170,13 @@ describe('claimHostWork', () => {
     await harness.pool.query('UPDATE urls SET etag = $2, last_modified = $3 WHERE fingerprint = $1', [fingerprintToBytes(ready('r1').fingerprint), '"v1"', 'Tue, 01 Dec 2026 00:00:00 GMT']);
 
     const input = { host, maxItems: 3, claimToken: 'ready-claim', random: () => 0.5, freshToken: true };
-    const { items, preflights } = await claimHostWorkToFetch(harness.pool, input);
+    const { items, preflights } = await takeHostClaim(harness.pool, input, { withPreflights: true });
     expect(items.map((item) => item.url.split('/').pop()).sort()).toEqual(['r0', 'r1', 'r2']);
     expect(preflights).toEqual(await readFetchPreflights(harness.pool, items));
     expect(preflights?.find((_, i) => items[i]!.url.endsWith('/r1'))).toEqual({ robots: entry, validators: { etag: '"v1"', lastModified: 'Tue, 01 Dec 2026 00:00:00 GMT' } });
 
     // The same token again (a retried burst): the earlier claim's URLs, whose records readFetchPreflights must read.
-    const again = await claimHostWorkToFetch(harness.pool, { ...input, freshToken: false });
+    const again = await takeHostClaim(harness.pool, { ...input, freshToken: false }, { withPreflights: true });
     expect(again.items).toEqual(items);
     expect(again.preflights).toBeUndefined();
   });
@@ -186,20 +189,20 @@ describe('claimHostWork', () => {
     const counted = { query: (text: string, values?: unknown[]) => (statements.push(text), harness.pool.query(text, values)) } as unknown as typeof harness.pool;
     const input = { host, maxItems: 1, claimToken: 'maybe-used', random: () => 0.5, freshToken: false };
 
-    const first = await claimHostWork(counted, input);
+    const first = await claimUrls(counted, input);
     expect(first).toHaveLength(1);
     expect(statements).toHaveLength(2); // the read (token and crawls), the claim
 
     statements.length = 0;
-    const again = await claimHostWork(counted, input);
+    const again = await claimUrls(counted, input);
     expect(again).toEqual(first); // the earlier claim's URL, not the one still queued
     expect(statements).toHaveLength(2); // the read, the earlier claim's rows
 
     statements.length = 0;
-    const unused = await claimHostWork(counted, { ...input, claimToken: 'unused', maxItems: 5 });
+    const unused = await claimUrls(counted, { ...input, claimToken: 'unused', maxItems: 5 });
     expect(unused.map((item) => item.url)).toEqual([`http://${host}/${first[0]!.url.endsWith('c0') ? 'c1' : 'c0'}`]);
     statements.length = 0;
-    expect(await claimHostWork(counted, { ...input, claimToken: 'nothing-left' })).toEqual([]);
+    expect(await claimUrls(counted, { ...input, claimToken: 'nothing-left' })).toEqual([]);
     expect(statements).toHaveLength(1); // the read finds no crawl with queued URLs
   });
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FrontierTickInput, FrontierTickResult } from '../../../src/contracts/activities.js';
 import { resolveCrawlConfig } from '../../../src/config/crawl-config.js';
 import { createCrawl, frontierCounts, reconcileInFlight } from '../../../src/storage/postgres/crawl-repository.js';
-import { claimHostWork } from '../../../src/storage/postgres/frontier-claims.js';
+import { takeHostClaim } from '../../../src/storage/postgres/frontier-claims.js';
 import { registerFrontierEntries } from '../../../src/storage/postgres/frontier-registration.js';
 import { settleFrontierEntry } from '../../../src/storage/postgres/frontier-settlement.js';
 import { requeueOrphans } from '../../../src/storage/postgres/host-repository.js';
@@ -16,6 +16,9 @@ import type { HostWorkItem } from '../../../src/contracts/activities.js';
 import { activitiesOf, createHarness, type Harness } from '../../support/crawler-harness.js';
 import { frontierEntry } from '../../support/frontier-entry.js';
 
+
+/** A claim's URLs alone. */
+const claimUrls = (...args: Parameters<typeof takeHostClaim>) => takeHostClaim(...args).then(({ items }) => items);
 
 describe('in-flight accounting', () => {
   let harness: Harness;
@@ -27,7 +30,7 @@ describe('in-flight accounting', () => {
     const host = `127.72.0.${++crawls}`;
     await createCrawl(harness.pool, { id: crawlId, config: resolveCrawlConfig({ allowPrivateNetworks: true, maxPages: 100 }), seedHosts: [host] });
     await registerFrontierEntries(harness.pool, crawlId, Array.from({ length: pages }, (_, i) => frontierEntry(host, `page-${i}`)), { respectDiscoveryBudget: false });
-    return claimHostWork(harness.pool, { host, maxItems: pages, claimToken: `accounting-${crawls}`, random: () => 0.5, freshToken: true });
+    return claimUrls(harness.pool, { host, maxItems: pages, claimToken: `accounting-${crawls}`, random: () => 0.5, freshToken: true });
   };
   const hostOf = (item: HostWorkItem) => new URL(item.url).hostname;
   const settle = (item: HostWorkItem, state: 'done' | 'queued' | 'fetched') =>
