@@ -243,8 +243,8 @@ export interface RobotsRequestsBill {
 /**
  * The statement that charges a refresh's requests (robots_requests: migration 0031), its
  * parameters numbered from `$first`: keyed by the refresh call, its activity attempt and the hop,
- * so that writing one attempt's requests again adds nothing. A statement of its own, or a
- * data-modifying WITH of the statement that saves the refreshed entry (saveRobotsEntry).
+ * so that writing one attempt's requests again adds nothing. A data-modifying WITH of the
+ * statement that saves the refreshed entry (saveRobotsEntry): no round trip of its own.
  */
 export function robotsRequestsInsert(bill: RobotsRequestsBill, first: number): { sql: string; params: unknown[] } {
   const p = (offset: number): string => `$${first + offset}`;
@@ -264,13 +264,6 @@ export function robotsRequestsInsert(bill: RobotsRequestsBill, first: number): {
       bill.requests.map((request) => request.receivedBytes),
     ],
   };
-}
-
-/** Charges a robots.txt refresh's requests to the crawl that asked for it, on their own. */
-export async function recordRobotsRequests(db: Queryable, bill: RobotsRequestsBill): Promise<void> {
-  if (bill.requests.length === 0) return;
-  const { sql, params } = robotsRequestsInsert(bill, 1);
-  await db.query(sql, params);
 }
 
 /** A crawl's robots.txt requests: how many, how many were answered 2xx, 3xx or 304, and their bytes. */

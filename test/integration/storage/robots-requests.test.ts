@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../../src/storage/postgres/migrate.js';
 import { createPool, type Pool } from '../../../src/storage/postgres/pool.js';
-import { recordRobotsRequests, robotsCostRow } from '../../../src/storage/postgres/cost-repository.js';
+import { robotsCostRow, type RobotsRequestsBill } from '../../../src/storage/postgres/cost-repository.js';
 import { getRobotsEntry, saveRobotsEntry } from '../../../src/storage/postgres/robots-repository.js';
 import type { RobotsCacheEntry } from '../../../src/domain/robots/index.js';
 import { freshDatabase } from '../../support/stack-context.js';
@@ -15,6 +15,12 @@ beforeAll(async () => {
   await migrate(pool);
 });
 afterAll(() => pool.end());
+
+/** A refresh's requests charged as the refresher charges them: with the entry it saves. */
+function recordRobotsRequests(db: Pool, bill: RobotsRequestsBill): Promise<void> {
+  const entry: RobotsCacheEntry = { policy: { kind: 'allow-all', reason: 'robots.txt unavailable (HTTP 404)' }, fetchedAtMs: Date.now(), expiresAtMs: Date.now() + 60_000 };
+  return saveRobotsEntry(db, { origin: bill.origin, owner: 'worker/1', entry, sitemaps: [], billed: bill });
+}
 
 describe('robots.txt requests in a crawl’s bill', () => {
   it('counts one attempt’s requests once however often they are written, and a retried attempt’s again', async () => {
