@@ -10,7 +10,8 @@
 //            --split-worker (a 'workflows' and an 'activities' worker process instead of one 'all')
 //            --fresh-stack  --keep-stack  --data-dir DIR  --timeout-s 1800
 //            --max-concurrent-activities N  --max-cached-workflows N  --max-database-connections N (worker flags)
-//            --worker-heap-mb N (the worker's V8 old-space limit: how much of its RSS is heap it would give back)
+//            --worker-heap-mb N (the worker's V8 old-space limit, or with --scenario cli the `crawler crawl` process's:
+//                                how much of its RSS is heap it would give back; a crawl that completes under it is bounded by it)
 //            --adaptive-factor N (our crawl's Mercator factor: the next request waits N x the last response time; default the product's)
 //            --hosts N --pages-per-host N (resize the scenario's web, e.g. for a quick try)
 //            --rounds N (compare: ours and Crawlee's per-host mode N times, alternating, and the median of the N ratios)
@@ -194,6 +195,7 @@ async function runCliBench(): Promise<void> {
     keepStack: values['keep-stack'] === true,
     timeoutMs,
     profile: values.profile === true,
+    ...(workerHeapMb === undefined ? {} : { crawlerHeapMb: workerHeapMb }),
     ...(values.baseline === undefined ? {} : { baselineDir: values.baseline }),
     log,
   });

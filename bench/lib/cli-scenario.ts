@@ -32,6 +32,8 @@ export interface CliScenarioOptions {
   timeoutMs: number;
   /** `node --cpu-prof` on the warm runs of our CLI, profiles under the data folder's logs/. */
   profile: boolean;
+  /** Our CLI's V8 old-space limit, MB (`--max-old-space-size`): a crawl that completes under it holds at most that much heap. Default Node's. */
+  crawlerHeapMb?: number;
   /**
    * A checkout of an earlier commit (a git worktree): its CLI runs warm on the same stack and web
    * after ours in every round, so that a change's before and after are measured in one invocation.
@@ -212,7 +214,10 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
               timeoutMs: options.timeoutMs,
               ...(shape.seedHostsOnly === true ? { extraArgs: ['--scope', 'same-host'] } : {}),
               ...(crawler === 'baseline-warm' && baseline ? { crawlerBin: join(baseline.dir, 'bin', 'crawler.js') } : {}),
-              ...(options.profile && !cold ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${join(logDir, `${label}-profile`)}`] } : {}),
+              nodeArgs: [
+                ...(options.profile && !cold ? ['--cpu-prof', `--cpu-prof-dir=${join(logDir, `${label}-profile`)}`] : []),
+                ...(options.crawlerHeapMb === undefined ? [] : [`--max-old-space-size=${options.crawlerHeapMb}`]),
+              ],
             });
             const cpuAfter = await servicesCpu(options.dataDir);
             services ??= await connectServices(options.dataDir, log);
