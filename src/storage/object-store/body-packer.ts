@@ -63,6 +63,9 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
+/** A body this packer stored or is storing: its answer while on its way, its key once stored. */
+type RecentBody = { atMs: number; answer: Promise<PackedBody>; key?: undefined } | { atMs: number; key: string; answer?: undefined };
+
 interface OpenPack {
   waiting: Waiting[];
   bytes: number;
@@ -79,8 +82,13 @@ export class BodyPacker {
   private open: OpenPack | undefined;
   private packsInFlight = 0;
   private readonly slotWaiters: (() => void)[] = [];
-  /** sha256 -> the first add()'s answer and when it was asked; Map order is insertion order, oldest first. */
-  private readonly recent = new Map<string, { answer: Promise<PackedBody>; atMs: number }>();
+  /**
+   * sha256 -> when the first add() asked, and its answer: the promise while the pack is on its way,
+   * then only the key. A settled promise is not kept: it holds the async context it was made in
+   * (an activity's, with its task, logger and timers), kilobytes where the key is 64 characters.
+   * Map order is insertion order, oldest first.
+   */
+  private readonly recent = new Map<string, RecentBody>();
 
   constructor(
     private readonly store: PackStore,
@@ -105,7 +113,9 @@ export class BodyPacker {
     // Only the add() that stored a body answers `created: true`. Another is answered from memory as
     // one stored before: the first's record may never commit, and a prune with a grace shorter than
     // recentBodiesTtlMs may then take the pack, so its caller checks the pack after its commit.
-    if (known && nowMs - known.atMs < this.recentBodiesTtlMs) return known.answer.then(({ key }) => ({ key, created: false }));
+    if (known && nowMs - known.atMs < this.recentBodiesTtlMs) {
+      return known.key !== undefined ? Promise.resolve({ key: known.key, created: false }) : known.answer.then(({ key }) => ({ key, created: false }));
+    }
     const answer = new Promise<PackedBody>((resolve, reject) => {
       const pack = (this.open ??= { waiting: [], bytes: 0, timer: undefined });
       pack.waiting.push({ sha256, gzipped, resolve, reject });
@@ -124,14 +134,29 @@ export class BodyPacker {
     await Promise.allSettled(waiting);
   }
 
+  /** Bodies remembered now (stored, or on their way): at most maxRecentBodies, none older than recentBodiesTtlMs once another is added. */
+  get rememberedBodies(): number {
+    return this.recent.size;
+  }
+
   private remember(sha256: string, answer: Promise<PackedBody>, atMs: number): void {
     this.recent.delete(sha256);
     this.recent.set(sha256, { answer, atMs });
-    // A failed store is forgotten, so the next add() of the body tries again.
-    answer.catch(() => {
-      if (this.recent.get(sha256)?.answer === answer) this.recent.delete(sha256);
-    });
-    while (this.recent.size > this.maxRecentBodies) this.recent.delete(this.recent.keys().next().value!);
+    answer.then(
+      // Stored: the key alone is kept (set on a present key keeps its place in the order).
+      ({ key }) => {
+        if (this.recent.get(sha256)?.answer === answer) this.recent.set(sha256, { key, atMs });
+      },
+      // A failed store is forgotten, so the next add() of the body tries again.
+      () => {
+        if (this.recent.get(sha256)?.answer === answer) this.recent.delete(sha256);
+      },
+    );
+    // The oldest first: drop those past their time, then any over the count.
+    for (const [oldest, { atMs: oldestAtMs }] of this.recent) {
+      if (atMs - oldestAtMs < this.recentBodiesTtlMs && this.recent.size <= this.maxRecentBodies) break;
+      this.recent.delete(oldest);
+    }
   }
 
   private seal(): void {
