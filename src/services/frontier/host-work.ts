@@ -22,7 +22,7 @@ export async function claimHostWork(deps: ActivityDeps, input: ClaimHostWorkInpu
     { host: input.host, maxItems: input.maxItems, claimToken: claimer.claimToken, random: Math.random, freshToken: claimer.freshToken },
     {
       startRun: withHostRecord || input.markRunStarted === true,
-      ...(input.releaseIfEmpty ? { releaseIfEmpty: { politeness: input.politeness, paused: input.paused, delayOverrideMs: input.delayOverrideMs } } : {}),
+      ...(input.releaseIfEmpty ? { releaseIfEmpty: { politeness: input.politeness, paused: input.paused, delayOverrideMs: input.delayOverrideMs }, releaseKeepsRecord: withHostRecord } : {}),
     },
   );
   const host = withHostRecord ? claim.hostRecord : undefined;

@@ -88,6 +88,8 @@ interface ClaimReadShape {
   checkToken: boolean;
   startRun: boolean;
   release: boolean;
+  /** The release keeps the host's saved record where the run knows nothing (HostClaimOptions.releaseKeepsRecord). */
+  keepsRecord: boolean;
 }
 
 /**
@@ -101,7 +103,7 @@ interface ClaimReadShape {
  * row the statement still returns one row (crawl columns null). Only what the shape asks is in
  * the text: Postgres plans each call, and the unused CTEs cost planning time.
  */
-function claimReadSql({ checkToken, startRun, release }: ClaimReadShape): string {
+function claimReadSql({ checkToken, startRun, release, keepsRecord }: ClaimReadShape): string {
   const firstReleaseParam = checkToken ? 4 : 3;
   const releaseValues: [string, string, string] = [`$${firstReleaseParam}`, `$${firstReleaseParam + 1}`, `$${firstReleaseParam + 2}`];
   const ctes = [
@@ -112,7 +114,7 @@ function claimReadSql({ checkToken, startRun, release }: ClaimReadShape): string
   if (release) {
     ctes.push(
       'releasing AS (SELECT 1 FROM token WHERE NOT token.earlier AND NOT EXISTS (SELECT 1 FROM claimable WHERE room > 0))',
-      `released AS (${releaseHostSql('$1::text', releaseValues, { whenSql: 'EXISTS (SELECT 1 FROM releasing)', startRunSql: String(startRun) })} RETURNING 1)`,
+      `released AS (${releaseHostSql('$1::text', releaseValues, { whenSql: 'EXISTS (SELECT 1 FROM releasing)', startRunSql: String(startRun), keepsRecord })} RETURNING 1)`,
     );
   }
   if (startRun) ctes.push(`started AS (UPDATE hosts SET run_started_at = now() WHERE host = $1${release ? ' AND NOT EXISTS (SELECT 1 FROM releasing)' : ''} RETURNING 1)`);
@@ -128,7 +130,7 @@ function claimReadSql({ checkToken, startRun, release }: ClaimReadShape): string
 const CLAIM_READ_SQL = new Map<string, string>();
 
 function claimReadSqlOf(shape: ClaimReadShape): string {
-  const key = `${shape.checkToken}/${shape.startRun}/${shape.release}`;
+  const key = `${shape.checkToken}/${shape.startRun}/${shape.release}/${shape.keepsRecord}`;
   let sql = CLAIM_READ_SQL.get(key);
   if (sql === undefined) CLAIM_READ_SQL.set(key, (sql = claimReadSql(shape)));
   return sql;
@@ -203,6 +205,12 @@ export interface HostClaimOptions {
   startRun?: boolean;
   /** Release the host with these values when the claim takes nothing (releaseHost). Default: no release. */
   releaseIfEmpty?: HostRelease;
+  /**
+   * The run has not read the host's record (its first claim, which reads it): a release keeps the
+   * saved record where the run's values know nothing (releaseHostSql's `keepsRecord`), so a host
+   * whose new run found no room keeps its politeness state and the operator's settings. Default false.
+   */
+  releaseKeepsRecord?: boolean;
 }
 
 /** A claim's URLs, and what it did beside them (HostClaimOptions). */
@@ -236,7 +244,7 @@ export async function takeHostClaim(pool: Pool, input: ClaimHostWorkInput, optio
   const rows = await claimFromCrawls<ClaimRow & Partial<PreflightColumns>>(pool, input, read.crawls, claimSql);
   let released = read.released;
   if (!released && rows.length === 0 && options.releaseIfEmpty !== undefined) {
-    await releaseHost(pool, { host: input.host, ...options.releaseIfEmpty });
+    await releaseHost(pool, { host: input.host, ...options.releaseIfEmpty }, { keepsRecord: options.releaseKeepsRecord === true });
     released = true;
   }
   return {
@@ -264,7 +272,7 @@ interface ClaimRead {
 /** claimReadSql. Read without a lock; each crawl's grant is exact. */
 async function readBeforeClaim(pool: Pool, input: ClaimHostWorkInput, options: HostClaimOptions): Promise<ClaimRead> {
   const release = options.releaseIfEmpty;
-  const shape: ClaimReadShape = { checkToken: input.freshToken !== true, startRun: options.startRun === true, release: release !== undefined };
+  const shape: ClaimReadShape = { checkToken: input.freshToken !== true, startRun: options.startRun === true, release: release !== undefined, keepsRecord: options.releaseKeepsRecord === true };
   const { rows } = await pool.query<{ earlier: boolean; released: boolean; saved: HostRecordRow | null; crawl_id: string | null; tiers: number[]; counts: number[]; room: number }>(
     claimReadSqlOf(shape),
     [input.host, input.maxItems, ...(shape.checkToken ? [input.claimToken] : []), ...(release === undefined ? [] : releaseHostParams(release))],

@@ -95,14 +95,19 @@ export interface HostRelease {
  * The release of host `hostSql` with the values `valuesSql` (politeness as jsonb text, paused,
  * delay override), as a statement of its own or a claim's CTE (frontier-claims.ts): there only
  * when `whenSql` holds, and with `startRunSql` true it also stamps the run begun, so that a claim
- * that begins a run and releases the host writes the row once.
+ * that begins a run and releases the host writes the row once. With `keepsRecord`, the releasing
+ * run has not read the host's record (its first claim): the saved record stays where the run
+ * knows nothing, as the run would have adopted it (no politeness state, no override; paused if either is).
  */
-export function releaseHostSql(hostSql: string, valuesSql: [string, string, string], options: { whenSql?: string; startRunSql?: string } = {}): string {
+export function releaseHostSql(hostSql: string, valuesSql: [string, string, string], options: { whenSql?: string; startRunSql?: string; keepsRecord?: boolean } = {}): string {
   const [politeness, paused, delayOverrideMs] = valuesSql;
+  const keeps = options.keepsRecord === true;
   return `INSERT INTO hosts (host, workflow_active, politeness, paused, delay_override_ms)
      SELECT ${hostSql}, false, ${politeness}::jsonb, ${paused}::boolean, ${delayOverrideMs}::integer${options.whenSql === undefined ? '' : ` WHERE ${options.whenSql}`}
-     ON CONFLICT (host) DO UPDATE SET workflow_active = false, politeness = EXCLUDED.politeness,
-       paused = EXCLUDED.paused, delay_override_ms = EXCLUDED.delay_override_ms, updated_at = now(),
+     ON CONFLICT (host) DO UPDATE SET workflow_active = false,
+       politeness = ${keeps ? "COALESCE(NULLIF(EXCLUDED.politeness, 'null'::jsonb), hosts.politeness)" : 'EXCLUDED.politeness'},
+       paused = ${keeps ? 'EXCLUDED.paused OR hosts.paused' : 'EXCLUDED.paused'},
+       delay_override_ms = ${keeps ? 'COALESCE(EXCLUDED.delay_override_ms, hosts.delay_override_ms)' : 'EXCLUDED.delay_override_ms'}, updated_at = now(),
        run_started_at = CASE WHEN ${options.startRunSql ?? 'false'} THEN now() ELSE hosts.run_started_at END`;
 }
 
@@ -111,9 +116,9 @@ export function releaseHostParams(release: HostRelease): unknown[] {
   return [JSON.stringify(release.politeness ?? null), release.paused, release.delayOverrideMs];
 }
 
-/** The host's workflow is about to end: keep what its next run needs. */
-export async function releaseHost(db: Queryable, input: HostRelease & { host: string }): Promise<void> {
-  await db.query(releaseHostSql('$1::text', ['$2', '$3', '$4']), [input.host, ...releaseHostParams(input)]);
+/** The host's workflow is about to end: keep what its next run needs (`keepsRecord`: releaseHostSql). */
+export async function releaseHost(db: Queryable, input: HostRelease & { host: string }, options: { keepsRecord?: boolean } = {}): Promise<void> {
+  await db.query(releaseHostSql('$1::text', ['$2', '$3', '$4'], options), [input.host, ...releaseHostParams(input)]);
 }
 
 export async function setHostOperatorSettings(

@@ -142,6 +142,27 @@ describe('claimHostWork', () => {
     expect((await runStartedAt())!.getTime()).toBeGreaterThan(begun!.getTime());
   });
 
+  it("keeps the host's saved record when a run's first claim finds nothing and releases the host; a later claim's release writes the run's own", async () => {
+    const activities = activitiesOf(harness, 'a releasing claim');
+    const host = '127.70.0.3';
+    const saved = { nextFetchAtMs: 1_900_000_000_000, inFlight: 0 };
+    const record = async () =>
+      (await harness.pool.query<{ politeness: unknown; paused: boolean; delay_override_ms: number | null; workflow_active: boolean }>('SELECT politeness, paused, delay_override_ms, workflow_active FROM hosts WHERE host = $1', [host])).rows[0];
+    const keep = async () => harness.pool.query(`INSERT INTO hosts (host, workflow_active, politeness, paused, delay_override_ms) VALUES ($1, true, $2, true, 750)
+       ON CONFLICT (host) DO UPDATE SET workflow_active = true, politeness = $2, paused = true, delay_override_ms = 750`, [host, JSON.stringify(saved)]);
+    // A fresh run's values know nothing of the host (HostLoop's first claim; the wake's claim asks the same).
+    const input = { host, maxItems: 4, releaseIfEmpty: true, politeness: null, paused: false, delayOverrideMs: null, taskQueue: 'claim-test' };
+    await keep();
+    const first: ClaimHostWorkResult = await new MockActivityEnvironment().run(activities.claimHostWork, input);
+    expect(first).toMatchObject({ items: [], released: true, host: { paused: true, delayOverrideMs: 750, politeness: saved } });
+    expect(await record()).toEqual({ politeness: saved, paused: true, delay_override_ms: 750, workflow_active: false });
+    // A run that read the record releases with what it holds now (the operator resumed it meanwhile).
+    await keep();
+    const ownState = { nextFetchAtMs: 1_900_000_001_000, inFlight: 0 };
+    await new MockActivityEnvironment().run(activities.claimHostWork, { ...input, withHostRecord: false, politeness: ownState, paused: false, delayOverrideMs: null });
+    expect(await record()).toEqual({ politeness: ownState, paused: false, delay_override_ms: null, workflow_active: false });
+  });
+
   it('answers a local claim run again as attempt 1 (its workflow task was lost) with what the first run took', async () => {
     const activities = activitiesOf(harness, 'a local claim');
     // A crawl of its own, so that what the tests before took does not matter.
