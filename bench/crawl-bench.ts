@@ -21,6 +21,8 @@
 //            --baseline DIR (cli: a checkout of an earlier commit, e.g. `git worktree add DIR <commit>` with node_modules linked; its CLI
 //            runs warm after ours in every round, and the table gives ours / baseline: a change's before and after in one invocation)
 //            --first-web-rounds N (cli: more rounds for the first web, whose ratio the target is)
+//            --prime-webs (cli: crawl each web after the first once, unmeasured, so that every measured run of ours and the
+//            baseline re-crawls known URLs, as the first web's warm runs do after its cold run)
 //   npm run bench -- --scenario host-shapes    what a host's turn costs Temporal and the worker: a run per host
 //                                              (the product's shape) against back-queue workflows serving hosts in turn
 //            --hosts N (default 2000)  --rounds N  --back-queues N (default 16)  --hosts-per-run N (default 250)
@@ -94,6 +96,7 @@ const BENCH_OPTIONS = {
   profile: { type: 'boolean', default: false },
   'fresh-stack': { type: 'boolean', default: false },
   'keep-stack': { type: 'boolean', default: false },
+  'prime-webs': { type: 'boolean', default: false },
   'data-dir': { type: 'string' },
   'timeout-s': { type: 'string', default: '1800' },
   hosts: { type: 'string' },
@@ -197,6 +200,7 @@ async function runCliBench(): Promise<void> {
     profile: values.profile === true,
     ...(workerHeapMb === undefined ? {} : { crawlerHeapMb: workerHeapMb }),
     ...(values.baseline === undefined ? {} : { baselineDir: values.baseline }),
+    primeWebs: values['prime-webs'] === true,
     log,
   });
   if (json) process.stdout.write(`${JSON.stringify({ startedAt: new Date().toISOString(), machine: { cores: (await import('node:os')).cpus().length, node: process.version }, ...report })}\n`);

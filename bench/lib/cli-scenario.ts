@@ -39,10 +39,18 @@ export interface CliScenarioOptions {
    * after ours in every round, so that a change's before and after are measured in one invocation.
    */
   baselineDir?: string;
+  /**
+   * Crawl each web after the first once with ours before its measured runs, unmeasured in the
+   * ratios ('ours-first'). The first web's warm runs re-crawl URLs its cold run put in the
+   * database; without this, another web's first warm run is its URLs' first crawl (every URL,
+   * link and index row written, not found), and that web pays a cost the first does not.
+   * Default false.
+   */
+  primeWebs?: boolean;
   log: (line: string) => void;
 }
 
-export type CliCrawlerName = 'ours-cold' | 'ours-warm' | 'baseline-warm' | 'crawlee-memory' | 'crawlee-persistent';
+export type CliCrawlerName = 'ours-cold' | 'ours-first' | 'ours-warm' | 'baseline-warm' | 'crawlee-memory' | 'crawlee-persistent';
 
 export interface CliRunFigures {
   crawler: CliCrawlerName;
@@ -188,6 +196,7 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
         const order: { crawler: CliCrawlerName; round: number }[] = [];
         if (index === 0) order.push({ crawler: 'ours-cold', round: 1 });
         else if (shape.oursOnly === true) order.push({ crawler: 'ours-warm', round: 1 });
+        else if (options.primeWebs === true) order.push({ crawler: 'ours-first', round: 0 });
         const rounds = shape.oursOnly === true ? 0 : index === 0 ? (options.firstWebRounds ?? options.rounds) : options.rounds;
         for (let round = 1; round <= rounds; round++) {
           order.push({ crawler: 'ours-warm', round }, ...(baseline ? [{ crawler: 'baseline-warm' as const, round }] : []), { crawler: 'crawlee-memory', round });
@@ -198,12 +207,12 @@ export async function runCliScenario(options: CliScenarioOptions): Promise<CliSc
           await web.clearLog();
           const label = `${shape.name}-${crawler}-${runRound}`;
           let figures: Omit<CliRunFigures, 'politenessViolations' | 'certainViolations' | 'requestedTwice' | 'expectedMissing' | 'politenessCeilingShare'>;
-          if (crawler === 'ours-cold' || crawler === 'ours-warm' || crawler === 'baseline-warm') {
+          if (crawler === 'ours-cold' || crawler === 'ours-first' || crawler === 'ours-warm' || crawler === 'baseline-warm') {
             const cold = crawler === 'ours-cold';
             const cpuBefore = cold ? { Temporal: 0, Postgres: 0, MinIO: 0 } : await servicesCpu(options.dataDir);
             if (services && !cold) await adminQuery(services.endpoints.postgres.url, 'SELECT pg_stat_statements_reset()').catch(() => undefined);
             const startedIso = new Date(Date.now() - 1000).toISOString();
-            log(`cli ${shape.name}: ${crawler === 'baseline-warm' ? `baseline ${baseline?.commit}` : 'ours'} (${cold ? 'cold: the CLI starts the stack' : 'warm stack'}), round ${runRound}`);
+            log(`cli ${shape.name}: ${crawler === 'baseline-warm' ? `baseline ${baseline?.commit}` : 'ours'} (${cold ? 'cold: the CLI starts the stack' : crawler === 'ours-first' ? 'warm stack, the web\'s first crawl, unmeasured' : 'warm stack'}), round ${runRound}`);
             const run = await runCliCrawl({
               seedsFile,
               dataDir: options.dataDir,

@@ -49,16 +49,28 @@ export function canonicalRegistrations(context: CrawlContext, pages: readonly Hi
   });
 }
 
+/** The hints other pages gave that wait for one of `pages` to be parsed (settleCanonicalHints' `waiting`). */
+export async function hintsWaitingFor(client: PoolClient, pages: readonly HintingPage[]): Promise<HintPair[]> {
+  return pendingHintsTo(client, pages.map((page) => page.fingerprint));
+}
+
+/** A hint: the page that gives it and the URL it names. */
+export interface HintPair {
+  source: string;
+  target: string;
+}
+
 /**
- * Judges the hints the batch's pages give, and those waiting for a page of the batch; records the
- * verdicts and, for each obeyed one, the cluster. Three statements at most, whatever the batch.
+ * Judges the hints the batch's pages give, and those waiting for a page of the batch (`waiting`,
+ * read with hintsWaitingFor when not given); records the verdicts and, for each obeyed one, the
+ * cluster. Three statements at most, whatever the batch.
  */
-export async function settleCanonicalHints(client: PoolClient, context: CrawlContext, pages: readonly HintingPage[]): Promise<void> {
+export async function settleCanonicalHints(client: PoolClient, context: CrawlContext, pages: readonly HintingPage[], waitingRead?: readonly HintPair[]): Promise<void> {
   const given = pages.flatMap((page) => {
     const target = canonicalTargetOf(context, page);
     return target === undefined ? [] : [{ source: page.fingerprint, target: target.fingerprint }];
   });
-  const waiting = await pendingHintsTo(client, pages.map((page) => page.fingerprint));
+  const waiting = waitingRead ?? (await hintsWaitingFor(client, pages));
   const pairs = [...new Map([...given, ...waiting].map((pair) => [`${pair.source}${pair.target}`, pair])).values()];
   if (pairs.length === 0) return;
   const facts = await canonicalEndFacts(client, [...new Set(pairs.flatMap((pair) => [pair.source, pair.target]))]);

@@ -94,9 +94,12 @@ export async function clusterNearDuplicatesOf(client: PoolClient, docs: readonly
       self: identityOf(doc.simhash, doc.minhash),
     };
   });
+  // A long text near an earlier one of the batch joins a cluster whatever the lookups find: like a
+  // page the first look finds a near leader for, it need not lock its keys or look again.
+  const withMates = keyed.map((entry, index) => ({ ...entry, batchMate: batchMateOf(keyed, index) }));
   // One round trip under the index key locks: taking them, indexing, and the lookups (candidates
   // with their clusters, and each document's own); the membership writes go with COMMIT.
-  const lookups = await indexAndLookUpMany(client, keyed, LOOKUP_LIMITS);
+  const lookups = await indexAndLookUpMany(client, withMates, LOOKUP_LIMITS);
   /** Memberships this batch wrote, over what the lookups read: null where a member left its cluster. */
   const decided = new Map<string, ClusterMembership | null>();
   const membershipNow = (fingerprint: string, read: ClusterMembership | undefined): ClusterMembership | undefined => {
@@ -151,6 +154,21 @@ export async function clusterNearDuplicatesOf(client: PoolClient, docs: readonly
     });
   }
   return outcomes;
+}
+
+/**
+ * The position (from 1) of the first document before `index` in the batch whose long text is near
+ * this one's (so they share a SimHash block), or 0: only SimHash-keyed documents, whose nearness
+ * is decided here as the batch step below decides it.
+ */
+function batchMateOf(keyed: readonly { blocks: readonly unknown[]; self: ContentIdentity | undefined }[], index: number): number {
+  const self = keyed[index]!;
+  if (self.blocks.length === 0 || self.self === undefined) return 0;
+  for (let earlier = 0; earlier < index; earlier++) {
+    const other = keyed[earlier]!;
+    if (other.blocks.length > 0 && other.self !== undefined && isNearDuplicate(self.self, other.self).near) return earlier + 1;
+  }
+  return 0;
 }
 
 /** Documents of the batch indexed before the one at hand, by the keys they were indexed under. */

@@ -18,7 +18,7 @@ import { registerLinksOfPages, type PageLinkRegistrations, type RegistrationResu
 import { lowerFrontierDepthsTo } from '../../storage/postgres/frontier-depths.js';
 import { recordListingReading } from './listing-reading.js';
 import { clusterNearDuplicatesOf } from './near-duplicates.js';
-import { canonicalRegistrations, settleCanonicalHints, type HintingPage } from './canonical-hints.js';
+import { canonicalRegistrations, hintsWaitingFor, settleCanonicalHints, type HintingPage } from './canonical-hints.js';
 import { PARSER_VERSION, documentRecordOf, type AnalyzedPage } from './page-analysis.js';
 import { markRenderPending, reserveRenders, type RenderTaskRow } from '../../storage/postgres/render-repository.js';
 import { renderConfigOf } from '../../config/render-config.js';
@@ -104,11 +104,15 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
         pages.flatMap((page, i) => (records[i]!.recorded ? [{ fingerprint: page.fingerprint, evidence: records[i]!.evidence }] : [])),
       );
       await recordPageVisits(client, pages, records, windows);
+      // Read before the near-duplicate step: the key locks it may take are held to COMMIT, and
+      // every round trip after it holds up the parses of pages alike to these.
+      const hinting = context.record.kind === 'signals' ? [] : recorded.map(hintingPageOf);
+      const waitingHints = hinting.length === 0 ? [] : await hintsWaitingFor(client, hinting);
       await clusterNearDuplicatesOf(
         client,
         recorded.map((page) => ({ fingerprint: page.fingerprint, generation: page.input.generation, parserVersion: PARSER_VERSION, simhash: page.simhash, minhash: page.minhash })),
       );
-      if (context.record.kind !== 'signals') await settleCanonicalHints(client, context, recorded.map(hintingPageOf));
+      if (context.record.kind !== 'signals') await settleCanonicalHints(client, context, hinting, waitingHints);
       const results: ParseDocumentResult[] = pages.map((page, i) => ({
         title: page.title,
         linksFound: page.linksFound,

@@ -37,6 +37,12 @@ export interface DocumentKeys {
   simhashSigned: string | null;
   blocks: readonly SimhashBlockKey[];
   bands: readonly MinhashBandKey[];
+  /**
+   * The position (from 1) of an earlier document of the same call whose text is near this one's,
+   * as the caller judged it; 0 or absent when none. Such a document joins a cluster whatever the
+   * lookups find, so it is indexed as no leader and takes no locks (unless it represents a cluster).
+   */
+  batchMate?: number;
 }
 
 /** How much one lookup reads. */
@@ -67,7 +73,9 @@ export interface LookupLimits {
  *
  * Only a document that may lead a cluster takes locks. A first look, without locks, finds most of
  * a site's alike pages a near leader: such a page joins that leader's cluster, is no lookup's
- * candidate afterwards, and so need not be seen by anyone parsing at the same moment. A document
+ * candidate afterwards, and so need not be seen by anyone parsing at the same moment; so does a
+ * page near an earlier document of the call (`batchMate`) that is indexed now, and it joins that
+ * one's cluster. A representative stays a leader whatever it is near. A document
  * that finds none (and every short text, whose nearness the caller judges) takes the locks on its
  * index keys (held to the end of the transaction, all in one global order) and looks again: that
  * look takes its own snapshot after the locks are granted, so it sees every document indexed under
@@ -89,7 +97,7 @@ export async function indexAndLookUpMany(client: PoolClient, documents: readonly
 const LOOKUP_ARGUMENTS = `l.index_name, l.parts::smallint[], l.keys::int[], l.fingerprint, l.simhash, $15::int, $12::int, $16::int`;
 
 /** indexAndLookUpMany's statement; its parameters are indexAndLookUpParameters'. */
-const INDEX_AND_LOOK_UP_SQL = `WITH docs AS (SELECT * FROM unnest($1::bytea[], $2::int[], $3::int[], $13::bigint[]) WITH ORDINALITY AS d(fingerprint, generation, parser_version, simhash, i)),
+const INDEX_AND_LOOK_UP_SQL = `WITH docs AS (SELECT * FROM unnest($1::bytea[], $2::int[], $3::int[], $13::bigint[], $18::int[]) WITH ORDINALITY AS d(fingerprint, generation, parser_version, simhash, mate, i)),
      blocks AS (SELECT * FROM unnest($4::int[], $5::smallint[], $6::int[]) AS b(i, part, key)),
      bands AS (SELECT * FROM unnest($7::int[], $8::smallint[], $9::int[]) AS b(i, part, key)),
      newer AS (
@@ -104,7 +112,7 @@ const INDEX_AND_LOOK_UP_SQL = `WITH docs AS (SELECT * FROM unnest($1::bytea[], $
        DELETE FROM minhash_bands m USING indexed d
        WHERE m.fingerprint = d.fingerprint AND NOT EXISTS (SELECT 1 FROM bands b WHERE b.i = d.i AND b.part = m.band)),
      lookups AS (
-       SELECT d.i, d.fingerprint, d.simhash, d.i NOT IN (SELECT i FROM newer) AS current,
+       SELECT d.i, d.fingerprint, d.simhash, d.i NOT IN (SELECT i FROM newer) AS current, d.mate,
               CASE WHEN EXISTS (SELECT 1 FROM bands b WHERE b.i = d.i) THEN 'minhash' ELSE 'simhash' END AS index_name,
               COALESCE((SELECT array_agg(part ORDER BY part) FROM bands b WHERE b.i = d.i), (SELECT array_agg(part ORDER BY part) FROM blocks b WHERE b.i = d.i), '{}') AS parts,
               COALESCE((SELECT array_agg(key ORDER BY part) FROM bands b WHERE b.i = d.i), (SELECT array_agg(key ORDER BY part) FROM blocks b WHERE b.i = d.i), '{}') AS keys
@@ -136,10 +144,15 @@ const INDEX_AND_LOOK_UP_SQL = `WITH docs AS (SELECT * FROM unnest($1::bytea[], $
        UNION ALL
        SELECT l.i, 'summary', NULL, NULL, NULL, NULL, NULL, NULL, NULL, (SELECT count(*) FROM first_reads r WHERE r.i = l.i AND r.n > $17::int)::integer
        FROM lookups l WHERE l.current AND l.index_name = 'simhash' AND cardinality(l.keys) > 0),
+     -- A document joins a cluster without the locks when the first look found it a near leader or
+     -- an earlier document of the batch indexed now is near it; a representative stays a leader.
      may_lead AS (
        SELECT l.i, l.fingerprint, l.simhash, l.index_name, l.parts, l.keys FROM lookups l
        WHERE l.current AND cardinality(l.keys) > 0
-         AND (l.index_name = 'minhash' OR NOT EXISTS (SELECT 1 FROM first_look f WHERE f.i = l.i AND f.kind = 'candidate'))),
+         AND (l.index_name = 'minhash'
+           OR EXISTS (SELECT 1 FROM first_look f WHERE f.i = l.i AND f.kind = 'own' AND f.method = 'representative')
+           OR NOT (EXISTS (SELECT 1 FROM first_look f WHERE f.i = l.i AND f.kind = 'candidate')
+                   OR (l.mate > 0 AND l.mate NOT IN (SELECT i FROM newer))))),
      -- Written as leaders exactly when they may lead: a page the first look found a near leader
      -- for joins its cluster, and the membership write at COMMIT then finds its rows as they should be.
      new_blocks AS (
@@ -190,6 +203,7 @@ function indexAndLookUpParameters(documents: readonly DocumentKeys[], limits: Lo
     limits.maxSimhashDistanceBits,
     limits.maxRowsPerKey,
     limits.maxRowsPerKeyFirstLook,
+    documents.map((entry) => entry.batchMate ?? 0),
   ];
 }
 

@@ -2,7 +2,7 @@
 // the second waits on the index keys the first holds and then looks them up; pages that join a
 // cluster are found through its representative, and a lookup reads a bounded number of rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOOKUP_LIMITS, clusterNearDuplicates, type ParsedIdentity } from '../../../src/services/documents/near-duplicates.js';
+import { LOOKUP_LIMITS, clusterNearDuplicates, clusterNearDuplicatesOf, type ParsedIdentity } from '../../../src/services/documents/near-duplicates.js';
 import { seededRandom } from '../../../src/domain/random.js';
 import { urlFingerprint } from '../../../src/domain/url/index.js';
 import { recordDocument } from '../../../src/storage/postgres/document-repository.js';
@@ -178,14 +178,74 @@ describe('clusterNearDuplicates', () => {
     expect(await aParse).toMatchObject({ status: 'member', clusterId: leader.fingerprint, distance: 2 });
     expect(await bParse).toMatchObject({ status: 'member', clusterId: leader.fingerprint, distance: 2 });
   });
+
+  it('lets a page near an earlier page of its batch join it without waiting for the keys', async () => {
+    // `mate` differs from `first` in its lowest block only; `holder`, far from both, shares that
+    // block with `mate` and holds its keys in a parse left open. The batch [first, mate] must not
+    // wait for it: mate joins first's cluster whatever a lookup under the locks would find.
+    const FIRST = 0x2b7d_c41e_93a6_5f08n;
+    const first = identityOf('batch-first', FIRST);
+    const mate = identityOf('batch-mate', FIRST ^ (1n << 3n));
+    const holder = identityOf('batch-holder', (mate.simhash! & 0xffffn) | 0x5e1c_0f93_a274_0000n);
+    await recordPaths(harness.pool, ['batch-first', 'batch-mate', 'batch-holder']);
+    let releaseHolder!: () => void;
+    const holderHolds = new Promise<void>((resolve) => (releaseHolder = resolve));
+    let holderLocked!: () => void;
+    const holderHasKeys = new Promise<void>((resolve) => (holderLocked = resolve));
+    const holderParse = inTransaction(harness.pool, async (client) => {
+      await recordDocument(client, identityDocument(holder, crawlId));
+      const outcome = await clusterNearDuplicates(client, holder);
+      holderLocked();
+      await holderHolds;
+      return outcome;
+    });
+    await holderHasKeys;
+    const batchParse = inTransaction(harness.pool, async (client) => {
+      for (const doc of [first, mate]) await recordDocument(client, identityDocument(doc, crawlId));
+      return clusterNearDuplicatesOf(client, [first, mate]);
+    });
+    const batchEnded = await Promise.race([batchParse.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000))]);
+    releaseHolder();
+    expect(batchEnded).toBe(true);
+    expect(await holderParse).toEqual({ status: 'unique' });
+    expect(await batchParse).toEqual([
+      { status: 'unique' },
+      { status: 'member', clusterId: first.fingerprint, matched: first.fingerprint, method: 'simhash', distance: 1 },
+    ]);
+    const leaders = await harness.pool.query<{ fingerprint: Buffer; leader: boolean }>(
+      `SELECT fingerprint, bool_and(leader) AS leader FROM simhash_blocks WHERE fingerprint = ANY($1::bytea[]) GROUP BY fingerprint`,
+      [[first, mate].map((doc) => Buffer.from(doc.fingerprint, 'hex'))],
+    );
+    expect(new Map(leaders.rows.map((row) => [row.fingerprint.toString('hex'), row.leader]))).toEqual(
+      new Map([
+        [first.fingerprint, true],
+        [mate.fingerprint, false],
+      ]),
+    );
+  });
+
+  it('keeps a representative a leader when its new text is near another leader', async () => {
+    // rep leads a cluster with member; other, 8 bits from rep, leads alone. rep's next generation
+    // is 1 bit from other: it stays the representative of its cluster, so its index rows must stay
+    // leaders, or the pages alike to its cluster would no longer find it.
+    const REP = 0x4c1d_7a92_e5b3_086fn;
+    const rep = identityOf('rep-keeps', REP);
+    const member = identityOf('rep-keeps-member', REP ^ 0b11n);
+    const other = identityOf('rep-keeps-other', REP ^ 0xf0f0_0000_0000_0000n);
+    const paths = ['rep-keeps', 'rep-keeps-member', 'rep-keeps-other'];
+    expect(await clusterLast(harness.pool, paths, [rep], member)).toMatchObject({ status: 'member', clusterId: rep.fingerprint });
+    expect(await clusterLast(harness.pool, [], [], other)).toEqual({ status: 'unique' });
+    const repNext: ParsedIdentity = { ...identityOf('rep-keeps', other.simhash! ^ 1n), generation: 2 };
+    expect(await clusterLast(harness.pool, [], [], repNext)).toEqual({ status: 'representative', clusterId: rep.fingerprint });
+    const rows = await harness.pool.query<{ leader: boolean; generation: number }>(`SELECT leader, generation FROM simhash_blocks WHERE fingerprint = $1`, [Buffer.from(rep.fingerprint, 'hex')]);
+    expect(rows.rows).toHaveLength(4);
+    expect(rows.rows.every((row) => row.leader && row.generation === 2)).toBe(true);
+  });
 });
 
 /** Records the URLs at `paths`, parses and clusters each of `earlier` in a transaction of its own, then `last`: its outcome. */
 async function clusterLast(pool: Pool, paths: readonly string[], earlier: readonly ParsedIdentity[], last: ParsedIdentity) {
-  await recordUrlIdentities(
-    pool,
-    paths.map((path) => ({ fingerprint: urlFingerprint(`http://${HOST}/${path}`), url: `http://${HOST}/${path}`, canonicalizationVersion: 1, host: HOST, origin: `http://${HOST}` })),
-  );
+  await recordPaths(pool, paths);
   const parse = (doc: ParsedIdentity) =>
     inTransaction(pool, async (client) => {
       await recordDocument(client, identityDocument(doc, crawlId));
@@ -193,6 +253,14 @@ async function clusterLast(pool: Pool, paths: readonly string[], earlier: readon
     });
   for (const doc of earlier) await parse(doc);
   return parse(last);
+}
+
+/** Records the URLs at `paths` of the test host. */
+async function recordPaths(pool: Pool, paths: readonly string[]): Promise<void> {
+  await recordUrlIdentities(
+    pool,
+    paths.map((path) => ({ fingerprint: urlFingerprint(`http://${HOST}/${path}`), url: `http://${HOST}/${path}`, canonicalizationVersion: 1, host: HOST, origin: `http://${HOST}` })),
+  );
 }
 
 function popCount(value: bigint): number {

@@ -14,7 +14,7 @@ import { createCrawl } from '../../../src/storage/postgres/crawl-repository.js';
 import { registerFrontierEntries, type NewFrontierEntry } from '../../../src/storage/postgres/frontier-registration.js';
 import { fingerprintToBytes } from '../../../src/storage/postgres/sql-codec.js';
 import { migrate } from '../../../src/storage/postgres/migrate.js';
-import { createPool, type Pool } from '../../../src/storage/postgres/pool.js';
+import { createPool, type Pool, type PoolClient } from '../../../src/storage/postgres/pool.js';
 import { freshDatabase } from '../../support/stack-context.js';
 
 const HOST = '127.72.0.1';
@@ -150,5 +150,31 @@ describe('recordAnalyzedPages', () => {
     expect(clusters).toHaveLength(2);
     const rows = await batched.pool.query(`SELECT encode(near_duplicate_of, 'hex') AS of FROM urls WHERE fingerprint = $1`, [fingerprintToBytes(urlFingerprint(url('/copy-b')))]);
     expect(rows.rows).toEqual([{ of: first }]);
+  });
+
+  it('sends nothing between the near-duplicate step, whose key locks last to COMMIT, and COMMIT when no page gives or awaits a hint', async () => {
+    const store = await storeWithCrawl('record_pages_statements');
+    const statements: string[] = [];
+    const connect = store.pool.connect.bind(store.pool) as (...args: unknown[]) => unknown;
+    // Every statement a transaction sends, in order (pool.query's own connect, with a callback, passes through).
+    store.pool.connect = ((...args: unknown[]) => (args.length > 0 ? connect(...args) : traced())) as typeof store.pool.connect;
+    const traced = async (): Promise<unknown> => {
+      const client = (await connect()) as PoolClient;
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      client.query = ((...args: unknown[]) => {
+        const [first] = args;
+        statements.push(typeof first === 'string' ? first : String((first as { text?: string }).text));
+        return query(...args);
+      }) as typeof client.query;
+      return client;
+    };
+    try {
+      await recordAnalyzedPages(store.deps, await analyzed(store));
+    } finally {
+      await store.pool.end();
+    }
+    const nearDuplicateStep = statements.findIndex((text) => text.includes('near_duplicate_candidates('));
+    expect(nearDuplicateStep).toBeGreaterThan(0);
+    expect(statements[nearDuplicateStep + 1]).toMatch(/COMMIT\s*$/);
   });
 });
