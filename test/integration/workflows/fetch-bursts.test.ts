@@ -393,8 +393,9 @@ describe('pipelined fetch bursts on a host that answers every request', () => {
     expect(activities.parsedInBursts).toHaveLength(CLEAN_PAGES);
     expect(new Set(activities.parsedInBursts).size).toBe(CLEAN_PAGES);
     expect(activities.parses + activities.parseBatches.length).toBe(0);
-    // Early when the workflow task ran before the host was due (on a loaded machine it may not have).
-    expect(activities.earlyBursts).toBeGreaterThanOrEqual(1);
+    // Whether a burst starts early depends on when its workflow task runs against the host's due
+    // time (0 or 2 here from run to run, on a quiet machine too): the log line says; the early
+    // start's arithmetic is test/unit/workflows/host-queue.test.ts's, its politeness expectHostDelayKept's.
     // Claims of their own remain where a run starts (it loads the host record) and ends (it releases the host).
     expect(activities.bursts.filter((burst) => burst.claim).length).toBeGreaterThanOrEqual(2);
     const documents = await harness.pool.query<{ n: number }>(
