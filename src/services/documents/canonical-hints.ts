@@ -15,6 +15,7 @@ import {
   type CanonicalClusterMove,
   type CanonicalEndFacts,
   type CanonicalHintRow,
+  type HintPair,
 } from '../../storage/postgres/canonical-repository.js';
 import type { PoolClient } from '../../storage/postgres/pool.js';
 import type { CrawlContext } from '../frontier/crawl-context.js';
@@ -52,12 +53,6 @@ export function canonicalRegistrations(context: CrawlContext, pages: readonly Hi
 /** The hints other pages gave that wait for one of `pages` to be parsed (settleCanonicalHints' `waiting`). */
 export async function hintsWaitingFor(client: PoolClient, pages: readonly HintingPage[]): Promise<HintPair[]> {
   return pendingHintsTo(client, pages.map((page) => page.fingerprint));
-}
-
-/** A hint: the page that gives it and the URL it names. */
-export interface HintPair {
-  source: string;
-  target: string;
 }
 
 /**

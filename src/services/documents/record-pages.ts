@@ -107,7 +107,7 @@ export async function recordAnalyzedPages(deps: ActivityDeps, pages: readonly An
       // Read before the near-duplicate step: the key locks it may take are held to COMMIT, and
       // every round trip after it holds up the parses of pages alike to these.
       const hinting = context.record.kind === 'signals' ? [] : recorded.map(hintingPageOf);
-      const waitingHints = hinting.length === 0 ? [] : await hintsWaitingFor(client, hinting);
+      const waitingHints = await hintsWaitingFor(client, hinting);
       await clusterNearDuplicatesOf(
         client,
         recorded.map((page) => ({ fingerprint: page.fingerprint, generation: page.input.generation, parserVersion: PARSER_VERSION, simhash: page.simhash, minhash: page.minhash })),

@@ -77,7 +77,13 @@ export async function canonicalEndFacts(db: Queryable, fingerprints: readonly st
 }
 
 /** Hints waiting for one of `targets` to be parsed. */
-export async function pendingHintsTo(db: Queryable, targets: readonly string[]): Promise<{ source: string; target: string }[]> {
+/** A hint: the page that gives it and the page it names (fingerprints). */
+export interface HintPair {
+  source: string;
+  target: string;
+}
+
+export async function pendingHintsTo(db: Queryable, targets: readonly string[]): Promise<HintPair[]> {
   if (targets.length === 0) return [];
   const result = await db.query<{ source: Buffer; target: Buffer }>(
     `SELECT source, target FROM canonical_hints WHERE target = ANY($1::bytea[]) AND verdict = 'pending' ORDER BY source, target`,

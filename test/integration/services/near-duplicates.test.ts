@@ -42,22 +42,27 @@ describe('clusterNearDuplicates', () => {
     await harness?.close();
   });
 
+  /** A parse of `doc` left open once it has clustered (its transaction holds its index keys) until `release`. */
+  async function parseHoldingItsKeys(doc: ReturnType<typeof identityOf>): Promise<{ outcome: Promise<Awaited<ReturnType<typeof clusterNearDuplicates>>>; release: () => void }> {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let clustered!: () => void;
+    const hasKeys = new Promise<void>((resolve) => (clustered = resolve));
+    const outcome = inTransaction(harness.pool, async (client) => {
+      await recordDocument(client, identityDocument(doc, crawlId));
+      const result = await clusterNearDuplicates(client, doc);
+      clustered();
+      await held;
+      return result;
+    });
+    await hasKeys;
+    return { outcome, release };
+  }
+
   it('clusters two near-duplicates parsed at once: the second waits for the first and finds it', async () => {
     const first = identityOf('first', SIMHASH_A);
     const second = identityOf('second', SIMHASH_B);
-    let releaseFirst!: () => void;
-    const firstHolds = new Promise<void>((resolve) => (releaseFirst = resolve));
-    let firstIndexed!: () => void;
-    const firstHasKeys = new Promise<void>((resolve) => (firstIndexed = resolve));
-
-    const firstParse = inTransaction(harness.pool, async (client) => {
-      await recordDocument(client, identityDocument(first, crawlId));
-      const outcome = await clusterNearDuplicates(client, first);
-      firstIndexed();
-      await firstHolds;
-      return outcome;
-    });
-    await firstHasKeys;
+    const { outcome: firstParse, release: releaseFirst } = await parseHoldingItsKeys(first);
     const secondParse = inTransaction(harness.pool, async (client) => {
       await recordDocument(client, identityDocument(second, crawlId));
       return clusterNearDuplicates(client, second);
@@ -188,18 +193,7 @@ describe('clusterNearDuplicates', () => {
     const mate = identityOf('batch-mate', FIRST ^ (1n << 3n));
     const holder = identityOf('batch-holder', (mate.simhash! & 0xffffn) | 0x5e1c_0f93_a274_0000n);
     await recordPaths(harness.pool, ['batch-first', 'batch-mate', 'batch-holder']);
-    let releaseHolder!: () => void;
-    const holderHolds = new Promise<void>((resolve) => (releaseHolder = resolve));
-    let holderLocked!: () => void;
-    const holderHasKeys = new Promise<void>((resolve) => (holderLocked = resolve));
-    const holderParse = inTransaction(harness.pool, async (client) => {
-      await recordDocument(client, identityDocument(holder, crawlId));
-      const outcome = await clusterNearDuplicates(client, holder);
-      holderLocked();
-      await holderHolds;
-      return outcome;
-    });
-    await holderHasKeys;
+    const { outcome: holderParse, release: releaseHolder } = await parseHoldingItsKeys(holder);
     const batchParse = inTransaction(harness.pool, async (client) => {
       for (const doc of [first, mate]) await recordDocument(client, identityDocument(doc, crawlId));
       return clusterNearDuplicatesOf(client, [first, mate]);
